@@ -1,0 +1,37 @@
+# wslmcp — one Makefile for setup, the main job, tests and benchmarks.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test lint fmt bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+# The main job: replay every bundled scenario end to end, one row each.
+run: setup
+	$(BIN)/wslmcp scenario replay-all scenarios
+
+test: setup lint
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+fmt: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: setup
+	$(BIN)/python -m tests.bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,73 @@
+"""Client configuration files and transcripts replayed from a scenario's fixture home."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from wslmcp.boundaries.client_files import FileInfo
+from wslmcp.scenario.loader import Scenario
+
+
+class FakeClientFiles:
+    """The scenario's ``home.dir`` stands at ``home.path``. Paths outside that home do not exist.
+
+    Modification times come from ``home.mtimes`` (relative path -> epoch seconds), else
+    ``home.mtime_default``: git keeps no mtimes, and transcript windows depend on them.
+    """
+
+    def __init__(self, scenario: Scenario) -> None:
+        home = scenario.section("home")
+        self._dir = scenario.file(str(home["dir"]))
+        self._home = str(home["path"]).rstrip("/")
+        self._mtimes = {str(k): float(v) for k, v in dict(home.get("mtimes", {})).items()}
+        self._default = float(home["mtime_default"])
+
+    @property
+    def home(self) -> str:
+        return self._home
+
+    def _local(self, path: str) -> Path | None:
+        norm = os.path.normpath(path)
+        if norm != self._home and not norm.startswith(self._home + "/"):
+            return None
+        return self._dir / norm[len(self._home) :].lstrip("/")
+
+    def read_bytes(self, path: str) -> bytes:
+        local = self._local(path)
+        if local is None:
+            raise FileNotFoundError(2, "No such file or directory (outside the fixture home)", path)
+        try:
+            return local.read_bytes()
+        except FileNotFoundError:
+            raise FileNotFoundError(2, "No such file or directory", path) from None
+
+    def stat(self, path: str) -> FileInfo | None:
+        local = self._local(path)
+        if local is None or not local.exists():
+            return None
+        rel = local.relative_to(self._dir).as_posix()
+        return FileInfo(path=path, size=local.stat().st_size, mtime=self._mtimes.get(rel, self._default))
+
+    def iter_files(self, root: str, suffix: str) -> Iterator[FileInfo]:
+        local = self._local(root)
+        if local is None or not local.is_dir():
+            return
+        found = []
+        for dirpath, dirnames, filenames in os.walk(local):
+            dirnames.sort()
+            for name in filenames:
+                if name.endswith(suffix):
+                    rel = Path(dirpath, name).relative_to(self._dir).as_posix()
+                    info = self.stat(f"{self._home}/{rel}")
+                    if info is not None:
+                        found.append(info)
+        yield from sorted(found, key=lambda f: f.path)
+
+    def iter_lines(self, path: str) -> Iterator[bytes]:
+        local = self._local(path)
+        if local is None:
+            raise FileNotFoundError(2, "No such file or directory (outside the fixture home)", path)
+        with open(local, "rb") as fh:
+            yield from fh

@@ -1,0 +1,45 @@
+"""/proc replayed from a scenario's timeline, following a clock."""
+
+from __future__ import annotations
+
+from fakes.replay import ReplayMiss
+from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.scenario.loader import Scenario, TimelineEntry
+
+
+class FakeProcSource:
+    """Serves the sample whose time window holds the clock's time.
+
+    Sample *i* is current from its ``t_ms`` until the next sample's; the last one only until
+    ``t_ms + hold_last_ms``. Time is the clock's monotonic time in ms since the scenario's start
+    (the clock starts at 0 in replay wiring). A read outside every window is a ``ReplayMiss``.
+    """
+
+    def __init__(self, scenario: Scenario, clock: Clock) -> None:
+        self._scenario = scenario
+        self._clock = clock
+        self._entries = [e for e in scenario.timeline if "procfs" in e.data]
+        self._cache: dict[int, ProcSample] = {}
+
+    def read_sample(self) -> ProcSample:
+        now_ms = round(self._clock.monotonic() * 1000.0, 6)  # ms, free of float noise
+        entry = self._entry_at(now_ms)
+        if entry.index not in self._cache:
+            self._cache[entry.index] = self._scenario.procfs_sample(entry)
+        return self._cache[entry.index]
+
+    def _entry_at(self, now_ms: float) -> TimelineEntry:
+        for i, entry in enumerate(self._entries):
+            end = (
+                self._entries[i + 1].t_ms
+                if i + 1 < len(self._entries)
+                else entry.t_ms + self._scenario.hold_last_ms + 0.001
+            )
+            if entry.t_ms <= now_ms < end:
+                return entry
+        last = self._entries[-1].t_ms if self._entries else None
+        offered = [f"t={e.t_ms} ms" for e in self._entries]
+        if last is not None:
+            offered.append(f"(the last sample is held until t={last + self._scenario.hold_last_ms} ms)")
+        raise ReplayMiss("procfs", self._scenario.name, f"a /proc sample at t={now_ms:.0f} ms", offered)

@@ -1,0 +1,72 @@
+"""wsl.exe replayed from a scenario's recorded exchanges."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fakes.replay import ReplayMiss
+from wslmcp.boundaries.process import Exchange
+from wslmcp.scenario.loader import Scenario
+
+
+def stdin_digest(stdin: bytes | None) -> str | None:
+    return None if stdin is None else hashlib.sha256(stdin).hexdigest()
+
+
+class FakeWslExe:
+    """Answers a request whose args and stdin digest match a recorded exchange.
+
+    Identical requests recorded several times are answered in recorded order; once they are used
+    up the last answer repeats (a host query asked again). Anything else is a ``ReplayMiss``.
+    """
+
+    boundary = "wsl_exe"
+
+    def __init__(self, scenario: Scenario) -> None:
+        self._scenario = scenario
+        self._items: list[Mapping[str, Any]] = list(scenario.manifest.get("exchanges", {}).get(self.boundary, []))
+        self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
+        self.calls: list[tuple[str, ...]] = []
+
+    async def run(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout_s: float | None = None,
+        max_output: int = 16 * 1024 * 1024,
+    ) -> Exchange:
+        await asyncio.sleep(0)
+        self.calls.append(tuple(args))
+        digest = stdin_digest(stdin)
+        matches = [
+            i
+            for i, item in enumerate(self._items)
+            if item["args"] == list(args) and item.get("stdin_sha256") == digest
+        ]
+        if not matches:
+            offered = [" ".join(item["args"])[:120] for item in self._items]
+            raise ReplayMiss(self.boundary, self._scenario.name, f"wsl.exe {' '.join(args)[:200]}", offered)
+        key = (tuple(args), digest)
+        n = self._served.get(key, 0)
+        self._served[key] = n + 1
+        item = self._items[matches[min(n, len(matches) - 1)]]
+        out = self._bytes(item, "stdout")
+        err = self._bytes(item, "stderr")
+        timed_out = bool(item.get("timed_out", False))
+        return Exchange(
+            argv=("wsl.exe", *args),
+            stdout=out[:max_output],
+            stderr=err[:max_output],
+            exit_code=None if timed_out else item.get("exit_code", 0),
+            duration_s=int(item.get("duration_ms", 0)) / 1000.0,
+            timed_out=timed_out,
+            stdout_total=len(out),
+            stderr_total=len(err),
+        )
+
+    def _bytes(self, item: Mapping[str, Any], stream: str) -> bytes:
+        return self._scenario.file(item[stream]).read_bytes() if stream in item else b""

@@ -1,0 +1,5 @@
+import sys
+
+from wslmcp.cli import main
+
+sys.exit(main())

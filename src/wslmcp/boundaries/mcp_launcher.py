@@ -1,0 +1,48 @@
+"""The MCP servers the profiler queries, as a boundary.
+
+Contract
+--------
+``query(spec, timeout_s) -> ServerAnswer``
+    Launches one configured stdio server (``command``, ``args``, ``env``, ``cwd``), runs
+    ``initialize`` and every page of ``tools/list``, and returns what the server advertised: its
+    name and version, its instructions, and the tools exactly as listed (JSON objects). Everything
+    is bounded by ``timeout_s`` in total; afterwards the server's whole process group is gone.
+    A server that cannot be started, prints junk, crashes, exits or misses the deadline yields an
+    answer with ``error`` set to a one-line reason and no tools: a failed query is data.
+Errors
+    none: every failure is reported in the answer.
+
+Real adapter: the mcp SDK's stdio client (profile issue). Fake: recorded initialize/tools/list
+answers keyed by server name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    command: str
+    args: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class ServerAnswer:
+    name: str
+    server_name: str | None = None
+    server_version: str | None = None
+    protocol_version: str | None = None
+    instructions: str | None = None
+    tools: Sequence[Mapping[str, Any]] = ()
+    error: str | None = None
+    duration_s: float = 0.0
+
+
+class McpLauncher(Protocol):
+    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer: ...

@@ -1,0 +1,142 @@
+"""``wslmcp scenario``: list, show, validate, record and replay scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from wslmcp.cliargs import ArgumentParser, parser
+from wslmcp.scenario.checks import run_checks
+from wslmcp.scenario.loader import Scenario, discover
+from wslmcp.scenario.manifest import ScenarioError
+
+DEFAULT_DIR = "scenarios"
+
+
+def _build() -> ArgumentParser:
+    top = parser("wslmcp scenario", "List, show, validate, record and replay scenarios.")
+    sub = top.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = sub.add_parser("list", help="one line per scenario under DIR")
+    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
+    p = sub.add_parser("show", help="a scenario's manifest summary")
+    p.add_argument("dir", metavar="DIR")
+    p.add_argument("--json", action="store_true", help="print the manifest as JSON")
+    p = sub.add_parser("validate", help="check scenarios; exit 1 naming file, key and expectation")
+    p.add_argument("dirs", nargs="*", default=[DEFAULT_DIR], metavar="DIR")
+    p = sub.add_parser("replay", help="replay scenarios end to end, one row each; exit 1 on a mismatch")
+    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
+    p = sub.add_parser("record", help="record this host's /proc into a new scenario")
+    p.add_argument("--out", required=True, metavar="DIR", help="new scenario directory (must not hold files)")
+    p.add_argument("--duration", type=float, default=2.0, metavar="S", help="seconds to record (default 2)")
+    p.add_argument("--interval-ms", type=int, default=1000, metavar="N", help="sample interval (default 1000)")
+    p.add_argument("--name", help="scenario name (default: the directory name)")
+    p.add_argument("--description", default="", help="one line saying what the scenario shows")
+    p.add_argument(
+        "--keep-cmdlines", action="store_true", help="keep full command lines (default: argv[0] only, for secrets)"
+    )
+    return top
+
+
+def main(argv: Sequence[str]) -> int:
+    args = _build().parse_args(list(argv))
+    try:
+        handler = {"list": _list, "show": _show, "validate": _validate, "replay": _replay, "record": _record}
+        return handler[args.action](args)
+    except ScenarioError as exc:
+        print(f"wslmcp scenario: {exc}", file=sys.stderr)
+        return 1
+
+
+def _list(args: argparse.Namespace) -> int:
+    for path in discover(args.dir):
+        try:
+            sc = Scenario.load(path)
+            print(f"{sc.name:<24} {sc.manifest.get('source', 'hand-written'):<13} {sc.description}")
+        except ScenarioError as exc:
+            print(f"{path.name:<24} {'INVALID':<13} {exc}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    sc = Scenario.load(args.dir)
+    if args.json:
+        print(json.dumps(sc.manifest, indent=2))
+        return 0
+    m = sc.manifest
+    print(f"name:        {sc.name}\nschema:      {m['schema']}\nsource:      {m.get('source', 'hand-written')}")
+    print(f"description: {sc.description}")
+    if "recorded_at" in m:
+        print(f"recorded:    {m['recorded_at']} by {m.get('recorder', '?')}")
+    print(f"timeline:    {len(sc.timeline)} samples" + (f", t={sc.timeline[-1].t_ms} ms last" if sc.timeline else ""))
+    for boundary, items in m.get("exchanges", {}).items():
+        print(f"exchanges:   {boundary}: {len(items)}")
+    if "home" in m:
+        print(f"home:        {m['home']['dir']} as {m['home']['path']}")
+    print(f"checks:      {', '.join(e['kind'] for e in m.get('expect', [])) or 'none'}")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    failed = 0
+    for d in args.dirs:
+        for path in discover(d):
+            try:
+                Scenario.load(path)
+                print(f"ok       {path}")
+            except ScenarioError as exc:
+                failed += 1
+                print(f"invalid  {exc}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    paths = discover(args.dir)
+    if not paths:
+        print(f"wslmcp scenario: no scenarios under {args.dir}", file=sys.stderr)
+        return 1
+    mismatches = 0
+    print(f"{'SCENARIO':<24} {'RESULT':<9} {'CHECKS':<34} DETAIL")
+    for path in paths:
+        try:
+            sc = Scenario.load(path)
+        except ScenarioError as exc:
+            mismatches += 1
+            print(f"{path.name:<24} {'INVALID':<9} {'-':<34} {exc}")
+            continue
+        results = run_checks(sc)
+        ok = bool(results) and all(r.ok for r in results)
+        mismatches += not ok
+        kinds = ",".join(r.kind for r in results) or "(none declared)"
+        detail = "; ".join(r.detail for r in results if not r.ok) or "; ".join(r.detail for r in results)
+        print(f"{sc.name:<24} {'match' if ok else 'MISMATCH':<9} {kinds:<34} {detail or 'no checks'}")
+    print(f"{len(paths) - mismatches} matched, {mismatches} mismatched")
+    return 1 if mismatches else 0
+
+
+def _record(args: argparse.Namespace) -> int:
+    from wslmcp import wiring
+    from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter, record
+
+    if not 100 <= args.interval_ms <= 60000:
+        print("wslmcp scenario: --interval-ms must be between 100 and 60000", file=sys.stderr)
+        return 2
+    if not 0 <= args.duration <= 3600:
+        print("wslmcp scenario: --duration must be between 0 and 3600 seconds", file=sys.stderr)
+        return 2
+    host = wiring.real()
+    out = Path(args.out)
+    try:
+        writer = ScenarioWriter(
+            out, args.name or out.name, args.description, host.clock, keep_cmdlines=args.keep_cmdlines
+        )
+    except RecordingRefused as exc:
+        print(f"wslmcp scenario: {exc}", file=sys.stderr)
+        return 1
+    path = asyncio.run(record(host.procfs, writer, host.clock, args.duration, args.interval_ms))
+    n = len(writer.manifest["timeline"])
+    print(f"recorded {n} samples into {path}")
+    return 0
