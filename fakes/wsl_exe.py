@@ -27,7 +27,9 @@ class FakeWslExe:
 
     def __init__(self, scenario: Scenario) -> None:
         self._scenario = scenario
-        self._items: list[Mapping[str, Any]] = list(scenario.manifest.get("exchanges", {}).get(self.boundary, []))
+        self._items: list[Mapping[str, Any]] = list(
+            scenario.manifest.get("exchanges", {}).get(self.boundary, [])
+        )
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 

@@ -10,7 +10,10 @@ from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser, parser
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "observe": ("wslmcp.observe.cli", "read-only observability MCP server (host, WSL, containers, processes)"),
+    "observe": (
+        "wslmcp.observe.cli",
+        "read-only observability MCP server (host, WSL, containers, processes)",
+    ),
     "shell": ("wslmcp.shell.cli", "MCP server that runs commands and moves files in one WSL distro"),
     "profile": ("wslmcp.profile.cli", "profile the MCP servers configured for Claude Code, Codex and Cursor"),
     "scenario": ("wslmcp.scenario.cli", "list, show, validate, record and replay scenarios"),

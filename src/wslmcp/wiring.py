@@ -48,7 +48,9 @@ def replay(scenario_dir: str | Path) -> Boundaries:
 
     scenario = Scenario.load(scenario_dir)
     clock = FakeClock(0.0, scenario.start_wall)
-    client_files: ClientFiles = FakeClientFiles(scenario) if "home" in scenario.manifest else LocalClientFiles()
+    client_files: ClientFiles = (
+        FakeClientFiles(scenario) if "home" in scenario.manifest else LocalClientFiles()
+    )
     return Boundaries(
         clock=clock,
         procfs=FakeProcSource(scenario, clock),

@@ -32,11 +32,15 @@ def _build() -> ArgumentParser:
     p = sub.add_parser("record", help="record this host's /proc into a new scenario")
     p.add_argument("--out", required=True, metavar="DIR", help="new scenario directory (must not hold files)")
     p.add_argument("--duration", type=float, default=2.0, metavar="S", help="seconds to record (default 2)")
-    p.add_argument("--interval-ms", type=int, default=1000, metavar="N", help="sample interval (default 1000)")
+    p.add_argument(
+        "--interval-ms", type=int, default=1000, metavar="N", help="sample interval (default 1000)"
+    )
     p.add_argument("--name", help="scenario name (default: the directory name)")
     p.add_argument("--description", default="", help="one line saying what the scenario shows")
     p.add_argument(
-        "--keep-cmdlines", action="store_true", help="keep full command lines (default: argv[0] only, for secrets)"
+        "--keep-cmdlines",
+        action="store_true",
+        help="keep full command lines (default: argv[0] only, for secrets)",
     )
     return top
 
@@ -67,11 +71,16 @@ def _show(args: argparse.Namespace) -> int:
         print(json.dumps(sc.manifest, indent=2))
         return 0
     m = sc.manifest
-    print(f"name:        {sc.name}\nschema:      {m['schema']}\nsource:      {m.get('source', 'hand-written')}")
+    print(
+        f"name:        {sc.name}\nschema:      {m['schema']}\nsource:      {m.get('source', 'hand-written')}"
+    )
     print(f"description: {sc.description}")
     if "recorded_at" in m:
         print(f"recorded:    {m['recorded_at']} by {m.get('recorder', '?')}")
-    print(f"timeline:    {len(sc.timeline)} samples" + (f", t={sc.timeline[-1].t_ms} ms last" if sc.timeline else ""))
+    print(
+        f"timeline:    {len(sc.timeline)} samples"
+        + (f", t={sc.timeline[-1].t_ms} ms last" if sc.timeline else "")
+    )
     for boundary, items in m.get("exchanges", {}).items():
         print(f"exchanges:   {boundary}: {len(items)}")
     if "home" in m:

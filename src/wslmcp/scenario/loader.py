@@ -66,7 +66,9 @@ class Scenario:
     def procfs_sample(self, entry: TimelineEntry) -> ProcSample:
         spec = entry.data.get("procfs")
         if spec is None:
-            raise ScenarioError(self.root / MANIFEST_NAME, f"timeline[{entry.index}].procfs", "a /proc sample")
+            raise ScenarioError(
+                self.root / MANIFEST_NAME, f"timeline[{entry.index}].procfs", "a /proc sample"
+            )
         base = self.file(spec["dir"])
         files = {rel: (base / rel).read_bytes() for rel in _walk_files(base)}
         return ProcSample.build(files, clk_tck=int(spec["clk_tck"]), page_size=int(spec["page_size"]))

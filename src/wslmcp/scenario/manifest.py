@@ -101,7 +101,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
     check = _Check(file)
     manifest = dict(check.obj(data, ""))
     if not manifest or next(iter(manifest)) != "schema":
-        raise check.fail("schema", "the first key to be \"schema\"", next(iter(manifest), None))
+        raise check.fail("schema", 'the first key to be "schema"', next(iter(manifest), None))
     parse_schema(file, manifest["schema"])
     unknown = sorted(set(manifest) - KNOWN_KEYS)
     if unknown:
@@ -132,12 +132,14 @@ def _check_timeline(check: _Check, root: Path, manifest: Mapping[str, Any]) -> N
     if not isinstance(timeline, list):
         raise check.fail("timeline", "a list of samples ordered by t_ms", timeline)
     previous = -1
-    for i, entry in enumerate(timeline):
+    for i, raw_entry in enumerate(timeline):
         key = f"timeline[{i}]"
-        entry = check.obj(entry, key)
+        entry = check.obj(raw_entry, key)
         t_ms = check.integer(entry.get("t_ms"), f"{key}.t_ms", minimum=0)
         if t_ms <= previous:
-            raise check.fail(f"{key}.t_ms", f"an integer greater than {previous} (samples in time order)", t_ms)
+            raise check.fail(
+                f"{key}.t_ms", f"an integer greater than {previous} (samples in time order)", t_ms
+            )
         previous = t_ms
         if "procfs" in entry:
             proc = check.obj(entry["procfs"], f"{key}.procfs")
@@ -153,9 +155,9 @@ def _check_exchanges(check: _Check, root: Path, exchanges: object) -> None:
     for boundary, items in check.obj(exchanges, "exchanges").items():
         if not isinstance(items, list):
             raise check.fail(f"exchanges.{boundary}", "a list of recorded exchanges", items)
-        for i, item in enumerate(items):
+        for i, raw_item in enumerate(items):
             key = f"exchanges.{boundary}[{i}]"
-            item = check.obj(item, key)
+            item = check.obj(raw_item, key)
             args = item.get("args")
             if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
                 raise check.fail(f"{key}.args", "a list of strings", args)

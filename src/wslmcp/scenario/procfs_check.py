@@ -23,12 +23,18 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
         sample = source.read_sample()
         recorded = entry.data["procfs"].get("sha256")
         if recorded is not None and sample_digest(sample) != recorded:
-            return CheckResult("procfs-replay", False, f"sample t={entry.t_ms} ms differs from its recorded digest")
+            return CheckResult(
+                "procfs-replay", False, f"sample t={entry.t_ms} ms differs from its recorded digest"
+            )
         if not sample.files.get("stat", b"").startswith(b"cpu "):
             return CheckResult("procfs-replay", False, f"sample t={entry.t_ms} ms has no aggregate cpu line")
         for pid in sample.pids:
             stat = sample.files.get(f"{pid}/stat")
             if stat is not None and not stat.startswith(f"{pid} (".encode()):
-                return CheckResult("procfs-replay", False, f"sample t={entry.t_ms} ms: {pid}/stat is malformed")
+                return CheckResult(
+                    "procfs-replay", False, f"sample t={entry.t_ms} ms: {pid}/stat is malformed"
+                )
         processes = max(processes, len(sample.pids))
-    return CheckResult("procfs-replay", True, f"{len(entries)} samples, up to {processes} processes, digests match")
+    return CheckResult(
+        "procfs-replay", True, f"{len(entries)} samples, up to {processes} processes, digests match"
+    )

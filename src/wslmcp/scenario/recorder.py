@@ -49,7 +49,11 @@ class ScenarioWriter:
             "source": "recorded",
             "recorded_at": datetime.fromtimestamp(self._start_wall, UTC).isoformat(timespec="seconds"),
             "recorder": f"wslmcp {__version__}",
-            "host": {"system": platform.system(), "release": platform.release(), "machine": platform.machine()},
+            "host": {
+                "system": platform.system(),
+                "release": platform.release(),
+                "machine": platform.machine(),
+            },
             "clock": {"start_wall": round(self._start_wall, 3)},
             "timeline": [],
             "expect": [],
@@ -113,7 +117,9 @@ class RecordingProcSource:
         return sample
 
 
-async def record(source: ProcSource, writer: ScenarioWriter, clock: Clock, duration_s: float, interval_ms: int) -> Path:
+async def record(
+    source: ProcSource, writer: ScenarioWriter, clock: Clock, duration_s: float, interval_ms: int
+) -> Path:
     """Sample ``source`` every ``interval_ms`` for ``duration_s`` (at least two samples)."""
     recording = RecordingProcSource(source, writer)
     try:

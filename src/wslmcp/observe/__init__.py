@@ -1,0 +1,1 @@
+"""The observability server: snapshots of host, WSL, containers and processes."""

@@ -1,0 +1,1 @@
+"""The profiler of configured MCP servers."""
