@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fakes.replay import ReplayMiss
+from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.process import Exchange
 from wslmcp.scenario.loader import Scenario
 
@@ -50,8 +50,9 @@ class FakeWslExe:
             if item["args"] == list(args) and item.get("stdin_sha256") == digest
         ]
         if not matches:
-            offered = [" ".join(item["args"])[:120] for item in self._items]
-            raise ReplayMiss(self.boundary, self._scenario.name, f"wsl.exe {' '.join(args)[:200]}", offered)
+            asked = f"wsl.exe {' '.join(args)[:200]}"
+            offered = [f"wsl.exe {' '.join(item['args'])[:120]}" for item in self._items]
+            raise ReplayMiss(self.boundary, self._scenario.name, asked, closest_first(asked, offered))
         key = (tuple(args), digest)
         n = self._served.get(key, 0)
         self._served[key] = n + 1

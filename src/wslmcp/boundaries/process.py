@@ -10,7 +10,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -31,13 +31,16 @@ class Exchange:
     timed_out: bool = False
     stdout_total: int = 0
     stderr_total: int = 0
+    overflowed: bool = False  # killed because a stream passed the capture limit (kill_on_overflow)
 
     @property
     def truncated(self) -> bool:
         return self.stdout_total > len(self.stdout) or self.stderr_total > len(self.stderr)
 
 
-async def _drain(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, int]:
+async def _drain(
+    stream: asyncio.StreamReader | None, limit: int, on_overflow: Callable[[], None] | None = None
+) -> tuple[bytes, int]:
     if stream is None:
         return b"", 0
     kept = bytearray()
@@ -47,6 +50,9 @@ async def _drain(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes
         room = limit - len(kept)
         if room > 0:
             kept += chunk[:room]
+        if total > limit and on_overflow is not None:
+            on_overflow()
+            on_overflow = None
     return bytes(kept), total
 
 
@@ -66,9 +72,16 @@ async def run_process(
     max_output: int = 16 * 1024 * 1024,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    kill_on_overflow: bool = False,
+    kill_group_on_exit: bool = True,
 ) -> Exchange:
     """Run ``argv``; stdin is closed unless bytes are given. On the deadline the child's whole
-    process group is killed. Raises ``FileNotFoundError`` / ``PermissionError`` if it cannot start."""
+    process group is killed. Raises ``FileNotFoundError`` / ``PermissionError`` if it cannot start.
+
+    ``kill_on_overflow``: kill the process group as soon as either stream passes ``max_output``
+    (``overflowed`` is then set), so a runaway writer cannot keep the caller busy until its deadline.
+    ``kill_group_on_exit``: after a normal exit, also kill what the child left running in its
+    process group (default); False lets deliberately backgrounded jobs outlive the call."""
     started = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
@@ -89,9 +102,17 @@ async def run_process(
             await proc.stdin.drain()
         proc.stdin.close()
 
+    overflowed = False
+
+    def overflow() -> None:
+        nonlocal overflowed
+        if kill_on_overflow and not overflowed:
+            overflowed = True
+            _kill_group(proc)
+
     async def communicate() -> tuple[tuple[bytes, int], tuple[bytes, int]]:
         _, out, err = await asyncio.gather(
-            feed(), _drain(proc.stdout, max_output), _drain(proc.stderr, max_output)
+            feed(), _drain(proc.stdout, max_output, overflow), _drain(proc.stderr, max_output, overflow)
         )
         await proc.wait()
         return out, err
@@ -110,7 +131,8 @@ async def run_process(
             await task
         raise
     else:
-        _kill_group(proc)  # reap anything the child left running in its group
+        if kill_group_on_exit:
+            _kill_group(proc)  # reap anything the child left running in its group
     return Exchange(
         argv=tuple(argv),
         stdout=out,
@@ -120,4 +142,5 @@ async def run_process(
         timed_out=timed_out,
         stdout_total=out_total,
         stderr_total=err_total,
+        overflowed=overflowed,
     )

@@ -40,10 +40,15 @@ class WslExe(Protocol):
 
 
 class WslExeCli:
-    """The real wsl.exe, found on PATH (or at an explicit path)."""
+    """The real wsl.exe, found on PATH (or at an explicit path).
 
-    def __init__(self, executable: str = "wsl.exe") -> None:
+    ``kill_on_overflow``: kill wsl.exe as soon as a stream passes ``max_output`` (the exchange's
+    ``overflowed`` is set), instead of draining a runaway writer until the deadline.
+    """
+
+    def __init__(self, executable: str = "wsl.exe", *, kill_on_overflow: bool = False) -> None:
         self.executable = executable
+        self.kill_on_overflow = kill_on_overflow
 
     def available(self) -> bool:
         return shutil.which(self.executable) is not None
@@ -62,6 +67,7 @@ class WslExeCli:
             timeout_s=timeout_s,
             max_output=max_output,
             env={"WSL_UTF8": "1"},
+            kill_on_overflow=self.kill_on_overflow,
         )
 
 

@@ -40,7 +40,7 @@ class ScenarioWriter:
         self._tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.recording-", dir=parent))
         self._clock = clock
         self._keep_cmdlines = keep_cmdlines
-        self._start = clock.monotonic()
+        self._start: float | None = None  # t=0 is when the first sample begins
         self._start_wall = clock.wall()
         self.manifest: dict[str, Any] = {
             "schema": SCHEMA,
@@ -62,10 +62,14 @@ class ScenarioWriter:
             self.manifest["host"]["redactions"] = ["process command lines keep argv[0] only"]
 
     def now_ms(self) -> int:
+        """Milliseconds since the first sample began (0 before and at it)."""
+        if self._start is None:
+            self._start = self._clock.monotonic()
+            self.manifest["clock"]["start_wall"] = round(self._clock.wall(), 3)
         return round((self._clock.monotonic() - self._start) * 1000)
 
-    def add_procfs(self, sample: ProcSample) -> None:
-        t_ms = self.now_ms()
+    def add_procfs(self, sample: ProcSample, t_ms: int) -> None:
+        """Write one sample taken at ``t_ms`` (as returned by ``now_ms`` when the read began)."""
         timeline: list[dict[str, Any]] = self.manifest["timeline"]
         if timeline and t_ms <= timeline[-1]["t_ms"]:
             t_ms = timeline[-1]["t_ms"] + 1
@@ -112,8 +116,9 @@ class RecordingProcSource:
         self._writer = writer
 
     def read_sample(self) -> ProcSample:
+        t_ms = self._writer.now_ms()
         sample = self._inner.read_sample()
-        self._writer.add_procfs(sample)
+        self._writer.add_procfs(sample, t_ms)
         return sample
 
 

@@ -1,16 +1,21 @@
-"""`wslmcp shell`: placeholder until its issue lands."""
+"""`wslmcp shell`: the MCP server over stdio, `--check`, and `wslmcp shell explain ...`."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
 
-from wslmcp.cliargs import parser
-
 
 def main(argv: Sequence[str]) -> int:
-    parser("wslmcp shell", "MCP server that runs commands and moves files in one WSL distro.").parse_args(
-        list(argv)
-    )
-    print("wslmcp shell: not available in this build yet", file=sys.stderr)
-    return 2
+    args = list(argv)
+    if args and args[0] == "explain":
+        from wslmcp.shell.explain import main as explain_main
+
+        return explain_main(args[1:])
+    from wslmcp.shell.serve import main as serve_main
+
+    return serve_main(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,130 @@
+"""Parsing the raw /proc files of one sample: per-process ``stat`` and ``cmdline``, kernel counters.
+
+Everything here takes the exact bytes the kernel wrote. A process's ``comm`` is whatever lies
+between the first ``(`` and the *last* ``)`` of its ``stat`` line, so names holding spaces,
+parentheses, newlines or invalid UTF-8 survive; bytes that are not UTF-8 become U+FFFD.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# Field positions counted after the closing parenthesis (0 = state, man 5 proc field 3).
+_PPID, _UTIME, _STIME, _STARTTIME, _RSS = 1, 11, 12, 19, 21
+
+
+@dataclass(frozen=True, slots=True)
+class PidStat:
+    pid: int
+    comm: str
+    ppid: int
+    utime: int
+    stime: int
+    starttime: int
+    rss_pages: int
+
+
+def decode_name(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def parse_pid_stat(data: bytes) -> PidStat | None:
+    """``/proc/<pid>/stat`` or None when it is not a complete stat line (a process that vanished)."""
+    open_at = data.find(b"(")
+    close_at = data.rfind(b")")
+    if open_at <= 0 or close_at < open_at:
+        return None
+    fields = data[close_at + 1 :].split()
+    if len(fields) <= _RSS:
+        return None
+    try:
+        return PidStat(
+            pid=int(data[:open_at]),
+            comm=decode_name(data[open_at + 1 : close_at]),
+            ppid=int(fields[_PPID]),
+            utime=int(fields[_UTIME]),
+            stime=int(fields[_STIME]),
+            starttime=int(fields[_STARTTIME]),
+            rss_pages=max(0, int(fields[_RSS])),
+        )
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str | None  # basename of argv[0]; None for an empty cmdline (kernel threads, zombies)
+    args: str | None  # argv joined by spaces; None when empty
+
+
+def parse_cmdline(data: bytes | None) -> Command:
+    if not data:
+        return Command(None, None)
+    parts = data.split(b"\0")
+    while parts and parts[-1] == b"":
+        parts.pop()
+    if not parts:
+        return Command(None, None)
+    argv0 = parts[0].rstrip(b"/").rsplit(b"/", 1)[-1]
+    return Command(decode_name(argv0) or None, decode_name(b" ".join(parts)))
+
+
+@dataclass(frozen=True, slots=True)
+class KernelCounters:
+    """The shared kernel's CPU counters from one sample (USER_HZ ticks)."""
+
+    busy: tuple[int, int, int, int, int]  # user, nice, system, irq, softirq
+    cpu_count: int  # cpuN lines: the logical CPUs this kernel sees
+    uptime_s: float
+    boot_id: str
+
+    @property
+    def busy_ticks(self) -> int:
+        return sum(self.busy)
+
+
+def count_cpus(stat: bytes | None) -> int:
+    if not stat:
+        return 0
+    return sum(1 for line in stat.splitlines() if line.startswith(b"cpu") and line[3:4].isdigit())
+
+
+def parse_kernel(files: Mapping[str, bytes]) -> KernelCounters | None:
+    """Kernel counters from ``stat``, ``uptime`` and ``boot_id``; None when any is missing or malformed."""
+    stat, uptime, boot = files.get("stat"), files.get("uptime"), files.get("sys/kernel/random/boot_id")
+    if not stat or not uptime or not boot:
+        return None
+    first = stat.split(b"\n", 1)[0].split()
+    if len(first) < 8 or first[0] != b"cpu":
+        return None
+    try:
+        values = [int(v) for v in first[1:]]
+        up = float(uptime.split()[0])
+    except (ValueError, IndexError):
+        return None
+    if any(v < 0 for v in values) or not up >= 0:
+        return None
+    boot_id = boot.strip().decode("ascii", errors="replace")
+    if not boot_id:
+        return None
+    busy = (values[0], values[1], values[2], values[5], values[6])
+    return KernelCounters(busy=busy, cpu_count=count_cpus(stat), uptime_s=up, boot_id=boot_id)
+
+
+def kernel_cpu_percent(
+    before: KernelCounters | None, after: KernelCounters | None, clk_tck: int, host_cpus: int
+) -> float | None:
+    """Busy share of all ``host_cpus`` between two kernel samples, or None when it cannot be trusted:
+    a different boot, CPU count or tick rate, uptime not increasing, a counter going backwards."""
+    if before is None or after is None or host_cpus <= 0 or clk_tck <= 0:
+        return None
+    if before.boot_id != after.boot_id or before.cpu_count != after.cpu_count:
+        return None
+    elapsed = after.uptime_s - before.uptime_s
+    if not elapsed > 0:
+        return None
+    if any(a < b for a, b in zip(after.busy, before.busy, strict=True)):
+        return None
+    value = (after.busy_ticks - before.busy_ticks) / clk_tck / elapsed / host_cpus * 100.0
+    return value if value >= 0 and value == value and value != float("inf") else None

@@ -1,0 +1,1 @@
+"""Transcript adapters: Claude Code JSONL sessions and Codex rollouts, read as streams."""

@@ -1,0 +1,81 @@
+"""Streaming JSONL reading with the tolerance rules every adapter shares.
+
+Lines are read one at a time through the ClientFiles boundary, so memory stays bounded whatever the
+file's size. Line breaks follow universal-newline rules (``\\n``, ``\\r\\n`` and a lone ``\\r``).
+The whole file must be UTF-8: one undecodable byte makes the file unreadable. Blank lines are
+ignored; a line that is not JSON, or JSON that is not an object, is a *bad* line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from wslmcp.boundaries.client_files import ClientFiles
+
+_CHUNK = 8192  # the decode window a text-mode reader uses; error offsets are reported within it
+
+
+@dataclass
+class LineStats:
+    non_empty: int = 0
+    bad: int = 0
+    error: str | None = None
+
+
+def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object line; count lines in ``stats``; stop with ``stats.error`` on failure."""
+    offset = 0
+    loads = json.loads
+    try:
+        for raw in files.iter_lines(path):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                stats.error = "unreadable: " + _decode_message(err, offset)
+                return
+            offset += len(raw)
+            if "\r" in text:
+                pieces = text.replace("\r\n", "\n").split("\r")
+            else:
+                pieces = [text]
+            for line in pieces:
+                if not line.strip():
+                    continue
+                stats.non_empty += 1
+                try:
+                    record = loads(line)
+                except (ValueError, RecursionError):
+                    stats.bad += 1
+                    continue
+                if type(record) is not dict:
+                    stats.bad += 1
+                    continue
+                yield record
+    except OSError as err:
+        stats.error = f"unreadable: {err}"
+
+
+def _decode_message(err: UnicodeDecodeError, offset: int) -> str:
+    """CPython's wording, with the position counted the way a chunked text reader counts it."""
+    start = (offset + err.start) % _CHUNK
+    width = err.end - err.start
+    if width == 1:
+        return f"'{err.encoding}' codec can't decode byte 0x{err.object[err.start]:02x} in position {start}: {err.reason}"
+    return f"'{err.encoding}' codec can't decode bytes in position {start}-{start + width - 1}: {err.reason}"
+
+
+def parse_timestamp(value: str) -> datetime | None:
+    """ISO 8601 as Python 3.11 reads it; a trailing Z is UTC; a naive value is taken as UTC."""
+    if value.endswith("Z"):
+        value = value[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
