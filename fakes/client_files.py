@@ -71,3 +71,9 @@ class FakeClientFiles:
             raise FileNotFoundError(2, "No such file or directory (outside the fixture home)", path)
         with open(local, "rb") as fh:
             yield from fh
+
+    def same_file(self, a: str, b: str) -> bool:
+        la, lb = self._local(a), self._local(b)
+        if la is None or lb is None or not la.exists() or not lb.exists():
+            return False
+        return la.resolve() == lb.resolve()

@@ -6,14 +6,39 @@ Everything below the CLI receives a ``Boundaries`` and never learns which kind i
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.client_files import ClientFiles, LocalClientFiles
 from wslmcp.boundaries.clock import Clock, SystemClock
+from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSource
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
+
+if TYPE_CHECKING:
+    from wslmcp.observe.assembly import ObserveParts
+
+
+class _OnDemandMcpLauncher:
+    """The real launcher, built at its first query: importing the mcp SDK costs about half a second,
+    which a run that launches nothing (``--no-query``, a diff, another server) should not pay."""
+
+    def __init__(self) -> None:
+        self._inner: McpLauncher | None = None
+
+    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        if self._inner is None:
+            from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+
+            self._inner = SdkMcpLauncher()
+        return await self._inner.query(spec, timeout_s)
+
+
+def _real_mcp_launcher() -> McpLauncher:
+    # Imported on demand: the mcp SDK is heavy and only the profiler launches servers.
+    return _OnDemandMcpLauncher()
 
 
 @dataclass
@@ -23,6 +48,7 @@ class Boundaries:
     wsl_exe: WslExe
     client_files: ClientFiles
     scenario: Scenario | None = None
+    mcp_launcher: McpLauncher = field(default_factory=_real_mcp_launcher)
 
     @property
     def replaying(self) -> bool:
@@ -43,6 +69,7 @@ def replay(scenario_dir: str | Path) -> Boundaries:
     """A scenario's recorded twins, on a virtual clock that starts at the scenario's t=0."""
     from fakes.client_files import FakeClientFiles
     from fakes.clock import FakeClock
+    from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.procfs import FakeProcSource
     from fakes.wsl_exe import FakeWslExe
 
@@ -57,4 +84,50 @@ def replay(scenario_dir: str | Path) -> Boundaries:
         wsl_exe=FakeWslExe(scenario),
         client_files=client_files,
         scenario=scenario,
+        mcp_launcher=FakeMcpLauncher.from_scenario(scenario),
+    )
+
+
+def observe_parts(b: Boundaries, distro: str | None = None, platform: str | None = None) -> ObserveParts:
+    """What the observe server reads from: this machine, or the scenario ``b`` replays.
+
+    Linux (inside a distro or plain Linux): the primary is the local /proc; other running distros
+    are read through wsl.exe when it is reachable. Windows: the primary is ``distro`` (or WSL's
+    default) read through wsl.exe. Host facts come from a scenario until part 2's Windows collectors.
+    """
+    import shutil
+    import sys
+
+    from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
+    from wslmcp.observe.assembly import ObserveParts
+    from wslmcp.observe.scenario_section import read_section
+    from wslmcp.observe.sources import HostProbe, SampleReader, StaticHost, ThreadedReader, WindowsPrimary
+
+    if b.scenario is not None:
+        section = read_section(b.scenario)
+        windows, local, interop = section.platform == "windows", section.distro, section.wsl_interop
+        host: HostProbe | None = StaticHost(section.host) if section.host is not None else None
+    else:
+        windows = (platform or sys.platform) == "win32"
+        local = os.environ.get("WSL_DISTRO_NAME") or None
+        exe = b.wsl_exe.executable if isinstance(b.wsl_exe, WslExeCli) else "wsl.exe"
+        interop = windows or shutil.which(exe) is not None
+        host = None
+    lister = WslDistroLister(b.wsl_exe)
+
+    def remote(name: str) -> SampleReader:
+        return WslProcSource(b.wsl_exe, name)
+
+    if windows:
+        chosen = WindowsPrimary(distro, lambda: default_distro(b.wsl_exe), lister, remote)
+        return ObserveParts(b.clock, chosen, host, lister, remote, None, True, chosen.name)
+    primary: SampleReader = ThreadedReader(b.procfs)
+    return ObserveParts(
+        clock=b.clock,
+        primary=primary,
+        host=host,
+        lister=lister if interop else None,
+        remote=remote if interop else None,
+        local_distro=local,
+        windows_native=False,
     )

@@ -11,6 +11,8 @@ All paths are absolute POSIX-style strings as the user would write them.
                                    unreadable subdirectories are skipped.
 ``iter_lines(path)``               the file's lines as bytes (newline kept), streamed in bounded
                                    memory whatever the file's size.
+``same_file(a, b) -> bool``        both paths name one existing file (hard links, symlinks and
+                                   ``..`` resolved); False when either is absent.
 
 Nothing here parses: the profiler decides what the bytes mean (JSON, TOML, JSONL), so garbage is
 its to tolerate. Real adapter: ``LocalClientFiles`` (the real filesystem). Fake: a scenario's
@@ -42,6 +44,8 @@ class ClientFiles(Protocol):
 
     def iter_lines(self, path: str) -> Iterator[bytes]: ...
 
+    def same_file(self, a: str, b: str) -> bool: ...
+
 
 class LocalClientFiles:
     """The real filesystem."""
@@ -71,3 +75,9 @@ class LocalClientFiles:
     def iter_lines(self, path: str) -> Iterator[bytes]:
         with open(path, "rb") as fh:
             yield from fh
+
+    def same_file(self, a: str, b: str) -> bool:
+        try:
+            return os.path.samefile(a, b)
+        except OSError:
+            return False

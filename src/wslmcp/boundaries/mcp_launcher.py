@@ -12,8 +12,15 @@ Contract
 Errors
     none: every failure is reported in the answer.
 
-Real adapter: the mcp SDK's stdio client (profile issue). Fake: recorded initialize/tools/list
-answers keyed by server name.
+Real adapter: ``wslmcp.boundaries.mcp_stdio.SdkMcpLauncher`` (the mcp SDK client over a stdio
+transport that owns the server's process group). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``,
+recorded initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
+
+Error texts follow mcp-top 0.5.0: ``timeout after {t:g} seconds``, ``server closed stdout before
+response id {N}`` (initialize is id 1, tools/list pages 2, 3, ...), ``{initialize|tools/list} failed
+(code {N})``, ``tools/list response has no tools list``, ``tools/list nextCursor is not a string``,
+the OS error text of a failed launch, ``cwd does not exist: {cwd}``; plus ours:
+``server output exceeded {N} bytes``. A server's own error message is never shown.
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ class ServerAnswer:
     tools: Sequence[Mapping[str, Any]] = ()
     error: str | None = None
     duration_s: float = 0.0
+    #: Extra diagnostics beside ``error`` (e.g. how many stdout lines were not JSON-RPC, the exit
+    #: code); ``error`` itself keeps mcp-top's wording.
+    detail: str | None = None
 
 
 class McpLauncher(Protocol):

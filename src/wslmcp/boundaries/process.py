@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import time
+from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -38,22 +39,43 @@ class Exchange:
         return self.stdout_total > len(self.stdout) or self.stderr_total > len(self.stderr)
 
 
+class _Capture:
+    """Bytes kept (up to ``limit``) and bytes seen, readable even if the drain is cancelled."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kept = bytearray()
+        self.total = 0
+
+
 async def _drain(
-    stream: asyncio.StreamReader | None, limit: int, on_overflow: Callable[[], None] | None = None
-) -> tuple[bytes, int]:
+    stream: asyncio.StreamReader | None, capture: _Capture, on_overflow: Callable[[], None] | None = None
+) -> None:
     if stream is None:
-        return b"", 0
-    kept = bytearray()
-    total = 0
+        return
     while chunk := await stream.read(65536):
-        total += len(chunk)
-        room = limit - len(kept)
+        capture.total += len(chunk)
+        room = capture.limit - len(capture.kept)
         if room > 0:
-            kept += chunk[:room]
-        if total > limit and on_overflow is not None:
+            capture.kept += chunk[:room]
+        if capture.total > capture.limit and on_overflow is not None:
             on_overflow()
             on_overflow = None
-    return bytes(kept), total
+
+
+# After the child is killed, how long its pipes may stay open (held by a descendant that escaped
+# the process group) before the capture stops waiting for end-of-file.
+PIPE_GRACE_S = 1.0
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    transport = getattr(proc, "_transport", None)
+    if transport is None:
+        return
+    for fd in (0, 1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        if pipe is not None:
+            pipe.close()
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
@@ -103,36 +125,59 @@ async def run_process(
         proc.stdin.close()
 
     overflowed = False
+    stopped = asyncio.Event()
 
     def overflow() -> None:
         nonlocal overflowed
         if kill_on_overflow and not overflowed:
             overflowed = True
             _kill_group(proc)
+            stopped.set()
 
-    async def communicate() -> tuple[tuple[bytes, int], tuple[bytes, int]]:
-        _, out, err = await asyncio.gather(
-            feed(), _drain(proc.stdout, max_output, overflow), _drain(proc.stderr, max_output, overflow)
-        )
-        await proc.wait()
-        return out, err
+    out_cap, err_cap = _Capture(max_output), _Capture(max_output)
+    drains = [
+        asyncio.ensure_future(_drain(proc.stdout, out_cap, overflow)),
+        asyncio.ensure_future(_drain(proc.stderr, err_cap, overflow)),
+    ]
+    feeder = asyncio.ensure_future(feed())
+    finished = asyncio.ensure_future(asyncio.gather(feeder, *drains, proc.wait()))
+    stop_wait = asyncio.ensure_future(stopped.wait())
+
+    async def settle() -> None:
+        """The child is dead (or dying): give its pipes a short grace, then stop listening to them
+        (a descendant that escaped the process group may hold them open indefinitely)."""
+        waiter = asyncio.ensure_future(proc.wait())
+        _, pending = await asyncio.wait([feeder, *drains, waiter], timeout=PIPE_GRACE_S)
+        if pending:
+            _close_pipes(proc)
+            for task in (feeder, *drains):
+                task.cancel()
+            await asyncio.wait([waiter], timeout=PIPE_GRACE_S)
+        await asyncio.gather(feeder, *drains, waiter, return_exceptions=True)
+        finished.cancel()
+        await asyncio.gather(finished, return_exceptions=True)
 
     timed_out = False
-    task = asyncio.ensure_future(communicate())
     try:
-        (out, out_total), (err, err_total) = await asyncio.wait_for(asyncio.shield(task), timeout_s)
-    except TimeoutError:
-        timed_out = True
-        _kill_group(proc)
-        (out, out_total), (err, err_total) = await task
+        done, _ = await asyncio.wait([finished, stop_wait], timeout=timeout_s, return_when=FIRST_COMPLETED)
+        if finished in done:
+            finished.result()
+            if kill_group_on_exit:
+                _kill_group(proc)  # reap anything the child left running in its group
+        else:
+            if not done:
+                timed_out = True
+                _kill_group(proc)
+            await settle()
     except BaseException:
         _kill_group(proc)
         with contextlib.suppress(BaseException):
-            await task
+            await settle()
         raise
-    else:
-        if kill_group_on_exit:
-            _kill_group(proc)  # reap anything the child left running in its group
+    finally:
+        stop_wait.cancel()
+    out, out_total = bytes(out_cap.kept), out_cap.total
+    err, err_total = bytes(err_cap.kept), err_cap.total
     return Exchange(
         argv=tuple(argv),
         stdout=out,

@@ -1,16 +1,50 @@
-"""`wslmcp observe`: placeholder until its issue lands."""
+"""`wslmcp observe`: the read-only observability MCP server over stdio."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Sequence
 
-from wslmcp.cliargs import parser
+from wslmcp.observe.options import HELP, UsageError, parse_options
 
 
 def main(argv: Sequence[str]) -> int:
-    parser(
-        "wslmcp observe", "read-only observability MCP server (host, WSL, containers, processes)."
-    ).parse_args(list(argv))
-    print("wslmcp observe: not available in this build yet", file=sys.stderr)
-    return 2
+    try:
+        options = parse_options(argv)
+    except UsageError as exc:
+        print(f"wslmcp observe: error: {exc} (see --help)", file=sys.stderr)
+        return 2
+    if options.help:
+        sys.stdout.write(HELP)
+        return 0
+    from wslmcp import wiring
+    from wslmcp.observe.assembly import build_service
+    from wslmcp.observe.server import serve_stdio
+    from wslmcp.scenario.manifest import ScenarioError
+
+    try:
+        boundaries = wiring.replay(options.replay) if options.replay else wiring.real()
+        parts = wiring.observe_parts(boundaries, options.distro)
+    except (ScenarioError, OSError) as exc:
+        print(f"wslmcp observe: error: {exc}", file=sys.stderr)
+        return 2
+    if options.distro is not None and not parts.windows_native:
+        print(
+            "wslmcp observe: error: --distro is only supported on Windows (inside WSL the primary "
+            "distribution is the one the server runs in)",
+            file=sys.stderr,
+        )
+        return 2
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+
+    import anyio
+
+    async def serve() -> None:
+        await serve_stdio(build_service(parts, options))
+
+    try:
+        anyio.run(serve)
+    except KeyboardInterrupt:
+        return 130
+    return 0

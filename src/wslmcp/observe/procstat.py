@@ -7,6 +7,7 @@ parentheses, newlines or invalid UTF-8 survive; bytes that are not UTF-8 become 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -127,4 +128,4 @@ def kernel_cpu_percent(
     if any(a < b for a, b in zip(after.busy, before.busy, strict=True)):
         return None
     value = (after.busy_ticks - before.busy_ticks) / clk_tck / elapsed / host_cpus * 100.0
-    return value if value >= 0 and value == value and value != float("inf") else None
+    return value if math.isfinite(value) and value >= 0 else None

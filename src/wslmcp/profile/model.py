@@ -120,8 +120,7 @@ class ConfiguredServer:
             "startup_timeout_s": self.startup_timeout_s,
             "reserved": self.reserved,
             "shadowed": [
-                {"scope": s.scope, "source_path": s.source_path, "enabled": s.enabled}
-                for s in self.shadowed
+                {"scope": s.scope, "source_path": s.source_path, "enabled": s.enabled} for s in self.shadowed
             ],
             "resolution_caveat": self.resolution_caveat,
             "env_keys": list(self.env_keys),
@@ -214,6 +213,8 @@ class QueryResult:
     duration_s: float = 0.0
     #: The deadline that applied (``startup_timeout_sec`` or ``--timeout``); None if not launched.
     timeout_s: float | None = None
+    #: Extra diagnostics beside ``error`` (junk stdout lines, exit code); wslmcp-only.
+    detail: str | None = None
 
     @property
     def key(self) -> ServerKey:
@@ -243,4 +244,5 @@ class QueryResult:
             "unmatched_enabled_tools": list(self.unmatched_enabled_tools),
             "duration_s": self.duration_s,
             "timeout_s": self.timeout_s,
+            "detail": self.detail,
         }

@@ -10,6 +10,7 @@ environment is never read. Codex and Cursor regimes are not observable locally: 
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,7 +64,7 @@ def settings_paths(home: str, project: str, managed: str = MANAGED_SETTINGS_LINU
 
 
 def _join(base: str, rel: str) -> str:
-    return f"{base.rstrip('/')}/{rel}" if base else rel
+    return posixpath.join(base, *rel.split("/"))
 
 
 def read_layers(files: ClientFiles, paths: Sequence[tuple[str, str]], warnings: list[str]) -> list[_Layer]:
@@ -86,7 +87,8 @@ def _read_object(files: ClientFiles, path: str) -> tuple[dict[str, Any] | None, 
     except OSError as err:
         return None, f"could not read {path}: {err}"
     try:
-        data = json.loads(raw.decode("utf-8"))
+        # newlines normalised as a text-mode reader would, so error positions match
+        data = json.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except (ValueError, RecursionError) as err:
         return None, f"could not parse {path}: {err}"
     if not isinstance(data, dict):
@@ -157,7 +159,9 @@ def claude_signals(layers: Sequence[_Layer]) -> list[Signal]:
     if not _empty(betas):
         if betas == "1":
             return [Signal(UPFRONT, f"{betas_path}:env.CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=set", True)]
-        signals.append(Signal(UNKNOWN, f"{betas_path}:env.CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=unrecognized"))
+        signals.append(
+            Signal(UNKNOWN, f"{betas_path}:env.CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=unrecognized")
+        )
 
     deny, deny_path = _resolve(layers, "permissions", "deny")
     rules = [r.strip() for r in deny if isinstance(r, str)] if isinstance(deny, list) else []
@@ -193,7 +197,9 @@ def claude_signals(layers: Sequence[_Layer]) -> list[Signal]:
     return []
 
 
-def claude_server_regime(name: str, source_path: str, always_load: bool | None, signals: Sequence[Signal]) -> Regime:
+def claude_server_regime(
+    name: str, source_path: str, always_load: bool | None, signals: Sequence[Signal]
+) -> Regime:
     evidence = tuple(s.evidence for s in signals)
     if always_load is True:
         return Regime(UPFRONT, (f"{source_path}:mcpServers.{name}.alwaysLoad=true", *evidence))

@@ -16,6 +16,8 @@ from wslmcp.scenario.loader import Scenario
 
 CHECKS: dict[str, str] = {
     "procfs-replay": "wslmcp.scenario.procfs_check:check",
+    "observe-tools": "wslmcp.observe.replay_check:check",
+    "profile-report": "wslmcp.profile.replay_check:check",
 }
 
 

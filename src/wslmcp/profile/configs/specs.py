@@ -46,7 +46,7 @@ def _transport(spec: Mapping[str, Any]) -> Transport:
 
 
 def parse_spec(
-    cli: Cli, name: str, spec: Mapping[str, Any], scope: Scope, path: str, warnings: list[str]
+    cli: Cli, name: str, spec: Mapping[str, Any], scope: Scope, path: str, *, warnings: list[str]
 ) -> ConfiguredServer:
     """One server entry; appends its warnings in mcp-top's order."""
     where = f"{path}: server {name!r}"
@@ -140,5 +140,5 @@ def parse_table(
         if not isinstance(spec, Mapping):
             out.warnings.append(f"{path}: server {name!r} spec is not an object")
             continue
-        out.servers.append(parse_spec(cli, str(name), spec, scope, path, out.warnings))
+        out.servers.append(parse_spec(cli, str(name), spec, scope, path, warnings=out.warnings))
     return out

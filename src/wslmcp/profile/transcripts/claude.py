@@ -50,7 +50,7 @@ def session_key(path: str, home: str) -> str:
 
 
 def project_of(path: str, home: str) -> str | None:
-    slug = path[len(projects_root(home)) + 1 :].split("/")[0]
+    slug = path[len(projects_root(home)) + 1 :].split("/", maxsplit=1)[0]
     return slug or None
 
 
@@ -80,7 +80,7 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
             if when is not None and (last is None or when > last):
                 last = when
         kind = record.get("type")
-        if kind != "user" and kind != "assistant":
+        if kind not in {"user", "assistant"}:
             continue
         message = record.get("message")
         if not isinstance(message, dict):
@@ -165,7 +165,11 @@ def _result(block: dict[str, Any]) -> RecordedResult:
     content = block.get("content")
     if isinstance(content, str):
         size = utf8_size(content)
-        return RecordedResult(call_id, 0, UNMEASURABLE) if size is None else RecordedResult(call_id, size, PAIRED)
+        return (
+            RecordedResult(call_id, 0, UNMEASURABLE)
+            if size is None
+            else RecordedResult(call_id, size, PAIRED)
+        )
     if not isinstance(content, list):
         return RecordedResult(call_id, 0, UNSUPPORTED)
     total = 0

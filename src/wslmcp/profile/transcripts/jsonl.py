@@ -8,6 +8,7 @@ ignored; a line that is not JSON, or JSON that is not an object, is a *bad* line
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,14 +35,11 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
         for raw in files.iter_lines(path):
             try:
                 text = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                stats.error = "unreadable: " + _decode_message(err, offset)
+            except UnicodeDecodeError:
+                stats.error = "unreadable: " + _decode_message(raw, offset)
                 return
             offset += len(raw)
-            if "\r" in text:
-                pieces = text.replace("\r\n", "\n").split("\r")
-            else:
-                pieces = [text]
+            pieces = text.replace("\r\n", "\n").split("\r") if "\r" in text else [text]
             for line in pieces:
                 if not line.strip():
                     continue
@@ -59,13 +57,27 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
         stats.error = f"unreadable: {err}"
 
 
-def _decode_message(err: UnicodeDecodeError, offset: int) -> str:
-    """CPython's wording, with the position counted the way a chunked text reader counts it."""
-    start = (offset + err.start) % _CHUNK
-    width = err.end - err.start
-    if width == 1:
-        return f"'{err.encoding}' codec can't decode byte 0x{err.object[err.start]:02x} in position {start}: {err.reason}"
-    return f"'{err.encoding}' codec can't decode bytes in position {start}-{start + width - 1}: {err.reason}"
+def _decode_message(raw: bytes, offset: int) -> str:
+    """The error a chunked text-mode reader reports for this line (CPython's wording and positions).
+
+    A text-mode reader decodes 8 KiB chunks, carrying an incomplete trailing character into the
+    next chunk, and reports positions relative to what it was decoding. The line before this one
+    ended with a newline, so nothing is carried into it; replay its chunks to find the message.
+    Only runs on the (rare) failure path.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    # the chunk holding the line's start also holds the end of earlier (valid) lines: positions
+    # count from the chunk's start, so stand in for those bytes with as many newlines
+    data = b"\n" * (offset % _CHUNK) + raw
+    pos = 0
+    try:
+        while pos < len(data):
+            decoder.decode(data[pos : pos + _CHUNK])
+            pos += _CHUNK
+        decoder.decode(b"", True)  # the file's end: an unfinished character is an error
+    except UnicodeDecodeError as err:
+        return str(err)
+    return "'utf-8' codec can't decode this line"
 
 
 def parse_timestamp(value: str) -> datetime | None:

@@ -11,7 +11,7 @@ UNSUPPORTED = "unsupported"
 UNMEASURABLE = "unmeasurable"
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     raw: str
     kind: str  # "mcp" | "mcp-unattributed" | "builtin"
@@ -22,7 +22,7 @@ class ToolCall:
     result_kind: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordedResult:
     call_id: str | None
     byte_count: int

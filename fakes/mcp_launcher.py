@@ -1,0 +1,155 @@
+"""MCP servers replayed from recorded initialize/tools/list answers, and the recorder that makes them.
+
+Fixture format (a JSON file; a scenario names it in its manifest as ``profile.mcp_answers``)::
+
+    {"schema": "wslmcp-mcp-answers/1",
+     "answers": [{"name": "srv", "server_name": "...", "server_version": "...",
+                  "protocol_version": "...", "instructions": "..." | null,
+                  "tools": [{...tool objects exactly as listed...}],
+                  "error": null | "one-line reason", "detail": null | "...",
+                  "duration_ms": 12}]}
+
+Answers are keyed by server name; a name recorded several times is answered in recorded order,
+then the last answer repeats. Launch material (command, args, env) is never recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fakes.replay import ReplayMiss, closest_first
+from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+from wslmcp.scenario.loader import Scenario
+
+SCHEMA = "wslmcp-mcp-answers/1"
+
+
+def answer_to_json(answer: ServerAnswer) -> dict[str, Any]:
+    return {
+        "name": answer.name,
+        "server_name": answer.server_name,
+        "server_version": answer.server_version,
+        "protocol_version": answer.protocol_version,
+        "instructions": answer.instructions,
+        "tools": [dict(t) for t in answer.tools],
+        "error": answer.error,
+        "detail": answer.detail,
+        "duration_ms": round(answer.duration_s * 1000),
+    }
+
+
+def answer_from_json(item: Mapping[str, Any], where: str) -> ServerAnswer:
+    name = item.get("name")
+    tools = item.get("tools", [])
+    if (
+        not isinstance(name, str)
+        or not isinstance(tools, list)
+        or not all(isinstance(t, dict) for t in tools)
+    ):
+        raise ValueError(f"{where}: an answer needs a string 'name' and a list of tool objects 'tools'")
+
+    def text(key: str) -> str | None:
+        value = item.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{where}.{key}: expected a string or null")
+        return value
+
+    return ServerAnswer(
+        name=name,
+        server_name=text("server_name"),
+        server_version=text("server_version"),
+        protocol_version=text("protocol_version"),
+        instructions=text("instructions"),
+        tools=tuple(tools),
+        error=text("error"),
+        detail=text("detail"),
+        duration_s=float(item.get("duration_ms", 0)) / 1000,
+    )
+
+
+def load_answers(path: Path) -> list[ServerAnswer]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("answers"), list):
+        raise ValueError(f"{path}: expected a {SCHEMA} document with an 'answers' list")
+    return [answer_from_json(a, f"{path}: answers[{i}]") for i, a in enumerate(doc["answers"])]
+
+
+class FakeMcpLauncher:
+    """Answers ``query`` from recorded answers.
+
+    A recorded answer that took longer than the asked deadline is replayed as the timeout it would
+    have been. A server name with no recording raises ``ReplayMiss``: never a silent default.
+    """
+
+    boundary = "mcp_launcher"
+
+    def __init__(self, answers: list[ServerAnswer], scenario_name: str = "(answers)") -> None:
+        self._answers = answers
+        self._scenario = scenario_name
+        self._served: dict[str, int] = {}
+        self.calls: list[tuple[str, float]] = []
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario) -> FakeMcpLauncher:
+        rel = scenario.section("profile").get("mcp_answers")
+        answers = load_answers(scenario.file(str(rel))) if rel is not None else []
+        return cls(answers, scenario.name)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> FakeMcpLauncher:
+        return cls(load_answers(Path(path)), str(path))
+
+    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        self.calls.append((spec.name, timeout_s))
+        matches = [a for a in self._answers if a.name == spec.name]
+        if not matches:
+            offered = closest_first(spec.name, sorted({a.name for a in self._answers}))
+            raise ReplayMiss(self.boundary, self._scenario, f"server {spec.name!r}", offered)
+        n = self._served.get(spec.name, 0)
+        self._served[spec.name] = n + 1
+        answer = matches[min(n, len(matches) - 1)]
+        if answer.error is None and answer.duration_s > timeout_s:
+            return ServerAnswer(
+                name=spec.name, error=f"timeout after {timeout_s:g} seconds", duration_s=timeout_s
+            )
+        return answer
+
+
+class RecordingMcpLauncher:
+    """Wraps a real launcher and writes every answer it gives into a fixture file (fake's format).
+
+    The file is rewritten whole after each answer (a temporary file renamed over it), so a
+    recording is never half-written. ``rewrite`` maps text to its stand-in in everything written
+    (e.g. a temporary copy's home path -> ``/home/user``): a recording names the fixture home,
+    not the machine it was made on.
+    """
+
+    def __init__(
+        self, inner: McpLauncher, path: str | os.PathLike[str], rewrite: Mapping[str, str] | None = None
+    ) -> None:
+        self._inner = inner
+        self._path = Path(path)
+        self._rewrite = dict(rewrite or {})
+        self.answers: list[ServerAnswer] = []
+
+    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        answer = await self._inner.query(spec, timeout_s)
+        self.answers.append(answer)
+        self._write()
+        return answer
+
+    def _write(self) -> None:
+        doc = {"schema": SCHEMA, "answers": [answer_to_json(a) for a in self.answers]}
+        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+        for old, new in self._rewrite.items():
+            text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self._path.parent, prefix=".answers-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, self._path)

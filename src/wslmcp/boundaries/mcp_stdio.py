@@ -1,0 +1,380 @@
+"""The real ``McpLauncher``: the mcp SDK client over a stdio transport that owns the process group.
+
+Why our own transport under the SDK ``Client`` rather than the SDK's ``stdio_client``: the query
+must end at its deadline with the server's *whole process group* gone (the SDK's shutdown grants
+a server 2 s + 2 s of grace after the deadline), a server's stdout must be bounded (an enormous
+tools/list cannot exhaust memory), and stdout lines that are not JSON-RPC are tallied for the
+diagnosis. The protocol itself (initialize handshake, request ids, response matching, errors) is
+the SDK's ``Client`` in ``legacy`` (initialize) mode; tools/list results are taken as raw JSON
+objects so every field a server sends is kept for token estimation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from pydantic import BaseModel, ConfigDict
+
+from wslmcp import __version__
+from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
+
+DEFAULT_MAX_OUTPUT = 32 * 1024 * 1024
+WINDOWS_UNSUPPORTED = "querying servers needs a POSIX host (run wslmcp profile inside WSL)"
+
+
+class _RawResult(BaseModel):
+    """Any result object, kept verbatim (every field, in the order received) in ``model_extra``."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+_POLL_S = 0.01
+
+
+class _QueryFailed(Exception):
+    """A protocol-level failure with its one-line reason (mcp-top wording)."""
+
+
+@dataclass
+class _Stdout:
+    """What the transport saw on the server's stdout."""
+
+    limit: int = 0
+    bytes_read: int = 0
+    junk_lines: int = 0
+    eof: bool = False
+    overflow: bool = False
+
+
+@dataclass
+class _Phase:
+    """Where the exchange is, in mcp-top's request numbering (initialize = 1, pages = 2, 3, ...)."""
+
+    method: str = "initialize"
+    request_id: int = 1
+
+
+class _ServerProcess:
+    """One launched server: its own session/process group, stdin/stdout pipes, stderr discarded."""
+
+    def __init__(self, process: anyio.abc.Process) -> None:
+        self.process = process
+        self.stdout = _Stdout()
+
+    async def stop(self, *, polite: bool, grace_s: float) -> None:
+        """Close stdin; SIGTERM the group and wait up to ``grace_s`` if ``polite``; then SIGKILL the
+        whole group (grandchildren included) and reap the leader."""
+        proc = self.process
+        with contextlib.suppress(Exception):
+            if proc.stdin is not None:
+                await proc.stdin.aclose()
+        if polite and proc.returncode is None:
+            _signal_group(proc.pid, signal.SIGTERM)
+            await _wait_exit(proc, grace_s)
+        _signal_group(proc.pid, signal.SIGKILL)
+        await _wait_exit(proc, 2.0)
+        await _wait_group_gone(proc.pid, 2.0)
+        with contextlib.suppress(Exception):
+            await proc.aclose()
+
+
+async def _wait_exit(proc: anyio.abc.Process, limit_s: float) -> None:
+    """Poll for the leader's exit (``wait()`` would also wait for pipe EOF held by stragglers)."""
+    deadline = time.monotonic() + limit_s
+    while proc.returncode is None and time.monotonic() < deadline:  # noqa: ASYNC110
+        await anyio.sleep(_POLL_S)
+
+
+def _live_members(pgid: int) -> list[int]:
+    """Processes of the group that are not yet dead (zombies count as dead), from /proc."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs: fall back to "does the group still answer signal 0"
+        try:
+            os.killpg(pgid, 0)
+        except OSError:
+            return []
+        return [pgid]
+    members = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        fields = data[data.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            members.append(int(entry))
+    return members
+
+
+async def _wait_group_gone(pgid: int, limit_s: float) -> None:
+    """SIGKILL is asynchronous: make sure the group (grandchildren too) is really gone on return."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        alive = await anyio.to_thread.run_sync(_live_members, pgid)
+        if not alive:
+            return
+        _signal_group(pgid, signal.SIGKILL)
+        await anyio.sleep(_POLL_S)
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _pump_stdout(
+    server: _ServerProcess, sink: MemoryObjectSendStream[SessionMessage | Exception], max_output: int
+) -> None:
+    """Split stdout on b"\\n"; hand valid JSON-RPC messages to the session, count the rest."""
+    stream = server.process.stdout
+    assert stream is not None
+    seen = server.stdout
+    buffer = b""
+    async with sink:
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive(65536)
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    seen.eof = True
+                    return
+                seen.bytes_read += len(chunk)
+                if seen.bytes_read > max_output:
+                    seen.limit = max_output
+                    seen.overflow = True
+                    return
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for line in lines:
+                    text = line.decode("utf-8", errors="replace").strip()
+                    if not text:
+                        continue
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+                    except ValueError:
+                        seen.junk_lines += 1
+                        continue
+                    await sink.send(SessionMessage(message))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
+
+
+async def _pump_stdin(server: _ServerProcess, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    stream = server.process.stdin
+    assert stream is not None
+    async with source:
+        try:
+            async for item in source:
+                data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                await stream.send(data.encode("utf-8"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            return  # the server stopped reading; its stdout EOF (or the deadline) ends the query
+
+
+class SdkMcpLauncher:
+    """Launch, ``initialize``, every ``tools/list`` page, then kill the process group.
+
+    ``base_env`` is the environment a server inherits before its config ``env`` is laid over it
+    (default: this process's environment, as mcp-top does). ``max_output`` bounds the bytes read
+    from a server's stdout. ``grace_s`` is how long a server that answered gets to exit on SIGTERM
+    before the group is SIGKILLed; at the deadline there is no grace.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_env: Mapping[str, str] | None = None,
+        max_output: int = DEFAULT_MAX_OUTPUT,
+        grace_s: float = 0.5,
+    ) -> None:
+        self._base_env = dict(os.environ if base_env is None else base_env)
+        self._max_output = max_output
+        self._grace_s = grace_s
+
+    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        start = time.monotonic()
+        if not hasattr(os, "killpg"):  # a process group is what makes the kill complete
+            return ServerAnswer(name=spec.name, error=WINDOWS_UNSUPPORTED)
+        if spec.cwd is not None and not await anyio.Path(spec.cwd).is_dir():
+            return ServerAnswer(name=spec.name, error=f"cwd does not exist: {spec.cwd}")
+        holder: list[_ServerProcess] = []
+        phase = _Phase()
+        try:
+            with anyio.fail_after(timeout_s):
+                answer = await self._exchange(spec, holder, phase, start + timeout_s)
+            return _timed(answer, start)
+        except TimeoutError:
+            return _failed(spec, start, f"timeout after {timeout_s:g} seconds", holder)
+        except _QueryFailed as err:
+            return _failed(spec, start, str(err), holder)
+        except OSError as err:  # the launch itself failed: mcp-top shows the OS error text
+            return _failed(spec, start, str(err), holder)
+        except BaseExceptionGroup as group:
+            return _failed(spec, start, _group_reason(group, phase, holder, timeout_s), holder)
+        except MCPError as err:
+            return _failed(spec, start, _mcp_reason(err, phase, holder), holder)
+        except Exception as err:  # validation of the initialize result, an unsupported version, ...
+            return _failed(spec, start, _other_reason(err, phase), holder)
+
+    @asynccontextmanager
+    async def _transport(
+        self, spec: ServerSpec, holder: list[_ServerProcess], deadline: float
+    ) -> AsyncIterator[
+        tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    ]:
+        process = await anyio.open_process(
+            [spec.command, *spec.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=spec.cwd,
+            env={**self._base_env, **spec.env},
+            start_new_session=True,
+        )
+        server = _ServerProcess(process)
+        holder.append(server)
+        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_pump_stdout, server, read_send, self._max_output)
+                tg.start_soon(_pump_stdin, server, write_recv)
+                try:
+                    yield read_recv, write_send
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                # A server that answered gets a short SIGTERM grace, never past the deadline.
+                grace = min(self._grace_s, max(0.0, deadline - time.monotonic()))
+                await server.stop(polite=not server.stdout.overflow and grace > 0, grace_s=grace)
+                for stream in (read_recv, write_send):
+                    await stream.aclose()
+
+    async def _exchange(
+        self, spec: ServerSpec, holder: list[_ServerProcess], phase: _Phase, deadline: float
+    ) -> ServerAnswer:
+        client = Client(
+            self._transport(spec, holder, deadline),
+            mode="legacy",
+            cache=None,
+            client_info=types.Implementation(name="wslmcp", version=__version__),
+        )
+        async with client:
+            info = client.server_info
+            protocol = client.protocol_version
+            instructions = client.instructions
+            tools: list[dict[str, Any]] = []
+            cursor: str | None = None
+            phase.method = "tools/list"
+            while True:
+                phase.request_id += 1
+                raw = await client.session.send_request(
+                    types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor)), _RawResult
+                )
+                result = raw.model_extra or {}
+                page = result.get("tools")
+                if not isinstance(page, list):
+                    raise _QueryFailed("tools/list response has no tools list")
+                tools.extend(t for t in page if isinstance(t, dict))
+                next_cursor = result.get("nextCursor")
+                if next_cursor is None or next_cursor == "":
+                    break
+                if not isinstance(next_cursor, str):
+                    raise _QueryFailed("tools/list nextCursor is not a string")
+                cursor = next_cursor
+        return ServerAnswer(
+            name=spec.name,
+            server_name=info.name if info else None,
+            server_version=info.version if info else None,
+            protocol_version=protocol,
+            instructions=instructions if isinstance(instructions, str) else None,
+            tools=tuple(tools),
+            detail=_junk_detail(holder),
+        )
+
+
+def _timed(answer: ServerAnswer, start: float) -> ServerAnswer:
+    return replace(answer, duration_s=time.monotonic() - start)
+
+
+def _junk_detail(holder: list[_ServerProcess]) -> str | None:
+    if not holder or not holder[0].stdout.junk_lines:
+        return None
+    return f"ignored {holder[0].stdout.junk_lines} stdout line(s) that were not JSON-RPC"
+
+
+def _failed(spec: ServerSpec, start: float, reason: str, holder: list[_ServerProcess]) -> ServerAnswer:
+    notes = []
+    if holder:
+        server = holder[0]
+        if server.stdout.junk_lines:
+            notes.append(f"{server.stdout.junk_lines} stdout line(s) were not JSON-RPC")
+        code = server.process.returncode
+        if code is not None and server.stdout.eof:
+            notes.append(
+                f"server exited with code {code}" if code >= 0 else f"server killed by signal {-code}"
+            )
+    return ServerAnswer(
+        name=spec.name, error=reason, duration_s=time.monotonic() - start, detail="; ".join(notes) or None
+    )
+
+
+def _mcp_reason(err: MCPError, phase: _Phase, holder: list[_ServerProcess]) -> str:
+    seen = holder[0].stdout if holder else None
+    if seen is not None and seen.overflow:
+        return f"server output exceeded {seen.limit} bytes"
+    if err.code == types.CONNECTION_CLOSED:
+        return f"server closed stdout before response id {phase.request_id}"
+    return f"{phase.method} failed (code {err.code})"
+
+
+def _other_reason(err: Exception, phase: _Phase) -> str:
+    if isinstance(err, RuntimeError) and "protocol version" in str(err):
+        return f"{phase.method} failed (unsupported protocol version)"
+    return f"{phase.method} response is not valid ({type(err).__name__})"
+
+
+def _group_reason(
+    group: BaseExceptionGroup[BaseException], phase: _Phase, holder: list[_ServerProcess], timeout_s: float
+) -> str:
+    leaves: list[BaseException] = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            leaves.append(exc)
+
+    walk(group)
+    for leaf in leaves:
+        if isinstance(leaf, TimeoutError):
+            return f"timeout after {timeout_s:g} seconds"
+        if isinstance(leaf, _QueryFailed | OSError):
+            return str(leaf)
+        if isinstance(leaf, MCPError):
+            return _mcp_reason(leaf, phase, holder)
+    first = leaves[0] if leaves else group
+    if isinstance(first, Exception):
+        return _other_reason(first, phase)
+    raise group

@@ -1,0 +1,176 @@
+"""A WSL distribution's /proc read through ``wsl.exe``: one call per sample, never one per file.
+
+Contract (the same as ``procfs.ProcSource``, but asynchronous because it runs a process)
+--------
+``await WslProcSource(wsl_exe, distro).read_sample() -> ProcSample``
+    Runs ``wsl.exe [-d DISTRO] --exec sh -s`` once with ``SAMPLE_SCRIPT`` on stdin. The script
+    prints a random per-call marker, ``getconf CLK_TCK``/``PAGESIZE``, then every global file and
+    every ``/proc/<pid>/{stat,cmdline}``, each framed by ``\\n<marker> F <path>\\n`` and ending
+    with ``\\n<marker> END\\n``. The marker is drawn inside the distro for each call, so no
+    process name or command line can forge a frame; file bytes pass through untouched (NULs,
+    newlines, invalid UTF-8). A file that vanished mid-read is dropped (``<marker> X``).
+    ``distro=None`` reads the default distribution.
+Errors
+    ``ProcUnavailable`` when wsl.exe fails, times out, or its output is truncated or unframed (the
+    message carries wsl.exe's own text, decoded from UTF-16LE or UTF-8).
+
+``await WslDistroLister(wsl_exe).running() -> list[str]``
+    ``wsl.exe --list --running --quiet``: one name per line (UTF-16LE or UTF-8). A non-zero exit
+    raises ``ProcUnavailable`` with wsl.exe's message.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wslmcp.boundaries.procfs import GLOBAL_FILES, ProcSample, ProcUnavailable
+from wslmcp.boundaries.wsl_exe import WslExe, decode_wsl_output
+
+SAMPLE_TIMEOUT_S = 10.0
+LIST_TIMEOUT_S = 10.0
+MAX_SAMPLE_BYTES = 64 * 1024 * 1024
+
+SAMPLE_SCRIPT = (
+    """export LC_ALL=C
+N=$(od -An -N16 -tx1 /dev/urandom 2>/dev/null | tr -d ' \\n')
+[ -n "$N" ] || N="m$$$(date +%s%N)"
+printf 'WSLMCP1 %s\\n' "$N"
+printf 'CLK_TCK %s\\n' "$(getconf CLK_TCK 2>/dev/null)"
+printf 'PAGESIZE %s\\n' "$(getconf PAGESIZE 2>/dev/null)"
+for f in """
+    + " ".join(GLOBAL_FILES)
+    + """; do
+  [ -r "/proc/$f" ] || continue
+  printf '\\n%s F %s\\n' "$N" "$f"
+  cat "/proc/$f" 2>/dev/null || printf '\\n%s X\\n' "$N"
+done
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}
+  for f in stat cmdline; do
+    printf '\\n%s F %s/%s\\n' "$N" "$p" "$f"
+    cat "$d/$f" 2>/dev/null || { printf '\\n%s X\\n' "$N"; break; }
+  done
+done
+printf '\\n%s END\\n' "$N"
+"""
+).encode()
+
+_MARKER = re.compile(rb"WSLMCP1 ([0-9A-Za-z]{8,64})\n")
+
+
+def sample_args(distro: str | None) -> list[str]:
+    return [*(["-d", distro] if distro else []), "--exec", "sh", "-s"]
+
+
+LIST_ARGS = ["--list", "--running", "--quiet"]
+
+
+def parse_framed_sample(data: bytes) -> ProcSample:
+    """Turn the sample script's output back into a ``ProcSample``; raises ``ProcUnavailable``."""
+    head = _MARKER.match(data)
+    if head is None:
+        raise ProcUnavailable("wsl.exe /proc sample: output does not start with the sample marker")
+    sep = b"\n" + head.group(1) + b" "
+    parts = data[head.end() :].split(sep)
+    if parts[-1] != b"END\n":
+        raise ProcUnavailable("wsl.exe /proc sample: output is truncated (no end marker)")
+    settings = dict(line.split(b" ", 1) for line in parts[0].splitlines() if b" " in line)
+    files: dict[str, bytes] = {}
+    last: str | None = None
+    for part in parts[1:-1]:
+        if part.startswith(b"F "):
+            header, _, content = part.partition(b"\n")
+            last = header[2:].decode("ascii", errors="replace")
+            files[last] = content
+        elif part.startswith(b"X") and last is not None:
+            files.pop(last, None)
+            last = None
+        else:
+            raise ProcUnavailable("wsl.exe /proc sample: unexpected frame in the output")
+    return ProcSample.build(
+        files,
+        clk_tck=_positive(settings.get(b"CLK_TCK"), 100),
+        page_size=_positive(settings.get(b"PAGESIZE"), 4096),
+    )
+
+
+def _positive(raw: bytes | None, default: int) -> int:
+    try:
+        value = int((raw or b"").strip())
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def _failure(
+    what: str, stdout: bytes, stderr: bytes, exit_code: int | None, timed_out: bool
+) -> ProcUnavailable:
+    if timed_out:
+        return ProcUnavailable(f"{what}: wsl.exe timed out")
+    message = decode_wsl_output(stderr).strip() or decode_wsl_output(stdout).strip()
+    return ProcUnavailable(f"{what}: wsl.exe exited with {exit_code}: {message[:500] or 'no message'}")
+
+
+class WslProcSource:
+    """One distribution's /proc, sampled through wsl.exe."""
+
+    def __init__(self, wsl_exe: WslExe, distro: str | None) -> None:
+        self._wsl, self.distro = wsl_exe, distro
+
+    async def read_sample(self) -> ProcSample:
+        what = f"/proc of WSL distribution {self.distro or '(default)'}"
+        try:
+            ex = await self._wsl.run(
+                sample_args(self.distro),
+                stdin=SAMPLE_SCRIPT,
+                timeout_s=SAMPLE_TIMEOUT_S,
+                max_output=MAX_SAMPLE_BYTES,
+            )
+        except FileNotFoundError as exc:
+            raise ProcUnavailable(f"{what}: wsl.exe not found") from exc
+        if ex.timed_out or ex.exit_code != 0 or ex.truncated:
+            if ex.truncated and not ex.timed_out and ex.exit_code == 0:
+                raise ProcUnavailable(f"{what}: output larger than {MAX_SAMPLE_BYTES} bytes")
+            raise _failure(what, ex.stdout, ex.stderr, ex.exit_code, ex.timed_out)
+        try:
+            return parse_framed_sample(ex.stdout)
+        except ProcUnavailable as exc:
+            raise ProcUnavailable(f"{what}: {exc}") from exc
+
+    async def read(self) -> ProcSample:
+        return await self.read_sample()
+
+
+class WslDistroLister:
+    def __init__(self, wsl_exe: WslExe) -> None:
+        self._wsl = wsl_exe
+
+    async def running(self) -> list[str]:
+        try:
+            ex = await self._wsl.run(LIST_ARGS, timeout_s=LIST_TIMEOUT_S, max_output=1024 * 1024)
+        except FileNotFoundError as exc:
+            raise ProcUnavailable("wsl.exe not found") from exc
+        if ex.timed_out or ex.exit_code != 0:
+            raise _failure(
+                "listing running WSL distributions", ex.stdout, ex.stderr, ex.exit_code, ex.timed_out
+            )
+        names = (line.strip() for line in decode_wsl_output(ex.stdout).split("\n"))
+        return [n for n in names if n]
+
+
+DEFAULT_NAME_ARGS = ["--exec", "sh", "-c", 'printf "%s" "$WSL_DISTRO_NAME"']
+
+
+async def default_distro(wsl_exe: WslExe) -> str | None:
+    """The name of WSL's default distribution (``$WSL_DISTRO_NAME`` inside it), None when wsl.exe
+    answers but names none; raises ``ProcUnavailable`` when wsl.exe fails."""
+    try:
+        ex = await wsl_exe.run(DEFAULT_NAME_ARGS, timeout_s=LIST_TIMEOUT_S, max_output=64 * 1024)
+    except FileNotFoundError as exc:
+        raise ProcUnavailable("wsl.exe not found") from exc
+    if ex.timed_out or ex.exit_code != 0:
+        raise _failure(
+            "finding the default WSL distribution", ex.stdout, ex.stderr, ex.exit_code, ex.timed_out
+        )
+    name = ex.stdout.decode("utf-8", errors="replace").strip()
+    return name or None

@@ -1,0 +1,244 @@
+"""Where shell scripts run: inside a WSL distro through wsl.exe, or in a local login bash.
+
+Contract
+--------
+``kind``            ``"wsl.exe"`` or ``"local"``.
+``run(script, stdin=None, timeout_s=None, max_output=...) -> Exchange``
+    Runs ``script`` (one bash script, passed as ONE argument) in a login bash as the configured
+    user. stdin is closed unless bytes are given; stdout/stderr are the Linux command's bytes,
+    untouched; a non-zero exit is a normal result. At the deadline (or once a stream passes
+    ``max_output`` bytes, ``overflowed``) the transport's own process is killed; killing what
+    runs *inside the distro* is the caller's job (``wslmcp.shell.runner`` sweeps by run token).
+``list_distros() -> str | None``
+    The decoded text of ``wsl.exe -l -v`` (wsl.exe transport), or None where there is no listing
+    (local transport: the commands run on this machine, which is running by definition).
+Errors
+    ``TransportError`` when the transport itself fails: wsl.exe missing, wsl.exe reporting a
+    failure of its own (unknown distro, WSL service down: exit status 4294967295 / -1; its message
+    is decoded from UTF-16LE or UTF-8), bash missing, or a local user mismatch.
+
+The wsl.exe transport builds ``wsl.exe -d DISTRO [-u USER] --exec bash -lc SCRIPT``: never ``--``
+(which would hand the script to the distro's default shell for a second parse), never ``--cd``
+(which silently falls back to ``/``). The local transport runs ``bash -lc SCRIPT`` directly; it is
+used when the server already runs inside the configured distro, or on a Linux machine with no
+wsl.exe (CI), where WSL_DISTRO is only a label and WSL_USER must be the user running the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from typing import Protocol
+
+from wslmcp.boundaries.process import Exchange, run_process
+from wslmcp.boundaries.wsl_exe import WslExe, decode_wsl_output
+
+WSL_OWN_FAILURE = (4294967295, -1)
+DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
+LISTING_TIMEOUT_S = 10.0
+
+
+class TransportError(RuntimeError):
+    """The transport could not run the script at all (as opposed to the script failing)."""
+
+
+class ShellTransport(Protocol):
+    kind: str
+
+    async def run(
+        self,
+        script: str,
+        *,
+        stdin: bytes | None = None,
+        timeout_s: float | None = None,
+        max_output: int = DEFAULT_MAX_OUTPUT,
+    ) -> Exchange: ...
+
+    async def list_distros(self) -> str | None: ...
+
+
+def wsl_exec_args(distro: str, user: str | None, script: str) -> list[str]:
+    """The argument vector after ``wsl.exe``: ``-d D [-u U] --exec bash -lc SCRIPT``."""
+    args = ["-d", distro]
+    if user:
+        args += ["-u", user]
+    return [*args, "--exec", "bash", "-lc", script]
+
+
+class WslExeTransport:
+    """Runs scripts in ``distro`` as ``user`` through a ``WslExe`` (real, stand-in or replayed)."""
+
+    kind = "wsl.exe"
+
+    def __init__(self, wsl_exe: WslExe, distro: str, user: str | None) -> None:
+        self.wsl_exe = wsl_exe
+        self.distro = distro
+        self.user = user
+
+    async def run(
+        self,
+        script: str,
+        *,
+        stdin: bytes | None = None,
+        timeout_s: float | None = None,
+        max_output: int = DEFAULT_MAX_OUTPUT,
+    ) -> Exchange:
+        try:
+            exchange = await self.wsl_exe.run(
+                wsl_exec_args(self.distro, self.user, script),
+                stdin=stdin,
+                timeout_s=timeout_s,
+                max_output=max_output,
+            )
+        except (FileNotFoundError, PermissionError) as exc:
+            raise TransportError(f"wsl.exe could not be started: {exc}") from exc
+        if exchange.exit_code in WSL_OWN_FAILURE:
+            said = "\n".join(
+                part
+                for part in (
+                    decode_wsl_output(exchange.stdout).strip(),
+                    decode_wsl_output(exchange.stderr).strip(),
+                )
+                if part
+            )
+            raise TransportError(
+                f"wsl.exe failed for distro '{self.distro}': "
+                + (said or "it reported a failure of its own (unknown distro, WSL service down)")
+            )
+        return exchange
+
+    async def list_distros(self) -> str | None:
+        try:
+            exchange = await self.wsl_exe.run(["-l", "-v"], timeout_s=LISTING_TIMEOUT_S, max_output=1 << 20)
+        except (FileNotFoundError, PermissionError) as exc:
+            raise TransportError(f"wsl.exe could not be started: {exc}") from exc
+        if exchange.timed_out:
+            raise TransportError(f"'wsl.exe -l -v' did not answer within {LISTING_TIMEOUT_S:g} s")
+        return decode_wsl_output(exchange.stdout)
+
+
+def current_user() -> str:
+    return getpass.getuser()
+
+
+class LocalTransport:
+    """Runs scripts in a login bash on this machine, as the user running the server.
+
+    ``user``: the configured WSL_USER; when set it must be the current user (this transport cannot
+    switch users), otherwise construction raises ``TransportError``.
+    """
+
+    kind = "local"
+
+    def __init__(self, user: str | None = None, *, bash: Sequence[str] = ("bash",)) -> None:
+        me = current_user()
+        if user and user != me:
+            raise TransportError(
+                f"WSL_USER={user} but the local transport runs commands as '{me}', the user running this "
+                f"server; run the server as {user}, unset WSL_USER, or use WSLMCP_SHELL_TRANSPORT=wsl.exe"
+            )
+        self.user = me
+        self.bash = tuple(bash)
+
+    async def run(
+        self,
+        script: str,
+        *,
+        stdin: bytes | None = None,
+        timeout_s: float | None = None,
+        max_output: int = DEFAULT_MAX_OUTPUT,
+    ) -> Exchange:
+        try:
+            return await run_process(
+                [*self.bash, "-lc", script],
+                stdin=stdin,
+                timeout_s=timeout_s,
+                max_output=max_output,
+                kill_on_overflow=True,
+                kill_group_on_exit=False,
+                cwd=os.path.expanduser("~"),
+            )
+        except (FileNotFoundError, PermissionError) as exc:
+            raise TransportError(f"bash could not be started: {exc}") from exc
+
+    async def list_distros(self) -> str | None:
+        return None
+
+
+class LocalSource:
+    """A local regular file opened for reading in chunks."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        st = os.fstat(self._file.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            self._file.close()
+            raise OSError(f"local path is not a regular file: {path}")
+        self.size = st.st_size
+
+    def read(self, n: int) -> bytes:
+        return self._file.read(n)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class LocalPartial:
+    """A new file written beside ``dest`` and renamed over it only by ``commit``."""
+
+    def __init__(self, dest: str) -> None:
+        parent = os.path.dirname(dest) or "."
+        if not os.path.isdir(parent):
+            raise OSError(f"local directory does not exist: {parent}")
+        if os.path.isdir(dest):
+            raise OSError(f"local path is a directory: {dest}")
+        self.dest = dest
+        fd, self.temp = tempfile.mkstemp(prefix=f".{os.path.basename(dest)}.", suffix=".wslmcp-partial", dir=parent)
+        self._file = os.fdopen(fd, "wb")
+        self.written = 0
+
+    def write(self, data: bytes) -> None:
+        self._file.write(data)
+        self.written += len(data)
+
+    def commit(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        try:
+            mode = stat.S_IMODE(os.stat(self.dest).st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(self.temp, mode)
+        os.replace(self.temp, self.dest)
+
+    def abort(self) -> None:
+        with contextlib.suppress(OSError):
+            self._file.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.temp)
+
+
+class LocalFiles:
+    """The local side of wsl_upload / wsl_download: path resolution, chunked reads, atomic writes."""
+
+    def resolve(self, path: str) -> str:
+        """``~`` expanded and made absolute with this platform's rules (lexical)."""
+        return os.path.abspath(os.path.expanduser(path))
+
+    def real(self, path: str) -> str:
+        """``path`` with symlinks resolved (the parent's, when the file does not exist yet)."""
+        return os.path.realpath(path)
+
+    def open_source(self, path: str) -> LocalSource:
+        return LocalSource(path)
+
+    def partial(self, dest: str) -> LocalPartial:
+        return LocalPartial(dest)

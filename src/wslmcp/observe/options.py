@@ -1,0 +1,93 @@
+"""``wslmcp observe`` startup options. Only these are accepted; anything else is a usage error."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MIN_INTERVAL_MS, MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS = 100, 60000, 3000
+
+HELP = """usage: wslmcp observe [--interval-ms N] [--wsl-only] [--no-docker] [--no-wslc] [--distro NAME]
+                      [--replay SCENARIO_DIR]
+
+A read-only MCP server over stdio: observations of the host, WSL, containers and processes.
+No process control, no shell, no network listener. Once serving, stdout carries only MCP
+JSON-RPC; diagnostics go to stderr; closing stdin stops the server.
+
+options:
+  --interval-ms N        sampling interval inside a collection, 100..60000 ms (default 3000)
+  --wsl-only             observe WSL only; CPU percentages use the WSL-visible CPU count
+                         (cpu_scope "wsl_visible")
+  --no-docker            do not collect Docker containers
+  --no-wslc              do not collect WSL containers (WSLC)
+  --distro NAME          primary WSL distribution (Windows only; default: WSL's default)
+  --replay SCENARIO_DIR  serve a recorded scenario instead of this machine
+  -h, --help             show this help (alone) and exit
+
+tools: get_system_summary, list_resources, inspect_resource, list_children.
+Snapshots: 4 kept, 60-second retention from collection completion; latest reads accept a
+snapshot up to max_age_ms old (default 3000, 0 forces a collection). Resource IDs are opaque and
+observation-scoped: use them only with the snapshot_id they came from.
+"""
+
+
+class UsageError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Options:
+    interval_ms: int = DEFAULT_INTERVAL_MS
+    wsl_only: bool = False
+    docker: bool = True
+    wslc: bool = True
+    distro: str | None = None
+    replay: str | None = None
+    help: bool = False
+
+
+def parse_options(argv: Sequence[str]) -> Options:
+    args = list(argv)
+    if args in (["--help"], ["-h"]):
+        return Options(help=True)
+    values: dict[str, object] = {}
+    flags = {"--wsl-only": "wsl_only", "--no-docker": "docker", "--no-wslc": "wslc"}
+    i = 0
+    while i < len(args):
+        raw = args[i]
+        name, eq, inline = raw.partition("=")
+        if name in flags and not eq:
+            key = flags[name]
+            value: object = name == "--wsl-only"
+        elif name in ("--interval-ms", "--distro", "--replay"):
+            if eq:
+                text = inline
+            elif i + 1 < len(args):
+                i += 1
+                text = args[i]
+            else:
+                raise UsageError(f"{name} requires a value")
+            key = name[2:].replace("-", "_")
+            value = _value(name, text)
+        else:
+            raise UsageError(f"unsupported argument: {raw}")
+        if key in values:
+            raise UsageError(f"{name} given more than once")
+        values[key] = value
+        i += 1
+    return Options(**values)  # type: ignore[arg-type]
+
+
+def _value(name: str, text: str) -> object:
+    if name == "--interval-ms":
+        if not text.isascii() or not text.isdigit():
+            raise UsageError(f"--interval-ms must be a whole number of milliseconds, got {text!r}")
+        value = int(text)
+        if value < MIN_INTERVAL_MS:
+            raise UsageError(f"--interval-ms must be at least {MIN_INTERVAL_MS}")
+        if value > MAX_INTERVAL_MS:
+            raise UsageError(f"--interval-ms must be at most {MAX_INTERVAL_MS}")
+        return value
+    if not text.strip():
+        raise UsageError(f"{name} must not be empty")
+    return text.strip() if name == "--distro" else text

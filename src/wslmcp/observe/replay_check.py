@@ -1,0 +1,102 @@
+"""Replay check ``observe-tools``: run ``wslmcp observe --replay DIR`` over real stdio, make the
+scenario's scripted tool calls, and compare every answer with the expected JSON it stores.
+
+Calls come from the manifest's ``observe.calls``; an argument string ``{{snapshot:N}}`` is the
+snapshot ID returned by call N (1-based) and ``{{resource:N:I}}`` the ``resource_id`` of item I of
+call N's data. Snapshot IDs are random per run, so answers are compared with every snapshot ID
+replaced by ``<snapshot K>`` in order of first appearance.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from wslmcp.observe.scenario_section import read_section
+from wslmcp.scenario.checks import CheckResult
+from wslmcp.scenario.loader import Scenario
+
+KIND = "observe-tools"
+_REF = re.compile(r"\{\{(snapshot|resource):(\d+)(?::(\d+))?\}\}")
+
+
+def _resolve(value: Any, answers: Sequence[Mapping[str, Any]]) -> Any:
+    if isinstance(value, dict):
+        return {k: _resolve(v, answers) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve(v, answers) for v in value]
+    if isinstance(value, str) and (m := _REF.fullmatch(value)):
+        result = answers[int(m.group(2)) - 1]["result"]
+        if m.group(1) == "snapshot":
+            return result["snapshot"]["snapshot_id"]
+        return result["data"][int(m.group(3) or 0)]["resource_id"]
+    return value
+
+
+async def drive(
+    scenario_dir: Path, args: Sequence[str], calls: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Answers to ``calls`` from a replaying server, each ``{"result": ..., "is_error": bool}`` or
+    ``{"jsonrpc_error": code}``. The text block must equal structuredContent, or this raises."""
+    from mcp import Client, StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "wslmcp", "observe", "--replay", str(scenario_dir), *args]
+    )
+    answers: list[dict[str, Any]] = []
+    async with Client(params, read_timeout_seconds=60) as client:
+        for call in calls:
+            arguments = _resolve(call.get("arguments", {}), answers)
+            try:
+                res = await client.call_tool(call["tool"], arguments)
+            except MCPError as exc:
+                answers.append({"jsonrpc_error": exc.code})
+                continue
+            text = res.content[0].text if res.content and res.content[0].type == "text" else None
+            if text is None or json.loads(text) != res.structured_content:
+                raise AssertionError(f"call {call['tool']}: the text block differs from structuredContent")
+            answers.append({"result": res.structured_content, "is_error": bool(res.is_error)})
+    return answers
+
+
+def normalize(answers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    names: dict[str, str] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            out = {k: walk(v) for k, v in value.items()}
+            sid = out.get("snapshot_id")
+            if isinstance(sid, str) and "resource_id_scope" in out:
+                out["snapshot_id"] = names.setdefault(sid, f"<snapshot {len(names) + 1}>")
+            return out
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return [walk(dict(a)) for a in answers]
+
+
+def run(scenario: Scenario) -> list[dict[str, Any]]:
+    section = read_section(scenario)
+    answers: list[dict[str, Any]] = anyio.run(drive, scenario.root, section.args, section.calls)
+    return normalize(answers)
+
+
+def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
+    section = read_section(scenario)
+    got = run(scenario)
+    for i, (call, answer) in enumerate(zip(section.calls, got, strict=True), start=1):
+        expected_file = call.get("expected")
+        if not isinstance(expected_file, str):
+            return CheckResult(KIND, False, f"observe.calls[{i - 1}] names no expected file")
+        expected = json.loads(scenario.file(expected_file).read_text(encoding="utf-8"))
+        if expected != answer:
+            return CheckResult(KIND, False, f"call {i} ({call['tool']}) differs from {expected_file}")
+    return CheckResult(KIND, True, f"{len(got)} tool calls match their expected answers")

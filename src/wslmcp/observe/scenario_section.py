@@ -1,0 +1,106 @@
+"""The ``observe`` section of a scenario manifest, validated strictly.
+
+```
+"observe": {
+  "args": ["--no-docker"],          startup options the replay check runs with
+  "platform": "linux" | "windows",  where the server ran (windows: the primary is read via wsl.exe)
+  "distro": "Ubuntu",               the local distribution's name (WSL_DISTRO_NAME)
+  "wsl_interop": true,              wsl.exe was reachable (additional distros are listed)
+  "host": {                         host facts until part 2 brings the Windows collectors
+    "logical_cpus": 16,
+    "cpu_breakdown": {"total": 25.1, "windows": 3.2, "virtual_machines": 21.4, "other": 0.5},
+    "memory": {"total_bytes": 34359738368, "available_bytes": 6120328192}
+  },
+  "calls": [ {"tool": ..., "arguments": {...}, "expected": "expected/01.json"} ... ]
+}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wslmcp.observe.model import BREAKDOWN_KEYS, HostMemory
+from wslmcp.observe.sources import HostFacts
+from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError
+
+KEYS = {"args", "platform", "distro", "wsl_interop", "host", "calls"}
+
+
+@dataclass(frozen=True)
+class ObserveSection:
+    args: tuple[str, ...]
+    platform: str
+    distro: str | None
+    wsl_interop: bool
+    host: HostFacts | None
+    calls: tuple[Mapping[str, Any], ...]
+
+
+def read_section(scenario: Scenario) -> ObserveSection:
+    file = scenario.root / MANIFEST_NAME
+    raw = scenario.manifest.get("observe", {})
+
+    def fail(key: str, expected: str, got: object = None) -> ScenarioError:
+        return ScenarioError(file, f"observe.{key}" if key else "observe", expected, got)
+
+    if not isinstance(raw, dict):
+        raise fail("", "an object", raw)
+    unknown = sorted(set(raw) - KEYS)
+    if unknown:
+        raise fail(unknown[0], f"one of {', '.join(sorted(KEYS))}")
+    args = raw.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise fail("args", "a list of strings", args)
+    platform = raw.get("platform", "linux")
+    if platform not in ("linux", "windows"):
+        raise fail("platform", '"linux" or "windows"', platform)
+    distro = raw.get("distro")
+    if distro is not None and (not isinstance(distro, str) or not distro):
+        raise fail("distro", "a non-empty string", distro)
+    interop = raw.get("wsl_interop", False)
+    if not isinstance(interop, bool):
+        raise fail("wsl_interop", "true or false", interop)
+    calls = raw.get("calls", [])
+    if not isinstance(calls, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("tool"), str) for c in calls
+    ):
+        raise fail("calls", 'a list of {"tool": ..., "arguments": {...}, "expected": FILE}', calls)
+    return ObserveSection(
+        args=tuple(args),
+        platform=platform,
+        distro=distro,
+        wsl_interop=interop,
+        host=_host(raw["host"], fail) if "host" in raw else None,
+        calls=tuple(calls),
+    )
+
+
+def _host(raw: object, fail: Any) -> HostFacts:
+    if not isinstance(raw, dict):
+        raise fail("host", "an object", raw)
+    cpus = raw.get("logical_cpus")
+    if isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1:
+        raise fail("host.logical_cpus", "an integer >= 1", cpus)
+    breakdown = raw.get("cpu_breakdown")
+    if breakdown is not None:
+        if not isinstance(breakdown, dict) or set(breakdown) != set(BREAKDOWN_KEYS):
+            raise fail("host.cpu_breakdown", f"an object with {', '.join(BREAKDOWN_KEYS)}", breakdown)
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in breakdown.values()):
+            raise fail("host.cpu_breakdown", "numbers", breakdown)
+    memory = raw.get("memory")
+    mem = None
+    if memory is not None:
+        if not isinstance(memory, dict) or not all(
+            isinstance(memory.get(k), int) and memory[k] >= 0 for k in ("total_bytes", "available_bytes")
+        ):
+            raise fail("host.memory", "total_bytes and available_bytes as integers >= 0", memory)
+        mem = HostMemory(memory["total_bytes"], memory["available_bytes"])
+    return HostFacts(
+        logical_cpus=cpus,
+        cpu_breakdown={k: float(v) for k, v in breakdown.items()} if breakdown is not None else None,
+        memory=mem,
+    )

@@ -1,0 +1,90 @@
+"""What the collector reads from, as the domain sees it. Wiring hands in adapters behind these.
+
+``SampleReader``  one distro's /proc sample (local /proc, or a distro read through wsl.exe in one call)
+``DistroLister``  the names of the running WSL distributions
+``HostProbe``     host-level facts (logical CPUs, CPU partition breakdown, memory). Part 1 has no
+                  Windows collector; a scenario can state the facts its host had (see docs/observe.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from wslmcp.boundaries.procfs import ProcSample, ProcSource
+from wslmcp.observe.model import HostMemory
+
+
+class SampleReader(Protocol):
+    async def read(self) -> ProcSample: ...
+
+
+class DistroLister(Protocol):
+    async def running(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    logical_cpus: int
+    cpu_breakdown: Mapping[str, float] | None
+    memory: HostMemory | None
+
+
+class HostProbe(Protocol):
+    async def read(self) -> HostFacts | None: ...
+
+
+class ThreadedReader:
+    """A blocking ``ProcSource`` read off the event loop, so pinned reads never wait behind it."""
+
+    def __init__(self, source: ProcSource) -> None:
+        self._source = source
+
+    async def read(self) -> ProcSample:
+        return await asyncio.to_thread(self._source.read_sample)
+
+
+class StaticHost:
+    """Host facts that do not change during a run (a scenario's stated host)."""
+
+    def __init__(self, facts: HostFacts) -> None:
+        self._facts = facts
+
+    async def read(self) -> HostFacts | None:
+        return self._facts
+
+
+class WindowsPrimary:
+    """The primary distribution of a server running on Windows: ``--distro NAME``, else WSL's default
+    distribution, else the first running one; read through wsl.exe. Chosen once, on first use."""
+
+    def __init__(
+        self,
+        requested: str | None,
+        default_name: Callable[[], Awaitable[str | None]],
+        lister: DistroLister,
+        remote: Callable[[str], SampleReader],
+    ) -> None:
+        self._requested, self._default_name, self._lister, self._remote = (
+            requested,
+            default_name,
+            lister,
+            remote,
+        )
+        self._name: str | None = requested
+
+    async def name(self) -> str:
+        if self._name is None:
+            name = await self._default_name()
+            if not name:
+                running = await self._lister.running()
+                name = running[0] if running else None
+            if not name:
+                raise LookupError("no WSL distribution is available; install one or pass --distro NAME")
+            self._name = name
+        return self._name
+
+    async def read(self) -> ProcSample:
+        return await self._remote(await self.name()).read()

@@ -1,0 +1,222 @@
+"""The four tools: input schemas, descriptions, server instructions and argument validation.
+
+Validation is complete before anything is collected; a bad call raises ``InvalidArguments``,
+which the server turns into a JSON-RPC invalid-params error (-32602). Lengths are counted in
+characters (Unicode scalar values), as the schemas say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from wslmcp.observe.model import ENVIRONMENTS, KINDS
+from wslmcp.observe.queries import DEFAULT_LIMIT, ListOptions, SortBy, SortOrder
+
+DEFAULT_MAX_AGE_MS = 3000
+MAX_ID_CHARS = 16384
+MAX_NAME_CHARS = 1024
+MAX_LIMIT = 1000
+SORT_KEYS: tuple[SortBy, ...] = ("cpu", "memory", "name")
+SORT_ORDERS: tuple[SortOrder, ...] = ("asc", "desc")
+
+INSTRUCTIONS = (
+    "Read-only, local observations of this Windows/WSL host: CPU and memory of the host, of each "
+    "environment (windows, wsl, wslc, docker) and of processes. Nothing here changes the system; "
+    "there are no actions and no shell. Start with get_system_summary (max_age_ms=0 for a fresh "
+    "observation), keep the returned snapshot.snapshot_id and pass it to every follow-up call of "
+    "the same investigation. Resource IDs are opaque and observation-scoped: a resource_id is valid "
+    "only together with the snapshot_id it came from; never build one from a PID or name. If a "
+    "snapshot is unavailable (they expire after 60 s; 4 are kept), start again and use the new IDs. "
+    "CPU percentages use the host-wide scale (all logical CPUs = 100); cores_used gives a "
+    "resource's cores; check snapshot.cpu_scope. Host, environment and parent/child usage overlap: "
+    "never add them together or subtract one from another. null means not observed, not zero. "
+    "Memory usage alone does not establish paging, swapping, disk I/O waits or memory pressure; "
+    "separate observed facts from hypotheses. Container membership and parentage come only from "
+    "returned parent_ids or list_children, never from names, PIDs or source labels."
+)
+
+_SNAPSHOT_ID = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_ID_CHARS,
+    "description": "Opaque retained snapshot ID; never parse it.",
+}
+_MAX_AGE = {
+    "type": "integer",
+    "minimum": 0,
+    "description": (
+        "Use the latest snapshot if it is at most this old (ms, default 3000); 0 forces a new "
+        "collection. Mutually exclusive with snapshot_id."
+    ),
+}
+_RESOURCE_ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
+_PARENT = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_ID_CHARS,
+    "description": "List the immediate children of this resource; requires snapshot_id.",
+}
+_LISTING = {
+    "sort_by": {"type": "string", "enum": list(SORT_KEYS)},
+    "sort_order": {"type": "string", "enum": list(SORT_ORDERS)},
+    "limit": {"type": "integer", "minimum": 0, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+    "environment": {"type": "string", "enum": list(ENVIRONMENTS)},
+    "resource_kind": {"type": "string", "enum": list(KINDS)},
+    "name_contains": {
+        "type": "string",
+        "maxLength": MAX_NAME_CHARS,
+        "description": "Case-sensitive name substring.",
+    },
+}
+
+
+def _schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "get_system_summary",
+        "Start CPU/memory diagnosis here. Returns observed host CPU/memory, per-environment "
+        "(windows, wsl, wslc, docker) CPU/memory and snapshot metadata. Environment and host usage "
+        "overlap: do not sum them. null means not observed, not zero. Memory usage alone does not "
+        "show paging, disk I/O or memory pressure. Pass max_age_ms=0 for a fresh observation, then "
+        "reuse the returned snapshot_id.",
+        _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE}, []),
+    ),
+    ToolSpec(
+        "list_resources",
+        "Find processes, applications, containers or infrastructure by CPU or memory, with filters "
+        "(applied before sort and limit) and a limit (default 30). Reuse snapshot_id for follow-ups: "
+        "resource IDs belong to that observation. Use the returned hierarchy (parent_ids, "
+        "list_children) for attribution; never infer container membership from names or source "
+        "labels. 'parent' (with snapshot_id) lists that resource's immediate children.",
+        _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE, "parent": _PARENT, **_LISTING}, []),
+    ),
+    ToolSpec(
+        "inspect_resource",
+        "Inspect one resource found by list_resources or list_children. Pass its resource_id "
+        "together with the same snapshot_id it came from.",
+        _schema(
+            {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID},
+            ["snapshot_id", "resource_id"],
+        ),
+    ),
+    ToolSpec(
+        "list_children",
+        "Drill into a container's, application's or host's immediate observed children. Pass the "
+        "parent's resource_id and the same snapshot_id. Child usage overlaps the parent's: do not "
+        "add them. An empty list means no children were observed.",
+        _schema(
+            {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID, **_LISTING},
+            ["snapshot_id", "resource_id"],
+        ),
+    ),
+)
+TOOL_NAMES = tuple(t.name for t in TOOLS)
+
+
+class InvalidArguments(ValueError):
+    """A call rejected before any collection (JSON-RPC -32602)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    tool: str
+    snapshot_id: str | None = None
+    max_age_ms: int = DEFAULT_MAX_AGE_MS
+    resource_id: str | None = None  # inspect_resource / list_children, or list_resources' parent
+    listing: ListOptions = field(default_factory=ListOptions)
+
+
+def _check_string(key: str, value: object, min_len: int, max_len: int) -> str:
+    if not isinstance(value, str):
+        raise InvalidArguments(f"invalid argument: {key} must be a string")
+    if not min_len <= len(value) <= max_len:
+        raise InvalidArguments(f"invalid argument: {key} must be {min_len}..{max_len} characters long")
+    return value
+
+
+def _check_int(key: str, value: object, minimum: int, maximum: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArguments(f"invalid argument: {key} must be an integer")
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
+        raise InvalidArguments(f"invalid argument: {key} must be {bound}")
+    return value
+
+
+def _check_enum(key: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise InvalidArguments(f"invalid argument: {key}: expected one of {', '.join(allowed)}")
+    return value
+
+
+def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
+    """Validate one ``tools/call``; raises ``InvalidArguments`` naming the first problem."""
+    spec = next((t for t in TOOLS if t.name == tool), None)
+    if spec is None:
+        raise InvalidArguments(f"unknown tool: {tool}")
+    args = dict(arguments or {})
+    allowed = spec.input_schema["properties"]
+    for key, value in args.items():
+        if key not in allowed:
+            raise InvalidArguments(f"invalid argument: {key} is not accepted by {tool}")
+        if value is None:
+            raise InvalidArguments(f"invalid argument: {key} must not be null")
+    snapshot_id = (
+        _check_string("snapshot_id", args["snapshot_id"], 1, MAX_ID_CHARS) if "snapshot_id" in args else None
+    )
+    max_age = (
+        _check_int("max_age_ms", args["max_age_ms"], 0, None) if "max_age_ms" in args else DEFAULT_MAX_AGE_MS
+    )
+    if snapshot_id is not None and "max_age_ms" in args:
+        raise InvalidArguments("snapshot_id and max_age_ms are mutually exclusive")
+    for key in spec.input_schema["required"]:
+        if key not in args:
+            raise InvalidArguments(f"missing required argument: {key}")
+    resource_id = None
+    if "resource_id" in args:
+        resource_id = _check_string("resource_id", args["resource_id"], 1, MAX_ID_CHARS)
+    if "parent" in args:
+        if snapshot_id is None:
+            raise InvalidArguments("parent requires snapshot_id")
+        resource_id = _check_string("parent", args["parent"], 1, MAX_ID_CHARS)
+    listing = ListOptions(
+        sort_by=cast(
+            SortBy, _check_enum("sort_by", args["sort_by"], SORT_KEYS) if "sort_by" in args else "cpu"
+        ),
+        sort_order=cast(
+            SortOrder,
+            _check_enum("sort_order", args["sort_order"], SORT_ORDERS) if "sort_order" in args else "desc",
+        ),
+        limit=_check_int("limit", args["limit"], 0, MAX_LIMIT) if "limit" in args else DEFAULT_LIMIT,
+        environment=_check_enum("environment", args["environment"], ENVIRONMENTS)
+        if "environment" in args
+        else None,
+        resource_kind=_check_enum("resource_kind", args["resource_kind"], KINDS)
+        if "resource_kind" in args
+        else None,
+        name_contains=(
+            _check_string("name_contains", args["name_contains"], 0, MAX_NAME_CHARS)
+            if "name_contains" in args
+            else None
+        ),
+    )
+    return Call(
+        tool=tool, snapshot_id=snapshot_id, max_age_ms=max_age, resource_id=resource_id, listing=listing
+    )

@@ -1,0 +1,81 @@
+"""Claude Code: ~/.claude.json (user and user-project/"local" scopes) and PROJECT/.mcp.json.
+
+Reading order (mcp-top §3.2): user, then each matching ``projects[key]`` entry, then the
+project file; with precedence user-project > project > user, so local beats project silently.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.profile.configs.merge import ServerMerger
+from wslmcp.profile.configs.reading import read_json
+from wslmcp.profile.configs.specs import ParsedTable, parse_table
+from wslmcp.profile.model import CliDiscovery
+
+
+def project_key(path: str) -> str:
+    """Both sides of the ``projects`` match: normpath, forward slashes, no trailing slash.
+
+    Not made absolute: a relative --project never matches the absolute keys (as in mcp-top).
+    """
+    norm = os.path.normpath(path).replace("\\", "/").rstrip("/")
+    return norm.casefold() if sys.platform == "win32" else norm
+
+
+def detected(files: ClientFiles, home: str, project: str) -> bool:
+    return any(
+        files.stat(p) is not None
+        for p in (
+            os.path.join(home, ".claude.json"),
+            os.path.join(home, ".claude", "projects"),
+            os.path.join(project, ".mcp.json"),
+        )
+    )
+
+
+def discover_claude(files: ClientFiles, home: str, project: str) -> CliDiscovery:
+    warnings: list[str] = []
+    files_read: list[str] = []
+    merger = ServerMerger()
+
+    def take(table: ParsedTable) -> None:
+        warnings.extend(table.warnings)
+        for server in table.servers:
+            merger.add(server)
+        warnings.extend(merger.warnings)
+        merger.warnings.clear()
+
+    user_path = os.path.join(home, ".claude.json")
+    user = read_json(files, user_path, unicode_is="parse")
+    if user.exists:
+        files_read.append(user_path)
+    if user.warning:
+        warnings.append(user.warning)
+    if user.root is not None:
+        take(parse_table("claude-code", user.root.get("mcpServers"), "user", user_path))
+        projects = user.root.get("projects")
+        if isinstance(projects, Mapping):
+            wanted = project_key(project)
+            for key, entry in projects.items():
+                if project_key(str(key)) == wanted and isinstance(entry, Mapping):
+                    take(parse_table("claude-code", entry.get("mcpServers"), "user-project", user_path))
+
+    project_path = os.path.join(project, ".mcp.json")
+    shared = read_json(files, project_path, unicode_is="parse")
+    if shared.exists:
+        files_read.append(project_path)
+    if shared.warning:
+        warnings.append(shared.warning)
+    if shared.root is not None:
+        take(parse_table("claude-code", shared.root.get("mcpServers"), "project", project_path))
+
+    return CliDiscovery(
+        cli="claude-code",
+        servers=merger.servers(),
+        warnings=tuple(warnings),
+        files_read=tuple(files_read),
+    )

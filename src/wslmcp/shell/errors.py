@@ -1,0 +1,32 @@
+"""The two ways a shell tool call fails: the guard refused it (nothing ran), or it failed."""
+
+from __future__ import annotations
+
+from wslmcp.shell.guard import Decision
+
+
+class Refused(Exception):
+    """The guard rejected the request before anything ran."""
+
+    def __init__(self, decision: Decision, action: str) -> None:
+        self.decision = decision
+        self.action = action
+        super().__init__(decision.reason or "refused by the guard")
+
+    def render(self) -> str:
+        d = self.decision
+        lines = [f"Refused by this profile's guard policy: {d.reason or 'no reason given'}"]
+        if d.rule:
+            lines.append(f"Rule: {d.rule}")
+        if d.segment and d.segment.strip() != self.action.strip():
+            lines.append(f"Offending part: {d.segment}")
+        lines.append(f"Requested: {self.action}")
+        lines.append(
+            "Nothing was run in the distro. This is a policy decision: do not retry it in another "
+            "spelling; adjust the request, or ask the operator to change the profile."
+        )
+        return "\n".join(lines)
+
+
+class ToolFailure(Exception):
+    """A request that could not be carried out; the message says why and what to do."""

@@ -1,0 +1,648 @@
+"""What a command writes: the paths it writes to, and changes it makes that have no path.
+
+This is the one definition of "a write" shared by the read-only layer, the ``/mnt`` write rule and
+the catastrophe rules on devices and system files. Reads are never writes: ``cp /mnt/c/x /home/a``
+writes ``/home/a`` only, and ``tar -czf /home/b.tgz /mnt/c/src`` writes the archive only.
+``"."`` stands for the working directory (``wget URL``, ``tar -x`` without ``-C``, ``npm install``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wslmcp.shell.guard.expand import Arg
+from wslmcp.shell.guard.options import Parsed, parse
+
+CWD = Arg(".")
+
+
+@dataclass
+class Effects:
+    writes: list[Arg] = field(default_factory=list)
+    mutation: str | None = None
+    payloads: list[str] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.writes or self.mutation)
+
+
+Analyzer = Callable[[str, list[Arg]], Effects]
+
+
+def _operands(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+    def analyze(name: str, args: list[Arg]) -> Effects:
+        p = parse(args, short, long)
+        return Effects(writes=list(p.operands), mutation=None if p.operands else f"'{name}' changes files")
+
+    return analyze
+
+
+def _after_first(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+    """chmod/chown/chgrp/setfacl: the first operand is a mode or an owner unless --reference is given."""
+
+    def analyze(name: str, args: list[Arg]) -> Effects:
+        p = parse([a for a in args if not re.fullmatch(r"[-+=][rwxXstugo]+", a.text) or name != "chmod"], short, long)
+        ops = p.operands if p.has("--reference") else p.operands[1:]
+        if name == "chmod":
+            ops = [a for a in p.operands if not re.fullmatch(r"[0-7]{3,4}|[ugoa]*[-+=][rwxXstugo,]*", a.text)]
+        return Effects(writes=ops, mutation=None if ops else f"'{name}' changes files")
+
+    return analyze
+
+
+def _copy_like(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "tSmgoB" if name == "install" else "tS", ("target-directory", "suffix", "mode", "owner", "group"))
+    targets = [Arg(v) for v in p.values("-t", "--target-directory")]
+    if name == "install" and p.has("-d", "--directory"):
+        return Effects(writes=list(p.operands))
+    if not targets and p.operands:
+        targets = [p.operands[-1]] if len(p.operands) > 1 or name == "ln" else [CWD]
+    if name == "ln" and len(p.operands) == 1 and not p.values("-t", "--target-directory"):
+        targets = [CWD]
+    if name == "mv":
+        return Effects(writes=[*p.operands, *targets])
+    return Effects(writes=targets, mutation=None if targets else f"'{name}' changes files")
+
+
+def _rsync(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "eBfT", ("rsh", "filter", "exclude", "include", "exclude-from", "include-from", "files-from", "rsync-path", "temp-dir", "partial-dir", "log-file", "password-file", "chmod", "chown", "backup-dir", "suffix", "max-size", "min-size", "bwlimit", "timeout", "port", "out-format", "compare-dest", "link-dest", "copy-dest"))
+    writes = [p.operands[-1]] if len(p.operands) > 1 else []
+    if p.has("--remove-source-files"):
+        writes.extend(p.operands[:-1])
+    return Effects(writes=writes, mutation=None if writes else "rsync transfers files")
+
+
+def _scp(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "cFiJloPS")
+    return Effects(writes=[p.operands[-1]] if len(p.operands) > 1 else [], mutation="scp transfers files")
+
+
+def _tar(name: str, args: list[Arg]) -> Effects:
+    args = list(args)
+    if args and re.fullmatch(r"[A-Za-z]+", args[0].text) and not args[0].text.startswith("-"):
+        letters = args[0].text
+        rebuilt: list[Arg] = []
+        rest = args[1:]
+        for letter in letters:
+            rebuilt.append(Arg("-" + letter))
+            if letter in "fCTXbgKLNV" and rest:
+                rebuilt.append(rest.pop(0))
+        args = rebuilt + rest
+    p = parse(args, "fCTXbgKLNVIH", ("file", "directory", "files-from", "exclude-from", "exclude", "transform", "owner", "group", "mode", "mtime", "newer", "label", "use-compress-program", "blocking-factor", "format", "xform", "listed-incremental"))
+    archives = [Arg(v) for v in p.values("-f", "--file") if v != "-"]
+    creating = p.short_cluster_has("cruA") or p.has("--create", "--append", "--update", "--concatenate", "--catenate", "--delete")
+    extracting = p.short_cluster_has("x") or p.has("--extract", "--get")
+    if creating:
+        return Effects(writes=archives)
+    if extracting:
+        if p.has("-O", "--to-stdout", "--to-command"):
+            return Effects()
+        dirs = [Arg(v) for v in p.values("-C", "--directory")]
+        return Effects(writes=dirs or [CWD])
+    return Effects()
+
+
+def _unzip(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "dxP")
+    if p.has("-l", "-t", "-p", "-Z", "-v", "-z"):
+        return Effects()
+    dirs = [Arg(v) for v in p.values("-d")]
+    return Effects(writes=dirs or [CWD])
+
+
+def _compressor(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "S", ("suffix",))
+    if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in ("zcat", "bzcat", "xzcat"):
+        return Effects()
+    if name == "zip":
+        return Effects(writes=p.operands[:1], mutation=None if p.operands else "zip writes an archive")
+    return Effects(writes=list(p.operands), mutation=None if p.operands else None)
+
+
+def _dd(name: str, args: list[Arg]) -> Effects:
+    writes = [Arg(a.text[3:], a.glob) for a in args if a.text.startswith("of=")]
+    return Effects(writes=writes)
+
+
+def _tee(name: str, args: list[Arg]) -> Effects:
+    p = parse(args)
+    return Effects(writes=list(p.operands))
+
+
+def _sed(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "efl", ("expression", "file", "line-length"))
+    in_place = p.has("--in-place") or any(
+        a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0] for a in args
+    )
+    if not in_place:
+        return Effects()
+    files = p.operands if p.has("-e", "--expression", "-f", "--file") else p.operands[1:]
+    return Effects(writes=files, mutation=None if files else "sed edits files in place")
+
+
+def _perl_like(name: str, args: list[Arg]) -> Effects:
+    in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*", a.text) and not a.text.startswith("-e") for a in args[:4])
+    if not in_place:
+        return Effects()
+    p = parse(args, "eEIlMmx0")
+    return Effects(writes=list(p.operands), mutation=None if p.operands else f"{name} -i edits files in place")
+
+
+def _sort(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "kotST", ("key", "output", "field-separator", "temporary-directory", "buffer-size"))
+    return Effects(writes=[Arg(v) for v in p.values("-o", "--output")])
+
+
+def _curl(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "odDeEhHKmuUxXyYzCPrTwAbcFQ", ("output", "dump-header", "cookie-jar", "output-dir", "upload-file", "data", "header", "user", "request", "proxy", "referer", "user-agent", "cookie", "form", "config", "max-time", "connect-timeout", "retry", "range", "write-out", "cacert", "cert", "key", "data-binary", "data-raw", "data-urlencode", "url", "resolve"))
+    writes = [Arg(v) for v in p.values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar") if v not in ("-", "/dev/null")]
+    out_dir = p.values("--output-dir")
+    if p.has("-O", "--remote-name", "--remote-name-all", "-J"):
+        writes.append(Arg(out_dir[-1]) if out_dir else CWD)
+    upload = p.values("-T", "--upload-file")
+    return Effects(writes=writes, mutation="curl uploads a file" if upload else None)
+
+
+def _wget(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "OoaPtTwQeUYiBlADRIXbd", ("output-document", "output-file", "append-output", "directory-prefix", "tries", "timeout", "wait", "quota", "execute", "user-agent", "input-file", "base", "level", "accept", "domains", "reject", "include-directories", "exclude-directories", "header", "post-data", "post-file", "user", "password"))
+    if p.has("--spider"):
+        return Effects()
+    writes = [Arg(v) for v in p.values("-o", "--output-file", "-a", "--append-output") if v != "/dev/null"]
+    docs = p.values("-O", "--output-document")
+    if docs:
+        writes.extend(Arg(v) for v in docs if v not in ("-", "/dev/null"))
+    else:
+        prefix = p.values("-P", "--directory-prefix")
+        writes.append(Arg(prefix[-1]) if prefix else CWD)
+    return Effects(writes=writes)
+
+
+def _find(name: str, args: list[Arg]) -> Effects:
+    roots: list[Arg] = []
+    writes: list[Arg] = []
+    k = 0
+    while k < len(args) and not args[k].text.startswith(("-", "(", "!")):
+        roots.append(args[k])
+        k += 1
+    for j, a in enumerate(args):
+        if a.text == "-delete":
+            writes.extend(roots or [CWD])
+        if a.text in ("-fprint", "-fprint0", "-fprintf", "-fls") and j + 1 < len(args):
+            writes.append(args[j + 1])
+    return Effects(writes=writes)
+
+
+def _awk(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "fvF", ("file", "assign", "field-separator"))
+    if p.has("-f", "--file") or not p.operands:
+        return Effects()
+    program = p.operands[0].text
+    writes: list[Arg] = []
+    payloads: list[str] = []
+    mutation = None
+    for m in re.finditer(r"\b(?:print|printf)\b[^;{}]*?(>>?|\|)\s*(\"([^\"]*)\"|[A-Za-z_]\w*)?", program):
+        target = m.group(3)
+        if m.group(1) == "|":
+            if target is not None:
+                payloads.append(target)
+            else:
+                mutation = "the awk program pipes into a command built at run time"
+        elif target is not None:
+            if target not in ("/dev/stdout", "/dev/stderr"):
+                writes.append(Arg(target))
+        else:
+            mutation = "the awk program writes to a file named at run time"
+    for m in re.finditer(r"\bsystem\s*\(\s*\"([^\"]*)\"", program):
+        payloads.append(m.group(1))
+    if re.search(r"\bsystem\s*\(\s*[^\"\s]", program):
+        mutation = mutation or "the awk program runs a command built at run time"
+    return Effects(writes=writes, mutation=mutation, payloads=payloads)
+
+
+_INTERPRETER_CALL = re.compile(
+    r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|"
+    r"\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bqx)\s*\(\s*(?:r|b)?(['\"])(.+?)(?<!\\)\1"
+)
+
+
+def interpreter_payloads(program: str) -> list[str]:
+    """Shell command strings a one-line program hands to a shell: ``os.system("…")``, ``system('…')``,
+    ``subprocess.run("…", shell=True)``, ``execSync('…')``, and backticks in Perl and Ruby."""
+    found = [m.group(2) for m in _INTERPRETER_CALL.finditer(program)]
+    found.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
+    return found
+
+
+def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
+    if not parsed.operands:
+        return "", []
+    return parsed.operands[0].text, parsed.operands[1:]
+
+
+def _git(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "Cc", ("git-dir", "work-tree", "namespace", "exec-path", "config-env", "super-prefix"), stop_first=True)
+    where = [Arg(v) for v in p.values("-C")] or [CWD]
+    if not p.rest:
+        return Effects()
+    verb, rest = p.rest[0].text, p.rest[1:]
+    sub = parse(rest, "mFcCbBeoSu")
+    flags = {n for n, _ in sub.opts}
+    mutating = {
+        "push", "reset", "checkout", "switch", "restore", "clean", "rebase", "merge", "commit", "add", "rm", "mv",
+        "apply", "revert", "cherry-pick", "pull", "gc", "prune", "init", "clone", "fetch", "am", "filter-branch",
+        "update-ref", "update-index", "replace", "lfs", "sparse-checkout", "bisect", "repack", "maintenance",
+    }
+    read_forms = {
+        "stash": ({"list", "show"}, set()),
+        "remote": ({"show", "get-url", ""}, {"-v", "--verbose"}),
+        "tag": ({""}, {"-l", "--list", "-n", "--contains", "--points-at", "--merged", "--no-merged", "--sort", "-v", "--verify"}),
+        "branch": ({""}, {"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--contains", "--merged", "--no-merged", "--show-current", "--sort", "--format"}),
+        "config": (set(), {"--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin", "--show-scope", "--get-urlmatch", "--name-only"}),
+        "worktree": ({"list"}, set()),
+        "submodule": ({"status", "summary", "foreach", ""}, set()),
+        "notes": ({"list", "show", ""}, set()),
+    }
+    if verb == "clone":
+        operands = sub.operands
+        return Effects(writes=[operands[1]] if len(operands) > 1 else where, mutation="git clone writes a repository")
+    if verb in mutating:
+        return Effects(writes=where, mutation=f"git {verb} changes the repository, its working tree or a remote")
+    if verb in read_forms:
+        subs, read_flags = read_forms[verb]
+        first = sub.operands[0].text if sub.operands else ""
+        if verb == "config":
+            if flags & read_flags or len(sub.operands) <= 1:
+                return Effects()
+        elif first in subs and (not flags or flags <= read_flags or not sub.operands):
+            if verb in ("tag", "branch") and sub.operands and not (flags & read_flags):
+                pass
+            else:
+                return Effects()
+        return Effects(writes=where, mutation=f"git {verb} changes the repository")
+    return Effects()
+
+
+def _verb_table(reads: set[str], default_read: bool = False, short: str = "", long: tuple[str, ...] = (), label: str = "") -> Analyzer:
+    def analyze(name: str, args: list[Arg]) -> Effects:
+        p = parse(args, short, long)
+        verb, _ = _subcommand(p)
+        if (not verb and default_read) or verb in reads:
+            return Effects()
+        if any(n in ("-h", "--help", "--version", "-V") for n, _ in p.opts) and not verb:
+            return Effects()
+        what = label or f"{name} {verb}".strip()
+        return Effects(mutation=f"'{what}' changes the system or its packages")
+
+    return analyze
+
+
+def _cwd_builder(reads: set[str], short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+    def analyze(name: str, args: list[Arg]) -> Effects:
+        p = parse(args, short, long)
+        verb, _ = _subcommand(p)
+        if verb in reads or p.has("--version", "-v", "--help", "-h") and not verb:
+            return Effects()
+        if name == "make" and p.has("-n", "--dry-run", "--just-print", "-q", "--question"):
+            return Effects()
+        where = [Arg(v) for v in p.values("-C", "--directory", "--prefix")] or [CWD]
+        return Effects(writes=where, mutation=f"'{name} {verb}'".replace(" '", "'") + " builds or installs into the working directory")
+
+    return analyze
+
+
+def _listing_flags(read_flags: set[str], short: str = "", long: tuple[str, ...] = (), label: str = "") -> Analyzer:
+    def analyze(name: str, args: list[Arg]) -> Effects:
+        p = parse(args, short, long)
+        if any(n in read_flags for n, _ in p.opts) or (not args and "" in read_flags):
+            return Effects()
+        return Effects(mutation=label or f"'{name}' changes the system")
+
+    return analyze
+
+
+def _service(name: str, args: list[Arg]) -> Effects:
+    verbs = [a.text for a in args]
+    if not verbs or "--status-all" in verbs or verbs[0] in ("--help", "-h", "--version") or verbs[1:2] == ["status"]:
+        return Effects()
+    return Effects(mutation="'service' changes service state")
+
+
+def _systemctl(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "HMtpnosP", ("host", "machine", "type", "property", "lines", "output", "signal", "state", "root", "kill-whom", "job-mode"))
+    verb, _ = _subcommand(p)
+    reads = {"", "status", "show", "cat", "list-units", "list-unit-files", "list-sockets", "list-timers", "list-jobs", "list-dependencies", "list-machines", "is-active", "is-enabled", "is-failed", "is-system-running", "help", "get-default", "show-environment", "--version"}
+    if verb in reads:
+        return Effects()
+    return Effects(mutation=f"'systemctl {verb}' changes service state")
+
+
+def _docker(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "Hcl", ("host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"), stop_first=True)
+    if not p.rest:
+        return Effects()
+    verb = p.rest[0].text
+    sub = p.rest[1:]
+    reads = {"ps", "logs", "inspect", "images", "version", "info", "stats", "top", "port", "diff", "history", "events", "search", "help", "ls", "config", "context", "login", "logout"}
+    groups = {"compose", "container", "image", "volume", "network", "system", "buildx", "builder", "node", "service", "stack", "secret", "plugin", "trust", "manifest", "context"}
+    if verb in groups:
+        inner = parse(sub, "fp", ("file", "project-name", "profile", "env-file", "project-directory", "format", "filter"), stop_first=True)
+        subverb = inner.rest[0].text if inner.rest else ""
+        if subverb in reads | {"df", "show", "list", "config", "convert", "images", "ps", "logs", "ls", "top", "port", "events", "version", "inspect", ""}:
+            return Effects()
+        return Effects(mutation=f"'{name} {verb} {subverb}' changes containers, images or volumes")
+    if verb in reads:
+        return Effects()
+    if verb == "cp" and len(sub) >= 2 and ":" not in sub[-1].text:
+        return Effects(writes=[sub[-1]], mutation="docker cp copies files")
+    if verb == "save":
+        out = parse(sub, "o", ("output",)).values("-o", "--output")
+        return Effects(writes=[Arg(v) for v in out], mutation=None if out else None)
+    return Effects(mutation=f"'{name} {verb}' changes containers, images or volumes")
+
+
+def _kubectl(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "ns", ("namespace", "context", "kubeconfig", "server", "cluster", "user", "token", "as"))
+    verb, _ = _subcommand(p)
+    mutating = {"apply", "delete", "create", "edit", "scale", "patch", "replace", "rollout", "drain", "cordon", "uncordon", "exec", "cp", "set", "annotate", "label", "taint", "run", "expose", "autoscale", "attach", "debug", "port-forward", "proxy"}
+    if verb in mutating:
+        return Effects(mutation=f"'{name} {verb}' changes cluster state")
+    return Effects()
+
+
+def _crontab(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "u")
+    if p.has("-l", "-V") and not p.has("-r", "-e"):
+        return Effects()
+    return Effects(mutation="crontab replaces the user's scheduled jobs")
+
+
+def _kill(name: str, args: list[Arg]) -> Effects:
+    if name == "kill" and any(a.text in ("-l", "-L", "--list", "--table") for a in args):
+        return Effects()
+    return Effects(mutation=f"'{name}' signals processes")
+
+
+def _mutation(label: str) -> Analyzer:
+    def analyze(name: str, args: list[Arg]) -> Effects:
+        return Effects(mutation=label.format(name=name))
+
+    return analyze
+
+
+def _editor(name: str, args: list[Arg]) -> Effects:
+    p = parse(args, "cSuiTw")
+    files = [a for a in p.operands if not a.text.startswith("+")]
+    return Effects(writes=files, mutation=f"'{name}' edits files")
+
+
+_PKG_READS = {
+    "apt": ({"list", "show", "search", "policy", "depends", "rdepends", "showsrc", "changelog", "help", "moo"}, False),
+    "apt-get": ({"check", "changelog", "help", "indextargets"}, False),
+    "aptitude": ({"search", "show", "versions", "why", "why-not", "changelog", "help"}, False),
+    "yum": ({"list", "info", "search", "provides", "whatprovides", "repolist", "check-update", "history", "deplist", "help"}, False),
+    "dnf": ({"list", "info", "search", "provides", "repolist", "repoquery", "check-update", "history", "deplist", "help"}, False),
+    "zypper": ({"search", "se", "info", "if", "list-updates", "lu", "repos", "lr", "packages", "pa", "patches", "help"}, False),
+    "apk": ({"info", "search", "list", "policy", "stats", "dot", "help"}, False),
+    "snap": ({"list", "info", "find", "search", "version", "help", "changes", "services", "connections", "interfaces", "logs"}, True),
+    "brew": ({"list", "ls", "info", "search", "outdated", "deps", "uses", "config", "doctor", "leaves", "desc", "home", "help", "--prefix", "--version", "--cellar"}, True),
+    "npm": ({"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "search", "s", "help", "config", "get", "whoami", "version", "bin", "root", "prefix", "explain", "why", "doctor", "fund", "ping", "query", "docs", "repo", "bugs"}, True),
+    "pnpm": ({"ls", "list", "ll", "la", "view", "info", "outdated", "why", "help", "root", "bin", "config", "search", "audit", "licenses"}, False),
+    "yarn": ({"list", "info", "why", "outdated", "help", "config", "bin", "versions", "licenses", "audit", "owner", "workspaces"}, False),
+    "pip": ({"list", "show", "freeze", "check", "search", "help", "config", "debug", "inspect", "index", "hash", "cache", "completion"}, True),
+    "pip3": ({"list", "show", "freeze", "check", "search", "help", "config", "debug", "inspect", "index", "hash", "cache", "completion"}, True),
+    "pipx": ({"list", "environment", "help"}, True),
+    "gem": ({"list", "search", "query", "specification", "spec", "environment", "env", "contents", "which", "help", "info", "outdated", "dependency"}, True),
+    "composer": ({"show", "info", "search", "outdated", "licenses", "validate", "diagnose", "depends", "why", "prohibits", "why-not", "help", "list", "about", "config", "check-platform-reqs", "status", "suggests", "fund"}, True),
+    "bundle": ({"list", "show", "outdated", "info", "check", "help", "version", "platform", "doctor", "config"}, False),
+    "cargo": ({"search", "tree", "metadata", "version", "help", "locate-project", "pkgid", "read-manifest", "verify-project", "--version", "-V", "--list"}, True),
+    "helm": ({"list", "ls", "get", "history", "search", "show", "status", "template", "version", "help", "env", "lint", "verify"}, True),
+}
+
+
+def _package(name: str, args: list[Arg]) -> Effects:
+    reads, default_read = _PKG_READS[name]
+    p = parse(args, "ocCpt" if name in ("apt", "apt-get", "aptitude") else "", ("option", "config-file", "target-release"))
+    if p.has("-s", "--simulate", "--dry-run", "--just-print", "--recon", "--no-act"):
+        return Effects()
+    verb, _ = _subcommand(p)
+    if (not verb and (default_read or p.has("--version", "-v", "-V", "--help", "-h"))) or verb in reads:
+        return Effects()
+    if name in ("npm", "pnpm", "yarn", "cargo", "composer", "bundle") and verb not in ("publish", "login", "adduser", "logout"):
+        if p.has("-g", "--global", "--location"):
+            return Effects(mutation=f"'{name} {verb}' installs packages system-wide")
+        return Effects(writes=[CWD], mutation=f"'{name} {verb}' changes packages in the working directory".replace(" '", "'").replace("''", "'"))
+    return Effects(mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages")
+
+
+def _dpkg(name: str, args: list[Arg]) -> Effects:
+    reads = {"-l", "-L", "-s", "-S", "-p", "-c", "-I", "-W", "--list", "--listfiles", "--status", "--search", "--print-avail", "--print-architecture", "--print-foreign-architectures", "--get-selections", "--contents", "--info", "--compare-versions", "--audit", "-C", "--verify", "-V", "--version", "--help", "--show", "-f", "--field", "--showformat"}
+    first = next((a.text for a in args if a.text.startswith("-")), "")
+    if not args or first.split("=")[0] in reads or name in ("dpkg-query", "dpkg-deb") and first not in ("-b", "--build", "-x", "-X", "-R", "--extract", "--vextract", "--raw-extract"):
+        return Effects()
+    return Effects(mutation=f"'{name}' installs or removes packages")
+
+
+def _rpm(name: str, args: list[Arg]) -> Effects:
+    if any(re.fullmatch(r"-q\w*|--query|-V\w*|--verify|--version|--help|--eval|-E|--showrc", a.text) for a in args):
+        return Effects()
+    return Effects(mutation="'rpm' installs or removes packages")
+
+
+def _pacman(name: str, args: list[Arg]) -> Effects:
+    if any(re.fullmatch(r"-Q\w*|--query|-Ss\w*|-Si\w*|-F\w*|--files|-V|--version|-h|--help|-T|--deptest", a.text) for a in args):
+        return Effects()
+    return Effects(mutation="'pacman' installs or removes packages")
+
+
+def _firewall(name: str, args: list[Arg]) -> Effects:
+    texts = [a.text for a in args]
+    listing = {
+        "iptables": r"-[A-Za-z]*[LS][A-Za-z]*|--list|--list-rules|-V|--version|-h|--help|--check|-C",
+        "ip6tables": r"-[A-Za-z]*[LS][A-Za-z]*|--list|--list-rules|-V|--version|-h|--help|--check|-C",
+        "nft": r"list|-v|--version|-h|--help|-c|--check|describe|monitor",
+        "ufw": r"status|version|--version|help|--help|show|app",
+        "firewall-cmd": r"--list-\S*|--state|--get-\S*|--query-\S*|--info-\S*|--version|-h|--help",
+    }[name]
+    if any(re.fullmatch(listing, t) for t in texts) or not texts:
+        return Effects()
+    return Effects(mutation=f"'{name}' changes firewall rules")
+
+
+def _disk_tool(name: str, args: list[Arg]) -> Effects:
+    reads = {
+        "fdisk": r"-l|--list|-V|--version|-h|--help|-s|--getsz|-x|--list-details",
+        "sfdisk": r"-l|--list|-d|--dump|-J|--json|-s|--show-size|-V|--verify|-h|--help|-v|--version|-g|--show-geometry|--list-free|-F|-r|--list-types|-T",
+        "parted": r"-l|--list|print|-v|--version|-h|--help|unit|-s|--script|-m|--machine|\S+",
+        "sgdisk": r"-p|--print|-i\S*|--info\S*|-v|--verify|-V|--version|-h|--help|-\?|-O|--print-mbr|-L|--list-types|-D|--display-alignment|-E|--end-of-largest|-F|--first-in-largest|-f|--first-aligned-in-largest|-P|--pretend",
+        "wipefs": r"-n|--no-act|-J|--json|-O|--output|-p|--parsable|-h|--help|-V|--version|-i|--noheadings|/\S+",
+        "blkdiscard": r"-h|--help|-V|--version",
+    }[name]
+    texts = [a.text for a in args]
+    if name == "parted":
+        words = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
+        mutating = {"mklabel", "mktable", "mkpart", "mkpartfs", "rm", "resizepart", "resize", "rescue", "set", "toggle", "name", "move", "cp", "mkfs", "disk_set", "align-check"} - {"align-check"}
+        if any(w in mutating for w in words):
+            return Effects(mutation="'parted' repartitions a disk")
+        return Effects()
+    if name == "wipefs":
+        if any(t in ("-a", "--all", "-o", "--offset", "-b", "--backup", "-f", "--force") or re.fullmatch(r"-[a-z]*a[a-z]*", t) for t in texts):
+            return Effects(mutation="'wipefs' erases filesystem signatures")
+        return Effects()
+    if any(re.fullmatch(reads, t) for t in texts if t.startswith("-")):
+        return Effects()
+    return Effects(mutation=f"'{name}' repartitions or erases a disk")
+
+
+def _ssh_keygen(name: str, args: list[Arg]) -> Effects:
+    if any(re.fullmatch(r"-[lFyLQ]\w*|-B", a.text) for a in args):
+        return Effects()
+    return Effects(mutation="ssh-keygen writes keys")
+
+
+ANALYZERS: dict[str, Analyzer] = {
+    "rm": _operands(),
+    "rmdir": _operands(),
+    "unlink": _operands(),
+    "shred": _operands("ns", ("iterations", "size", "random-source")),
+    "srm": _operands(),
+    "wipe": _operands(),
+    "touch": _operands("dtr", ("date", "reference", "time")),
+    "mkdir": _operands("m", ("mode", "context")),
+    "mknod": _operands("m"),
+    "mkfifo": _operands("m"),
+    "truncate": _operands("sr", ("size", "reference")),
+    "fallocate": _operands("lonx", ("length", "offset")),
+    "chattr": _operands("vpR"),
+    "rename": _operands(),
+    "patch": _operands("pdoiDFBVrYz", ("strip", "directory", "output", "input", "reject-file")),
+    "chmod": _after_first("", ("reference",)),
+    "chown": _after_first("", ("reference", "from")),
+    "chgrp": _after_first("", ("reference",)),
+    "setfacl": _after_first("mMxX", ("modify", "modify-file", "remove", "remove-file", "set", "set-file")),
+    "cp": _copy_like,
+    "mv": _copy_like,
+    "install": _copy_like,
+    "ln": _copy_like,
+    "rsync": _rsync,
+    "scp": _scp,
+    "tar": _tar,
+    "bsdtar": _tar,
+    "unzip": _unzip,
+    "7z": _mutation("'{name}' writes archives"),
+    "gzip": _compressor,
+    "gunzip": _compressor,
+    "bzip2": _compressor,
+    "bunzip2": _compressor,
+    "xz": _compressor,
+    "unxz": _compressor,
+    "zstd": _compressor,
+    "unzstd": _compressor,
+    "lz4": _compressor,
+    "zip": _compressor,
+    "cpio": _listing_flags({"-t", "--list", "-o", "--create", "--version", "--help"}, label="'cpio' extracts files"),
+    "dd": _dd,
+    "tee": _tee,
+    "sponge": _tee,
+    "sed": _sed,
+    "perl": _perl_like,
+    "ruby": _perl_like,
+    "sort": _sort,
+    "curl": _curl,
+    "wget": _wget,
+    "find": _find,
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+    "nawk": _awk,
+    "git": _git,
+    "systemctl": _systemctl,
+    "service": _service,
+    "docker": _docker,
+    "podman": _docker,
+    "nerdctl": _docker,
+    "kubectl": _kubectl,
+    "oc": _kubectl,
+    "crontab": _crontab,
+    "kill": _kill,
+    "killall": _kill,
+    "pkill": _kill,
+    "skill": _kill,
+    "dpkg": _dpkg,
+    "dpkg-query": _dpkg,
+    "rpm": _rpm,
+    "pacman": _pacman,
+    "ssh-keygen": _ssh_keygen,
+    "make": _cwd_builder(set(), "CfjIlo", ("directory", "file", "makefile", "jobs", "include-dir")),
+    "cmake": _cwd_builder(set(), "CDGSBTAP"),
+    "ninja": _cwd_builder(set(), "Cfjlk"),
+    "vi": _editor,
+    "vim": _editor,
+    "nvim": _editor,
+    "nano": _editor,
+    "emacs": _editor,
+    "ex": _editor,
+    "ed": _editor,
+    "pico": _editor,
+    "micro": _editor,
+    "sudoedit": _editor,
+    "fdisk": _disk_tool,
+    "sfdisk": _disk_tool,
+    "parted": _disk_tool,
+    "sgdisk": _disk_tool,
+    "wipefs": _disk_tool,
+    "blkdiscard": _disk_tool,
+    "mount": _listing_flags({"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, label="'mount' changes mounts"),
+    "umount": _mutation("'{name}' changes mounts"),
+    "swapon": _listing_flags({"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, label="'swapon' changes swap"),
+    "swapoff": _mutation("'{name}' changes swap"),
+    "iptables": _firewall,
+    "ip6tables": _firewall,
+    "nft": _firewall,
+    "ufw": _firewall,
+    "firewall-cmd": _firewall,
+    "ssh": _mutation("'{name}' runs commands on another host"),
+    "sftp": _mutation("'{name}' transfers files"),
+    "ftp": _mutation("'{name}' transfers files"),
+    "ssh-copy-id": _mutation("'{name}' installs keys on another host"),
+    "npx": _mutation("'{name}' downloads and runs a package"),
+    "pnpx": _mutation("'{name}' downloads and runs a package"),
+    "passwd": _mutation("'{name}' changes accounts"),
+    "chpasswd": _mutation("'{name}' changes accounts"),
+    "visudo": _mutation("'{name}' changes sudo rules"),
+    "at": _listing_flags({"-l", "-V", "-c"}, label="'at' schedules a job"),
+    "batch": _mutation("'{name}' schedules a job"),
+    "atrm": _mutation("'{name}' removes scheduled jobs"),
+    "reboot": _mutation("'{name}' restarts the host"),
+    "shutdown": _mutation("'{name}' powers off the host"),
+    "halt": _mutation("'{name}' halts the host"),
+    "poweroff": _mutation("'{name}' powers off the host"),
+    "init": _mutation("'{name}' changes the runlevel"),
+    "telinit": _mutation("'{name}' changes the runlevel"),
+    "hostnamectl": _listing_flags({"", "status", "--help", "--version"}, label="'hostnamectl' changes the hostname"),
+    "timedatectl": _listing_flags({"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"}, label="'timedatectl' changes the clock"),
+    "ldconfig": _listing_flags({"-p", "--print-cache", "-V", "--version"}, label="'ldconfig' rewrites the linker cache"),
+    "update-alternatives": _listing_flags({"--display", "--query", "--list", "--get-selections"}, label="'update-alternatives' changes system links"),
+    "modprobe": _listing_flags({"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"}, label="'modprobe' loads or unloads kernel modules"),
+    "insmod": _mutation("'{name}' loads a kernel module"),
+    "rmmod": _mutation("'{name}' unloads a kernel module"),
+    "sysctl": _listing_flags({"-a", "--all", "-n", "-N", ""}, label="'sysctl' changes kernel settings"),
+}
+for _name in ("apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "apk", "snap", "brew", "npm", "pnpm", "yarn", "pip", "pip3", "pipx", "gem", "composer", "bundle", "cargo", "helm"):
+    ANALYZERS[_name] = _package
+for _name in ("useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "addgroup", "delgroup", "gpasswd", "chsh", "chfn"):
+    ANALYZERS[_name] = _mutation("'{name}' changes accounts")
+for _name in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkfs.ext4", "mkfs.ext3", "mkfs.ext2", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs", "mkfs.exfat"):
+    ANALYZERS[_name] = _mutation("'{name}' formats a filesystem")
+
+
+def effects(name: str, args: list[Arg]) -> Effects:
+    """What running ``name`` with ``args`` writes (redirections are the caller's)."""
+    analyzer = ANALYZERS.get(name)
+    if analyzer is None and name.startswith("mkfs."):
+        analyzer = ANALYZERS["mkfs"]
+    if analyzer is None:
+        return Effects()
+    return analyzer(name, args)

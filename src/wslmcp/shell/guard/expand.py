@@ -1,0 +1,407 @@
+"""Static expansion: what a word becomes when the guard can know it, and a marker where it cannot.
+
+A value the guard cannot know (an unset or run-time variable, the output of a real command) is
+carried as ``UNKNOWN`` (may be empty) or ``UNKNOWN_SET`` (known to be non-empty, e.g. ``${x:?}``).
+``Arg.worst`` is the value with every ``UNKNOWN`` taken as empty: ``rm -rf "$DIR/"`` is judged
+as ``rm -rf /``, which is exactly what it does when ``DIR`` is unset.
+
+Static evaluation covers variables assigned earlier in the same script, ``$HOME``/``~``/``$PWD``/
+``$USER`` when the policy knows them, brace expansion, field splitting, and the output of the
+commands a careful reader can evaluate: ``echo``, ``printf``, ``pwd``, ``cat`` of a here-document
+or here-string, and ``base64 -d`` of such output.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+
+from wslmcp.shell.guard.limits import MAX_FIELDS, MAX_VALUE_CHARS, Budget
+from wslmcp.shell.guard.syntax import (
+    Arith,
+    CommandSub,
+    Lit,
+    Param,
+    Part,
+    ProcessSub,
+    Redirect,
+    Script,
+    Simple,
+    Word,
+)
+
+UNKNOWN = "\x00"
+UNKNOWN_SET = "\x01"
+_GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One expanded word. ``glob`` is true when unquoted glob characters remain in it."""
+
+    text: str
+    glob: bool = False
+
+    @property
+    def static(self) -> bool:
+        return UNKNOWN not in self.text and UNKNOWN_SET not in self.text
+
+    @property
+    def worst(self) -> str:
+        """The value with unknown parts that may be empty taken as empty."""
+        return self.text.replace(UNKNOWN, "").replace(UNKNOWN_SET, "_")
+
+    @property
+    def shown(self) -> str:
+        return shown(self.text)
+
+
+def shown(text: str) -> str:
+    return text.replace(UNKNOWN, "…").replace(UNKNOWN_SET, "…")
+
+
+@dataclass
+class Env:
+    """What the guard knows while walking a script: variables, the working directory, the home."""
+
+    home: str | None
+    user: str | None
+    cwd: str | None
+    vars: dict[str, str] = field(default_factory=dict)
+    positional: list[str] | None = None
+
+    def child(self) -> Env:
+        return Env(self.home, self.user, self.cwd, dict(self.vars), self.positional)
+
+    def home_text(self) -> str:
+        return self.home or "~"
+
+
+# --------------------------------------------------------------------- brace expansion
+
+
+def brace_expand(text: str, limit: int = MAX_FIELDS) -> list[str] | None:
+    """Bash brace expansion of an unquoted literal; None past ``limit`` results."""
+    results = _brace(text, limit)
+    return results
+
+
+def _brace(text: str, limit: int) -> list[str] | None:
+    start = text.find("{")
+    while start >= 0:
+        depth = 0
+        commas: list[int] = []
+        end = -1
+        for j in range(start, len(text)):
+            ch = text[j]
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    end = j
+                    break
+            elif ch == "," and depth == 1:
+                commas.append(j)
+        if end < 0:
+            return [text]
+        inner = text[start + 1 : end]
+        alternatives: list[str] | None = None
+        if commas:
+            bounds = [start, *commas, end]
+            alternatives = [text[bounds[k] + 1 : bounds[k + 1]] for k in range(len(bounds) - 1)]
+        else:
+            alternatives = _sequence(inner, limit)
+        if alternatives is None:
+            start = text.find("{", start + 1)
+            continue
+        prefix, suffix = text[:start], text[end + 1 :]
+        out: list[str] = []
+        for alt in alternatives:
+            expanded = _brace(prefix + alt + suffix, limit)
+            if expanded is None:
+                return None
+            out.extend(expanded)
+            if len(out) > limit:
+                return None
+        return out
+    return [text]
+
+
+def _sequence(inner: str, limit: int) -> list[str] | None:
+    m = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?", inner)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        step = abs(int(m.group(3) or 1)) or 1
+        if abs(b - a) // step > limit:
+            return [UNKNOWN_SET]
+        rng = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
+        return [str(x) for x in rng]
+    m = re.fullmatch(r"([A-Za-z])\.\.([A-Za-z])", inner)
+    if m:
+        a, b = ord(m.group(1)), ord(m.group(2))
+        rng = range(a, b + 1) if a <= b else range(a, b - 1, -1)
+        return [chr(x) for x in rng]
+    return None
+
+
+# --------------------------------------------------------------------- words
+
+
+class Expander:
+    """Expands words against an ``Env``; ``output_of`` evaluates command substitutions."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+
+    def words(self, words: list[Word], env: Env) -> list[Arg]:
+        out: list[Arg] = []
+        for w in words:
+            out.extend(self.word(w, env))
+        return out
+
+    def word(self, word: Word, env: Env) -> list[Arg]:
+        self.budget.spend(1 + len(word.raw) // 8)
+        variants = self._brace_variants(word.parts)
+        if variants is None:
+            return [Arg(UNKNOWN)]
+        out: list[Arg] = []
+        for parts in variants:
+            out.extend(self._fields(parts, env))
+            if len(out) > MAX_FIELDS:
+                return [Arg(UNKNOWN)]
+        return out
+
+    def single(self, word: Word, env: Env) -> Arg:
+        """The word expanded as one value (assignment values, redirection targets, ``case`` subjects)."""
+        args = self._fields(word.parts, env, split=False)
+        return args[0] if args else Arg("")
+
+    def _brace_variants(self, parts: list[Part]) -> list[list[Part]] | None:
+        variants: list[list[Part]] = [[]]
+        for part in parts:
+            if isinstance(part, Lit) and not part.quoted and "{" in part.text and "}" in part.text:
+                alts = brace_expand(part.text)
+                if alts is None:
+                    return None
+                variants = [v + [Lit(a, False)] for v in variants for a in alts]
+                if len(variants) > MAX_FIELDS:
+                    return None
+            else:
+                for v in variants:
+                    v.append(part)
+        return variants
+
+    def _fields(self, parts: list[Part], env: Env, split: bool = True) -> list[Arg]:
+        fields: list[Arg] = []
+        current: list[str] = []
+        glob = False
+        present = False
+        for index, part in enumerate(parts):
+            if isinstance(part, Lit):
+                text = part.text
+                if not part.quoted:
+                    if index == 0:
+                        text = self._tilde(text, env)
+                    glob = glob or bool(_GLOB.search(text))
+                current.append(text)
+                present = True
+                continue
+            value, quoted = self._value(part, env)
+            if quoted or not split or UNKNOWN in value or UNKNOWN_SET in value:
+                current.append(value)
+                present = present or quoted or not split or bool(value)
+                continue
+            for k, piece in enumerate(re.split(r"[ \t\n]+", value)):
+                if k > 0:
+                    if present:
+                        fields.append(Arg("".join(current), glob))
+                    current, glob, present = [], False, False
+                if piece:
+                    current.append(piece)
+                    present = True
+                    glob = glob or bool(_GLOB.search(piece))
+        if present or not split:
+            fields.append(Arg("".join(current), glob))
+        return fields
+
+    def _tilde(self, text: str, env: Env) -> str:
+        if not text.startswith("~"):
+            return text
+        m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$)", text)
+        if not m:
+            return text
+        user = m.group(1)
+        if not user:
+            base = env.home_text()
+        elif user == "root":
+            base = "/root"
+        else:
+            base = f"/home/{user}"
+        return base + text[m.end() :]
+
+    def _value(self, part: Part, env: Env) -> tuple[str, bool]:
+        if isinstance(part, Param):
+            return self._param(part, env), part.quoted
+        if isinstance(part, CommandSub):
+            out = self.output_of(part.body, env)
+            if out is None:
+                return UNKNOWN, part.quoted
+            return out.rstrip("\n"), part.quoted
+        if isinstance(part, ProcessSub):
+            return "/dev/fd/63", True
+        if isinstance(part, Arith):
+            return UNKNOWN_SET, True
+        return "", True
+
+    def _param(self, part: Param, env: Env) -> str:
+        value = self.lookup(part.name, env)
+        op = part.op
+        if not op:
+            return value
+        arg = self.single(part.arg, env).text if part.arg is not None else ""
+        if op in (":-", "-", ":=", "="):
+            if value == UNKNOWN:
+                return arg if arg else UNKNOWN
+            return value if value or op in ("-", "=") else arg
+        if op in (":?", "?"):
+            return UNKNOWN_SET if value in (UNKNOWN, "") else value
+        if op in (":+", "+"):
+            return UNKNOWN if value == UNKNOWN else (arg if value else "")
+        if op.startswith("#") and not part.arg and op == "#" and part.name:
+            return UNKNOWN_SET
+        if op.startswith(("#", "!")):
+            return UNKNOWN_SET if value != "" else "0"
+        return UNKNOWN if value != "" else ""
+
+    def lookup(self, name: str, env: Env) -> str:
+        if name in env.vars:
+            return env.vars[name]
+        if name == "HOME":
+            return env.home_text()
+        if name == "IFS":
+            return " \t\n"
+        if name == "PWD":
+            return env.cwd or UNKNOWN_SET
+        if name in ("USER", "LOGNAME"):
+            return env.user or UNKNOWN_SET
+        if name.isdigit() and env.positional is not None:
+            k = int(name)
+            return env.positional[k] if k < len(env.positional) else ""
+        if name in ("@", "*") and env.positional is not None:
+            return " ".join(env.positional[1:])
+        if name in ("$", "!", "?", "#", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID"):
+            return UNKNOWN_SET
+        return UNKNOWN
+
+    def assign(self, name: str, word: Word, env: Env) -> None:
+        value = self.single(word, env).text
+        if len(value) > MAX_VALUE_CHARS:
+            value = UNKNOWN
+        env.vars[name] = value
+
+    # ----------------------------------------------------------------- static outputs
+
+    def output_of(self, script: Script, env: Env) -> str | None:
+        """What ``script`` prints, when that is knowable without running anything."""
+        if len(script.pipelines) != 1 or script.pipelines[0].background:
+            return None
+        data: str | None = ""
+        for command in script.pipelines[0].commands:
+            if not isinstance(command, Simple):
+                return None
+            data = self.simple_output(command, env, data)
+            if data is None:
+                return None
+        if data is not None and len(data) > MAX_VALUE_CHARS:
+            return None
+        return data
+
+    def stdin_of(self, redirects: list[Redirect], env: Env, piped: str | None) -> str | None:
+        """The static stdin of a command: a here-document, a here-string, or what was piped in."""
+        data = piped
+        for r in redirects:
+            if r.heredoc is not None:
+                body = r.heredoc.body
+                data = self.single(body, env).text if body is not None else ""
+                if UNKNOWN in data or UNKNOWN_SET in data:
+                    data = None
+            elif r.op == "<<<" and r.target is not None:
+                value = self.single(r.target, env)
+                data = value.text + "\n" if value.static else None
+            elif r.op == "<" and r.fd in ("", "0"):
+                data = None
+        return data
+
+    def simple_output(self, command: Simple, env: Env, piped: str | None) -> str | None:
+        args = self.words(command.words, env)
+        if not args or not all(a.static for a in args):
+            return None
+        if any(r.op in (">", ">>", "&>", ">|", "&>>") and r.fd in ("", "1") for r in command.redirects):
+            return ""
+        stdin = self.stdin_of(command.redirects, env, piped)
+        name = args[0].text.rsplit("/", 1)[-1]
+        rest = [a.text for a in args[1:]]
+        if name == "echo":
+            return _echo(rest)
+        if name == "printf":
+            return _printf(rest)
+        if name == "pwd":
+            return env.cwd + "\n" if env.cwd else None
+        if name == "cat" and not rest:
+            return stdin
+        if name == "base64" and rest and set(rest) <= {"-d", "--decode", "-D", "-i", "--ignore-garbage"}:
+            if stdin is None:
+                return None
+            try:
+                return base64.b64decode("".join(stdin.split()), validate=False).decode("utf-8", "replace")
+            except (binascii.Error, ValueError):
+                return None
+        return None
+
+
+def _echo(args: list[str]) -> str:
+    newline, escapes = True, False
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        flags = args.pop(0)
+        newline = newline and "n" not in flags
+        escapes = escapes or "e" in flags
+    text = " ".join(args)
+    if escapes:
+        from wslmcp.shell.guard.reader import decode_ansi_c
+
+        text = decode_ansi_c(text)
+    return text + ("\n" if newline else "")
+
+
+def _printf(args: list[str]) -> str | None:
+    from wslmcp.shell.guard.reader import decode_ansi_c
+
+    if not args:
+        return None
+    fmt, rest = args[0], args[1:]
+    if fmt == "--" and rest:
+        fmt, rest = rest[0], rest[1:]
+    specs = re.findall(r"%.", fmt)
+    if any(s not in ("%s", "%b", "%%") for s in specs):
+        return None
+    count = sum(1 for s in specs if s != "%%")
+    out: list[str] = []
+    first = True
+    while first or (rest and count):
+        first = False
+        k = 0
+
+        def fill(m: re.Match[str]) -> str:
+            nonlocal k
+            if m.group(0) == "%%":
+                return "%"
+            value = rest[k] if k < len(rest) else ""
+            k += 1
+            return decode_ansi_c(value) if m.group(0) == "%b" else value
+
+        out.append(re.sub(r"%.", fill, decode_ansi_c(fmt.replace("%%", "\x02")).replace("\x02", "%%")))
+        rest = rest[k:]
+    return "".join(out)

@@ -1,0 +1,389 @@
+"""The rule layers, applied to one resolved command (a "segment") at a time.
+
+Order: deny patterns, catastrophes (always on), sudo, Windows interop, operator paths (always on),
+writes under ``/mnt/<drive>/``, read-only, the allowed-commands list. The first refusal wins.
+Every refusal names its rule with a stable dotted identifier (see docs/guard.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wslmcp.shell.guard import Decision, Policy
+from wslmcp.shell.guard.effects import Effects, effects
+from wslmcp.shell.guard.expand import Arg, shown
+from wslmcp.shell.guard.options import parse
+from wslmcp.shell.guard.paths import (
+    critical_kind,
+    is_block_device,
+    is_critical_file,
+    is_harmless_device,
+    mount_of,
+    normalize,
+    operator_label,
+    resolve,
+)
+from wslmcp.shell.guard.wrappers import PRIVILEGE_NAMES, WINDOWS_EXTENSIONS, Resolved, basename, strip_windows_extension
+
+NOTHING_RUN = "nothing was run"
+IMPLICITLY_ALLOWED = frozenset({"cd", "pwd", "true", "false", ":", "exit", "export", "unset", "test", "["})
+POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "emergency", "rescue", "soft-reboot"})
+POWER_TARGETS = frozenset({"poweroff.target", "reboot.target", "halt.target", "kexec.target", "rescue.target", "emergency.target", "runlevel0.target", "runlevel6.target", "runlevel1.target", "suspend.target", "hibernate.target", "sleep.target", "soft-reboot.target", "ctrl-alt-del.target"})
+FIND_PROTECTED = frozenset({"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"})
+DELETERS = frozenset({"rm", "shred", "srm", "wipe", "unlink"})
+TEXT_ONLY = frozenset({"echo", "printf"})
+PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "nawk", "jq", "yq"})
+INTERPRETERS = {"python": "c", "python2": "c", "python3": "c", "perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep", "php": "r", "deno": ""}
+INTEROP_NAMES = frozenset({"wslview"})
+
+
+class Refused(Exception):
+    def __init__(self, decision: Decision) -> None:
+        super().__init__(decision.reason)
+        self.decision = decision
+
+
+@dataclass
+class Segment:
+    """One command as it will run: its text, its resolved words, and what it writes."""
+
+    raw: str
+    resolved: Resolved
+    redirects: list[tuple[str, Arg]]
+    cwd: str | None
+    context: str
+
+    @property
+    def redirect_writes(self) -> list[tuple[str, Arg]]:
+        return [(op, a) for op, a in self.redirects if op != "<"]
+
+    @property
+    def redirect_reads(self) -> list[Arg]:
+        return [a for op, a in self.redirects if op == "<"]
+    dynamic_payload: bool = False
+
+    @property
+    def argv(self) -> list[Arg]:
+        return self.resolved.argv
+
+    @property
+    def name(self) -> str:
+        return self.resolved.binary
+
+    @property
+    def args(self) -> list[Arg]:
+        return self.resolved.argv[1:]
+
+    def normalized(self) -> str:
+        if not self.argv:
+            return self.raw
+        return " ".join([self.name, *(shown(a.text) for a in self.args)])
+
+
+def refuse(rule: str, segment: Segment | str | None, why: str, context: str = "") -> Refused:
+    text = segment.raw if isinstance(segment, Segment) else segment
+    if isinstance(segment, Segment):
+        context = segment.context
+    return Refused(Decision.reject(rule, shown(text) if text is not None else None, f"{why}{context}; {NOTHING_RUN}"))
+
+
+def check_segment(policy: Policy, seg: Segment) -> Effects:
+    """Apply every rule layer to ``seg``; raise ``Refused`` on the first that fires."""
+    _deny_patterns(policy, seg)
+    eff = effects(seg.name, seg.args) if seg.argv else Effects()
+    _catastrophes(policy, seg, eff)
+    if not policy.allow_sudo:
+        _sudo(seg)
+    if not policy.allow_windows:
+        _interop(seg)
+    _operator_paths(policy, seg, eff)
+    if not policy.allow_windows:
+        _mount_writes(policy, seg, eff)
+    if policy.readonly:
+        _readonly(seg, eff)
+    if policy.allow_commands is not None:
+        _allow_list(policy, seg)
+    return eff
+
+
+# --------------------------------------------------------------------- deny patterns
+
+
+def _deny_patterns(policy: Policy, seg: Segment) -> None:
+    texts = {shown(seg.raw), seg.normalized()}
+    for pattern in policy.deny_patterns:
+        if any(pattern.search(t) for t in texts):
+            raise refuse("deny_pattern", seg, f"blocked by the profile's deny pattern /{pattern.pattern}/")
+
+
+# --------------------------------------------------------------------- catastrophes
+
+
+def _resolved_paths(seg: Segment, args: list[Arg], home: str | None) -> list[tuple[Arg, str]]:
+    return [(a, resolve(a.worst, seg.cwd, home)) for a in args if a.worst]
+
+
+def _empty_note(arg: Arg) -> str:
+    return "" if arg.static else f" when the unknown part of '{arg.shown}' is empty or unset"
+
+
+def _all_writes(seg: Segment, eff: Effects) -> list[tuple[str, Arg]]:
+    writes = [(op, a) for op, a in seg.redirect_writes]
+    writes.extend(("", a) for a in eff.writes)
+    writes.extend(("", a) for a in seg.resolved.writes)
+    return writes
+
+
+def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
+    home = policy.home
+    name = seg.name
+    win = strip_windows_extension(name)
+    args = seg.args
+    texts = [a.text for a in args]
+
+    if "--no-preserve-root" in texts:
+        raise refuse("catastrophe.rm_root", seg, "blocked as dangerous: explicitly disables the root-deletion safeguard (--no-preserve-root)")
+
+    if name in DELETERS or name == "mv":
+        p = parse(args, "t" if name == "mv" else "ns", ("target-directory",) if name == "mv" else ())
+        victims = p.operands if name != "mv" or p.values("-t", "--target-directory") else p.operands[:-1]
+        for arg, path in _resolved_paths(seg, victims, home):
+            if is_critical_file(path):
+                verb = "moves away" if name == "mv" else "deletes"
+                raise refuse("catastrophe.critical_file", seg, f"blocked as dangerous: {verb} {path}, a file the host cannot boot or authenticate without")
+            kind = critical_kind(path, home)
+            if kind:
+                verb = "moves away" if name == "mv" else "deletes"
+                raise refuse("catastrophe.rm_root", seg, f"blocked as dangerous: {name} {verb} {kind} ({path}){_empty_note(arg)}")
+
+    for op, target in _all_writes(seg, eff):
+        path = resolve(target.worst, seg.cwd, home)
+        if is_block_device(path):
+            raise refuse("catastrophe.block_device", seg, f"blocked as dangerous: writes raw bytes onto the block device {path}")
+        if path == "/proc/sysrq-trigger":
+            raise refuse("catastrophe.power", seg, "blocked as dangerous: the kernel's sysrq trigger crashes, reboots or powers off the host")
+        if is_critical_file(path) and op in (">", ">|", "&>", "") and name not in DELETERS and name not in ("mv", "sed", "perl", "ruby", "chmod", "chown", "chgrp", "setfacl", "touch", "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "sudoedit") and not (name == "tee" and any(t in ("-a", "--append") for t in texts)):
+            raise refuse("catastrophe.critical_file", seg, f"blocked as dangerous: overwrites {path}, a file the host cannot boot or authenticate without")
+        if name == "dd" and re.match(r"/(etc|boot|bin|sbin|usr|lib\w*)(/|$)", path):
+            raise refuse("catastrophe.critical_file", seg, f"blocked as dangerous: dd writes raw bytes over the system path {path}")
+
+    if name == "rsync" and any(t.startswith("--delete") for t in texts):
+        p = parse(args, "e")
+        if len(p.operands) > 1:
+            dest = resolve(p.operands[-1].worst, seg.cwd, home)
+            kind = critical_kind(dest, home)
+            if kind:
+                raise refuse("catastrophe.rm_root", seg, f"blocked as dangerous: rsync --delete empties {kind} ({dest})")
+
+    if name == "find":
+        roots = []
+        for a in args:
+            if a.text.startswith(("-", "(", "!")):
+                break
+            roots.append(resolve(a.worst, seg.cwd, home))
+        deleting = "-delete" in texts or any(
+            t in ("-exec", "-execdir", "-ok", "-okdir") and k + 1 < len(texts) and basename(texts[k + 1]) in DELETERS
+            for k, t in enumerate(texts)
+        )
+        for root in roots:
+            if deleting and (root in ("/", "/*") or root.strip("/") in FIND_PROTECTED):
+                raise refuse("catastrophe.rm_root", seg, f"blocked as dangerous: find deletes files found from {root}")
+
+    if name in ("chmod", "chown", "chgrp"):
+        recursive = any(t == "--recursive" or re.fullmatch(r"-[A-Za-z]*R[A-Za-z]*", t) for t in texts)
+        if recursive:
+            for arg, path in _resolved_paths(seg, [a for a in args if not a.text.startswith("-")], home):
+                kind = critical_kind(path, home, include_homes=False)
+                if kind and kind != "a home directory":
+                    raise refuse("catastrophe.chmod_root", seg, f"blocked as dangerous: recursively rewrites ownership or permissions of {kind} ({path}){_empty_note(arg)}")
+
+    if name == "mkfs" or name.startswith("mkfs.") or name in ("mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs"):
+        raise refuse("catastrophe.mkfs", seg, "blocked as dangerous: formats a filesystem")
+    if name in ("fdisk", "sfdisk", "parted", "sgdisk", "wipefs", "blkdiscard") and eff.mutation:
+        raise refuse("catastrophe.block_device", seg, f"blocked as dangerous: {eff.mutation}")
+
+    if win in ("shutdown", "reboot", "poweroff", "halt") or name.lower() in ("restart-computer", "stop-computer"):
+        if not (win == "shutdown" and texts and texts[0] in ("-c", "--help", "/a", "/?")):
+            raise refuse("catastrophe.power", seg, "blocked as dangerous: powers off or reboots the machine, ending this session")
+    if name in ("init", "telinit") and any(t in ("0", "6") for t in texts):
+        raise refuse("catastrophe.power", seg, "blocked as dangerous: changes the runlevel to halt or reboot")
+    if name in ("systemctl", "loginctl"):
+        p = parse(args, "HMtpnos", ("host", "machine", "type", "property", "lines", "output", "signal"))
+        words = [a.text for a in p.operands]
+        verb = words[0] if words else ""
+        if verb in POWER_VERBS or (verb in ("isolate", "start", "restart", "reload-or-restart", "try-restart") and any(w in POWER_TARGETS for w in words[1:])):
+            raise refuse("catastrophe.power", seg, f"blocked as dangerous: '{name} {verb}' powers off, restarts or degrades the machine this server runs in")
+
+    if name == "crontab" and any(re.fullmatch(r"-[A-Za-z]*r[A-Za-z]*", t) for t in texts):
+        raise refuse("catastrophe.crontab_remove", seg, "blocked as dangerous: crontab -r removes every scheduled job of the user")
+
+    if name in ("iptables", "ip6tables") and any(t == "--flush" or re.fullmatch(r"-[A-Za-z]*F[A-Za-z]*", t) for t in texts):
+        raise refuse("catastrophe.firewall_flush", seg, "blocked as dangerous: flushes the firewall rules and can lock this session out")
+    if name == "nft" and texts[:1] == ["flush"]:
+        raise refuse("catastrophe.firewall_flush", seg, "blocked as dangerous: flushes the firewall rules and can lock this session out")
+
+    _wsl_catastrophes(seg, win, texts)
+
+
+def _wsl_catastrophes(seg: Segment, win: str, texts: list[str]) -> None:
+    lowered = [t.lower() for t in texts]
+    if win == "wsl":
+        for t in lowered:
+            if t in ("-e", "--exec", "--"):
+                break
+            if t in ("--shutdown", "--terminate", "-t", "--unregister", "--uninstall"):
+                raise refuse("catastrophe.wsl_shutdown", seg, f"blocked as dangerous: 'wsl {t}' stops or removes the distro this server runs in")
+            if not t.startswith("-") and t not in ("root",):
+                pass
+    if win == "wslconfig" and any(t in ("/t", "/u", "/terminate", "/unregister") for t in lowered):
+        raise refuse("catastrophe.wsl_shutdown", seg, "blocked as dangerous: wslconfig /t or /u terminates or unregisters the distro this server runs in")
+    if win == "taskkill" and any(re.search(r"vmmem|wsl|vmcompute", t) for t in lowered):
+        raise refuse("catastrophe.wsl_shutdown", seg, "blocked as dangerous: taskkill of the WSL processes stops the distro this server runs in")
+    if win in ("sc", "net", "stop-service", "restart-service") and any(re.search(r"lxssmanager|wslservice|vmcompute", t) for t in lowered):
+        raise refuse("catastrophe.wsl_shutdown", seg, "blocked as dangerous: stopping the WSL service stops the distro this server runs in")
+
+
+# --------------------------------------------------------------------- sudo
+
+
+def _sudo(seg: Segment) -> None:
+    names = [*seg.resolved.privileged]
+    if seg.argv and seg.name in PRIVILEGE_NAMES:
+        names.append(seg.name)
+    if names:
+        raise refuse(
+            "sudo",
+            seg,
+            f"privilege escalation via '{names[0]}' is disabled for this profile (set WSL_ALLOW_SUDO=true to permit it)",
+        )
+
+
+# --------------------------------------------------------------------- Windows
+
+
+def is_windows_executable(text: str, cwd: str | None) -> bool:
+    name = basename(text).lower()
+    if name.endswith(WINDOWS_EXTENSIONS) or name in INTEROP_NAMES:
+        return True
+    if "/" in text:
+        path = resolve(text, cwd, None)
+        if mount_of(path) is not None:
+            return True
+    return False
+
+
+def _interop(seg: Segment) -> None:
+    candidates = [*seg.resolved.wrappers]
+    if seg.argv:
+        candidates.append(seg.argv[0].text)
+    for text in candidates:
+        if is_windows_executable(text, seg.cwd):
+            raise refuse(
+                "windows.interop",
+                seg,
+                f"'{basename(text)}' is a Windows executable: interop leaves the distro for the machine running "
+                "this server (set WSL_ALLOW_WINDOWS=true to permit it)",
+            )
+
+
+def _mount_writes(policy: Policy, seg: Segment, eff: Effects) -> None:
+    for _, target in _all_writes(seg, eff):
+        path = resolve(target.worst, seg.cwd, policy.home)
+        drive = mount_of(path)
+        if drive is not None:
+            shown_target = path if target.text != "." else f"the working directory {path}"
+            raise refuse(
+                "windows.mnt_write",
+                seg,
+                f"writing to {shown_target} lands on the Windows filesystem of the machine running this server "
+                f"(set WSL_ALLOW_WINDOWS=true to permit writes under /mnt/{drive}/; reads and copies out of it are allowed)",
+            )
+
+
+# --------------------------------------------------------------------- operator paths
+
+
+def _operator_candidates(seg: Segment, eff: Effects) -> list[tuple[Arg, bool]]:
+    """(argument, written) pairs that may name a file."""
+    out: list[tuple[Arg, bool]] = []
+    written = {id(a) for _, a in _all_writes(seg, eff)}
+    args = seg.args
+    if seg.name in TEXT_ONLY:
+        args = []
+    elif seg.name in PATTERN_FIRST:
+        p = parse(args, "efmABCdDFtIx")
+        skip = p.operands[0] if p.operands and not p.has("-e", "-f", "--regexp", "--file") else None
+        args = [a for a in args if a is not skip]
+    out.extend((a, id(a) in written) for a in args)
+    out.extend((a, True) for _, a in seg.redirect_writes)
+    out.extend((a, False) for a in seg.redirect_reads)
+    out.extend((a, True) for a in seg.resolved.writes)
+    out.extend((a, True) for a in eff.writes if id(a) not in {id(x) for x, _ in out})
+    return out
+
+
+def operator_hit(text: str, cwd: str | None, home: str | None) -> tuple[str, str] | None:
+    if not text:
+        return None
+    value = text.split("=", 1)[1] if re.match(r"-{1,2}[\w-]+=", text) else text
+    candidates = [normalize(value) if "/" in value else value]
+    if "/" in value or value.startswith("~") or cwd is not None:
+        candidates.append(resolve(value, cwd, home))
+    for c in candidates:
+        label = operator_label(c)
+        if label:
+            return label, c
+    return None
+
+
+def _operator_paths(policy: Policy, seg: Segment, eff: Effects) -> None:
+    for arg, written in _operator_candidates(seg, eff):
+        hit = operator_hit(arg.text, seg.cwd, policy.home)
+        if hit is None:
+            continue
+        label, path = hit
+        verb = "written to" if written else "read or used"
+        where = " (reached through the Windows drive mount)" if mount_of(path) else ""
+        raise refuse(
+            "operator_path",
+            seg,
+            f"{shown(path)} is operator {label} and cannot be {verb} by the agent, even with Windows access open{where}",
+        )
+
+
+# --------------------------------------------------------------------- read-only
+
+
+def _readonly(seg: Segment, eff: Effects) -> None:
+    for op, target in seg.redirect_writes:
+        if not is_harmless_device(target.text):
+            raise refuse("readonly.redirect", seg, f"profile is read-only and the command redirects output into {target.shown} ({op})")
+    for target in seg.resolved.writes:
+        if not is_harmless_device(target.text):
+            raise refuse("readonly.write", seg, f"profile is read-only and the command writes {target.shown}")
+    if eff.writes:
+        target = eff.writes[0]
+        where = "the working directory" if target.text == "." else target.shown
+        raise refuse("readonly.write", seg, f"profile is read-only and '{seg.name}' writes {where}")
+    if eff.mutation:
+        raise refuse("readonly.write", seg, f"profile is read-only and {eff.mutation}")
+
+
+# --------------------------------------------------------------------- allow-list
+
+
+def _allow_list(policy: Policy, seg: Segment) -> None:
+    allowed = policy.allow_commands or ()
+    listing = ", ".join(allowed)
+    if not seg.argv:
+        if seg.resolved.payloads or seg.resolved.nested:
+            return
+        if seg.redirect_writes:
+            raise refuse("allow_commands", seg, f"this profile only permits {listing}, and this segment runs no listed command")
+        return
+    name = seg.name
+    if not seg.argv[0].static:
+        raise refuse("allow_commands", seg, f"the command name '{seg.argv[0].shown}' is only known at run time, and this profile only permits {listing}")
+    if name not in allowed and name not in IMPLICITLY_ALLOWED:
+        raise refuse("allow_commands", seg, f"'{name}' is not in this profile's allowed commands ({listing})")

@@ -1,0 +1,129 @@
+"""The syntax tree the shell reader produces: words made of parts, commands, pipelines, scripts.
+
+Only what the guard needs is kept: which text is literal (and whether it was quoted), where a
+parameter or a command substitution sits inside a word, redirections with their targets and
+here-document bodies, and the nesting of lists inside compound commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Lit:
+    """Literal text. ``quoted`` text takes no part in globbing, brace or tilde expansion."""
+
+    text: str
+    quoted: bool
+
+
+@dataclass
+class Param:
+    """``$name``, ``${name}`` or ``${name<op>word}``; ``op`` is the operator text (``:-``, ``#``...)."""
+
+    name: str
+    op: str
+    arg: Word | None
+    quoted: bool
+
+
+@dataclass
+class CommandSub:
+    """``$( … )`` or backticks: the body runs and its output replaces the part."""
+
+    body: Script
+    quoted: bool
+
+
+@dataclass
+class ProcessSub:
+    """``<( … )`` or ``>( … )``: the body runs and the part becomes a file name."""
+
+    body: Script
+    direction: str
+
+
+@dataclass
+class Arith:
+    """``$(( … ))``: no command runs, except substitutions written inside it."""
+
+    subs: list[Script]
+    quoted: bool
+
+
+Part = Lit | Param | CommandSub | ProcessSub | Arith
+
+
+@dataclass
+class Word:
+    parts: list[Part]
+    raw: str
+
+
+@dataclass
+class HereDoc:
+    """A here-document; ``body`` is filled in when the reader reaches the lines after the command."""
+
+    delimiter: str
+    quoted: bool
+    strip_tabs: bool
+    body: Word | None = None
+
+
+@dataclass
+class Redirect:
+    """``fd`` is the explicit descriptor text (``2``, ``{var}``) or ``""``; ``op`` is ``>``, ``>>``,
+    ``<``, ``<<<``, ``<<``, ``>&``, ``&>``...; ``target`` is None only for here-documents."""
+
+    fd: str
+    op: str
+    target: Word | None
+    heredoc: HereDoc | None = None
+
+
+@dataclass
+class Simple:
+    """A simple command: leading assignments, words, redirections, and the text it was read from."""
+
+    assigns: list[tuple[str, Word]]
+    words: list[Word]
+    redirects: list[Redirect]
+    raw: str
+
+
+@dataclass
+class Compound:
+    """``( )``, ``{ }``, if, while, until, for, select, case, ``[[ ]]`` and ``(( ))``.
+
+    ``bodies`` are the lists that run; ``words`` are expanded but not run as commands (a for list,
+    a case subject, the operands of ``[[ ]]``); ``subs`` are substitutions inside ``(( ))``."""
+
+    kind: str
+    bodies: list[Script]
+    words: list[Word]
+    redirects: list[Redirect]
+    raw: str
+    subs: list[Script] = field(default_factory=list)
+
+
+@dataclass
+class FunctionDef:
+    name: str
+    body: Command
+    raw: str
+
+
+Command = Simple | Compound | FunctionDef
+
+
+@dataclass
+class Pipeline:
+    commands: list[Command]
+    background: bool
+    raw: str
+
+
+@dataclass
+class Script:
+    pipelines: list[Pipeline]

@@ -1,0 +1,455 @@
+"""Looking through wrappers: what command a word list finally runs, and what text it runs as a script.
+
+``resolve(argv, stdin)`` follows sudo, env, timeout, nice, xargs, shells given ``-c`` and the rest
+until it reaches the binary that runs. Text run as a script (a ``-c`` payload, ``eval``'s
+arguments, ``env -S``, ``watch``'s command, a shell's static stdin) is handed back to be read and
+screened like the command itself; argument lists run by another program (``find -exec``,
+``xargs``) are handed back to be screened as commands.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wslmcp.shell.guard.expand import UNKNOWN, Arg
+from wslmcp.shell.guard.options import parse
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh", "rbash", "busybox-sh"})
+WINDOWS_EXTENSIONS = (".exe", ".bat", ".cmd", ".com", ".ps1", ".msi", ".vbs", ".scr")
+
+
+def basename(text: str) -> str:
+    return text.rstrip("/").rsplit("/", 1)[-1] if text.rstrip("/") else text
+
+
+def strip_windows_extension(name: str) -> str:
+    lowered = name.lower()
+    for ext in WINDOWS_EXTENSIONS:
+        if lowered.endswith(ext):
+            return lowered[: -len(ext)]
+    return lowered
+
+
+@dataclass
+class Payload:
+    """Text run as a shell script, with the label used in refusals and its positional parameters."""
+
+    label: str
+    text: str
+    positional: list[str] | None = None
+
+
+@dataclass
+class Resolved:
+    argv: list[Arg]
+    wrappers: list[str] = field(default_factory=list)
+    payloads: list[Payload] = field(default_factory=list)
+    nested: list[tuple[str, list[Arg]]] = field(default_factory=list)
+    privileged: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    writes: list[Arg] = field(default_factory=list)
+    dynamic: list[str] = field(default_factory=list)
+
+    @property
+    def binary(self) -> str:
+        return basename(self.argv[0].text) if self.argv else ""
+
+
+@dataclass
+class _Step:
+    """One wrapper's verdict: the command it runs next (``argv``), or text it runs (``script``)."""
+
+    argv: list[Arg] | None = None
+    script: str | None = None
+    positional: list[str] | None = None
+    privileged: str | None = None
+    cwd: str | None = None
+    writes: list[Arg] = field(default_factory=list)
+    nested: list[Arg] | None = None
+
+
+Handler = Callable[[str, list[Arg], str | None], _Step | None]
+
+
+def _joined(args: list[Arg]) -> str:
+    return " ".join(a.text for a in args)
+
+
+def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "ugpChDRrtTU", {"user", "group", "prompt", "close-from", "host", "chdir", "chroot", "role", "type", "command-timeout", "other-user"}, stop_first=True)
+    cwd = (p.values("-D", "--chdir") or [None])[-1]
+    if p.has("-e", "--edit"):
+        return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
+    if p.has("-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"):
+        return None
+    if p.has("-s", "--shell", "-i", "--login"):
+        if p.rest:
+            return _Step(script=_joined(p.rest), privileged=name, cwd=cwd)
+        if stdin is not None:
+            return _Step(script=stdin, privileged=name, cwd=cwd)
+        return None
+    if not p.rest:
+        return None
+    return _Step(argv=p.rest, privileged=name, cwd=cwd)
+
+
+def _doas(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "uC", stop_first=True)
+    if p.has("-s") and not p.rest:
+        return _Step(script=stdin, privileged=name) if stdin is not None else None
+    return _Step(argv=p.rest, privileged=name) if p.rest else None
+
+
+def _pkexec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "", {"user"}, stop_first=True)
+    return _Step(argv=p.rest, privileged=name) if p.rest else None
+
+
+def _su_like(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "cgGsuw", {"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"})
+    commands = p.values("-c", "--command", "--session-command")
+    if commands:
+        return _Step(script=commands[-1], privileged=name)
+    if name == "runuser" and p.values("-u", "--user") and p.operands:
+        return _Step(argv=p.operands, privileged=name)
+    if name == "runuser" and p.values("-u", "--user"):
+        return None
+    if stdin is not None:
+        return _Step(script=stdin, privileged=name)
+    return None
+
+
+def _chroot(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "", {"userspec", "groups"}, stop_first=True)
+    if not p.rest:
+        return None
+    command = p.rest[1:]
+    if not command:
+        return _Step(script=stdin, privileged=name) if stdin is not None else None
+    return _Step(argv=command, privileged=name)
+
+
+def _nsenter(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "tSGw", {"target", "setuid", "setgid", "wd", "root", "wdns"}, stop_first=True)
+    return _Step(argv=p.rest, privileged=name) if p.rest else None
+
+
+def _systemd_run(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "pEMHuS", {"property", "setenv", "machine", "host", "unit", "uid", "gid", "nice", "working-directory", "description", "slice", "on-active", "on-boot", "on-calendar", "on-unit-active", "on-startup", "timer-property", "path-property", "socket-property", "service-type", "expand-environment"}, stop_first=True)
+    return _Step(argv=p.rest, privileged=name) if p.rest else None
+
+
+def _setpriv(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "", {"reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile"}, stop_first=True)
+    return _Step(argv=p.rest, privileged=name) if p.rest else None
+
+
+def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "uCS", {"unset", "chdir", "split-string"}, stop_first=True)
+    cwd = (p.values("-C", "--chdir") or [None])[-1]
+    split = p.values("-S", "--split-string")
+    rest = list(p.rest)
+    while rest and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", rest[0].text):
+        rest.pop(0)
+    if rest and rest[0].text == "-":
+        rest.pop(0)
+    if split:
+        return _Step(script=" ".join([*split, *(a.text for a in rest)]), cwd=cwd)
+    return _Step(argv=rest, cwd=cwd) if rest else None
+
+
+def _plain(short_values: str = "", long_values: tuple[str, ...] = (), numeric: bool = False) -> Handler:
+    def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+        p = parse(args, short_values, long_values, stop_first=True, numeric_options=numeric)
+        return _Step(argv=p.rest) if p.rest else None
+
+    return handler
+
+
+def _time(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "fo", ("format", "output"), stop_first=True)
+    writes = [Arg(v) for v in p.values("-o", "--output")]
+    return _Step(argv=p.rest, writes=writes) if p.rest else None
+
+
+def _positional_then_command(count: int, short_values: str = "", long_values: tuple[str, ...] = ()) -> Handler:
+    def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+        p = parse(args, short_values, long_values, stop_first=True)
+        if p.has("-p", "--pid", "--all-tasks") and name in ("taskset", "chrt", "renice"):
+            return None
+        rest = p.rest[count:]
+        return _Step(argv=rest) if rest else None
+
+    return handler
+
+
+def _flock(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "wEc", ("timeout", "conflict-exit-code", "command"), stop_first=True)
+    commands = p.values("-c", "--command")
+    if commands:
+        return _Step(script=commands[-1])
+    rest = p.rest[1:]
+    if len(rest) >= 2 and rest[0].text in ("-c", "--command"):
+        return _Step(script=rest[1].text)
+    return _Step(argv=rest) if rest else None
+
+
+def _strace(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "oeEpsuSPIXabOU", ("output",), stop_first=True)
+    writes = [Arg(v) for v in p.values("-o", "--output")]
+    return _Step(argv=p.rest, writes=writes) if p.rest else None
+
+
+def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "nq", ("interval", "equexit"), stop_first=True)
+    if not p.rest:
+        return None
+    rest = p.rest
+    if len(rest) > 1 and re.fullmatch(r"\d+(\.\d+)?", rest[0].text):
+        rest = rest[1:]
+    if p.has("-x", "--exec"):
+        return _Step(argv=rest)
+    return _Step(script=_joined(rest))
+
+
+def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "aEdILnPsR", ("arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var", "replace", "eof"), stop_first=True)
+    command = list(p.rest) or [Arg("echo")]
+    if stdin is None or p.has("-a", "--arg-file"):
+        return _Step(nested=command)
+    replace = (p.values("-I", "--replace") or [None])[-1]
+    if replace is None and (p.has("-i") or p.has("--replace")):
+        replace = "{}"
+    words = stdin.split("\n") if replace or p.has("-d", "--delimiter", "-0", "--null") else stdin.split()
+    words = [w for w in words if w]
+    if replace:
+        first = words[0] if words else ""
+        command = [Arg(a.text.replace(replace, first), a.glob) for a in command]
+    else:
+        command = command + [Arg(w, bool(re.search(r"[*?\[]", w))) for w in words]
+    return _Step(nested=command)
+
+
+def _exec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "a", stop_first=True)
+    return _Step(argv=p.rest) if p.rest else None
+
+
+def _command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "", stop_first=True)
+    if p.has("-v", "-V"):
+        return None
+    return _Step(argv=p.rest) if p.rest else None
+
+
+def _eval(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    return _Step(script=_joined(args)) if args else None
+
+
+def _first_is_command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    if not args or args[0].text.startswith("-"):
+        return None
+    return _Step(argv=args)
+
+
+def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """sh/bash/dash/zsh…: a flag cluster holding ``c`` makes the first operand the script;
+    no operand (or ``-s``) makes stdin the script; otherwise the shell runs a file."""
+    i = 0
+    command_mode = stdin_mode = False
+    while i < len(args):
+        text = args[i].text
+        if text in ("--", "-"):
+            i += 1
+            break
+        if text.startswith("--"):
+            if text in ("--rcfile", "--init-file") and i + 1 < len(args):
+                i += 1
+            i += 1
+            continue
+        if re.fullmatch(r"[-+][A-Za-z]+", text):
+            letters = text[1:]
+            if "c" in letters and text[0] == "-":
+                command_mode = True
+            if "s" in letters and text[0] == "-":
+                stdin_mode = True
+            if ("o" in letters or "O" in letters) and i + 1 < len(args):
+                i += 1
+            i += 1
+            continue
+        break
+    operands = args[i:]
+    if command_mode:
+        if not operands:
+            return None
+        positional = [a.text for a in operands[1:]]
+        return _Step(script=operands[0].text, positional=positional or [name])
+    if operands and not stdin_mode:
+        return None
+    if stdin is not None:
+        return _Step(script=stdin)
+    return None
+
+
+def _busybox(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    if not args or args[0].text.startswith("-"):
+        return None
+    return _Step(argv=args)
+
+
+def _cmd_exe(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    for k, a in enumerate(args):
+        if a.text.lower() in ("/c", "/k", "/r"):
+            return _Step(script=_joined(args[k + 1 :]))
+    return None
+
+
+def _powershell(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    for k, a in enumerate(args):
+        flag = a.text.lower()
+        if flag in ("-command", "-c", "/c", "-cmd"):
+            return _Step(script=_joined(args[k + 1 :]))
+        if flag in ("-encodedcommand", "-enc", "-e", "-ec") and k + 1 < len(args):
+            try:
+                text = base64.b64decode(args[k + 1].text, validate=True).decode("utf-16-le", "replace")
+            except (binascii.Error, ValueError):
+                return None
+            return _Step(script=text)
+        if flag in ("-file", "-f"):
+            return None
+        if not flag.startswith(("-", "/")):
+            return _Step(script=_joined(args[k:]))
+    return None
+
+
+def _wsl(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    i = 0
+    privileged: str | None = None
+    cwd: str | None = None
+    while i < len(args):
+        flag = args[i].text
+        lowered = flag.lower()
+        if lowered in ("-e", "--exec"):
+            return _Step(argv=args[i + 1 :], privileged=privileged, cwd=cwd) if i + 1 < len(args) else None
+        if flag == "--":
+            rest = args[i + 1 :]
+            return _Step(script=_joined(rest), privileged=privileged, cwd=cwd) if rest else None
+        if lowered in ("-u", "--user") and i + 1 < len(args):
+            if args[i + 1].text in ("root", "0"):
+                privileged = f"{name} -u root"
+            i += 2
+            continue
+        if lowered == "--cd" and i + 1 < len(args):
+            cwd = args[i + 1].text
+            i += 2
+            continue
+        if lowered in ("-d", "--distribution", "--distribution-id", "--system") and i + 1 < len(args):
+            i += 2 if lowered != "--system" else 1
+            continue
+        if flag.startswith("-"):
+            return None
+        rest = args[i:]
+        return _Step(script=_joined(rest), privileged=privileged, cwd=cwd)
+    return None
+
+
+WRAPPERS: dict[str, Handler] = {
+    "sudo": _sudo,
+    "doas": _doas,
+    "pkexec": _pkexec,
+    "su": _su_like,
+    "runuser": _su_like,
+    "chroot": _chroot,
+    "nsenter": _nsenter,
+    "systemd-run": _systemd_run,
+    "run0": _systemd_run,
+    "setpriv": _setpriv,
+    "env": _env,
+    "nohup": _plain(),
+    "setsid": _plain(),
+    "unbuffer": _plain(),
+    "time": _time,
+    "timeout": _positional_then_command(1, "sk", ("signal", "kill-after")),
+    "nice": _plain("n", ("adjustment",), numeric=True),
+    "ionice": _plain("cnpPu", ("class", "classdata", "pid", "pgid", "uid")),
+    "chrt": _positional_then_command(1, "TPD", ("sched-runtime", "sched-period", "sched-deadline")),
+    "taskset": _positional_then_command(1),
+    "stdbuf": _plain("ioe", ("input", "output", "error")),
+    "watch": _watch,
+    "xargs": _xargs,
+    "exec": _exec,
+    "command": _command,
+    "builtin": _first_is_command,
+    "eval": _eval,
+    "busybox": _busybox,
+    "toybox": _busybox,
+    "flock": _flock,
+    "strace": _strace,
+    "ltrace": _strace,
+    "caffeinate": _plain(),
+    "firejail": _plain(),
+    "proxychains": _plain("f"),
+    "torsocks": _plain(),
+}
+
+WINDOWS_WRAPPERS: dict[str, Handler] = {
+    "cmd": _cmd_exe,
+    "powershell": _powershell,
+    "pwsh": _powershell,
+    "wsl": _wsl,
+}
+
+PRIVILEGE_NAMES = frozenset(
+    {"sudo", "sudoedit", "su", "doas", "pkexec", "runuser", "chroot", "nsenter", "systemd-run", "run0", "machinectl", "setpriv", "capsh"}
+)
+
+MAX_WRAPPERS = 64
+
+
+def resolve(argv: list[Arg], stdin: str | None) -> Resolved:
+    """Follow wrappers from ``argv`` to the binary that runs."""
+    out = Resolved(argv=argv)
+    current = argv
+    for _ in range(MAX_WRAPPERS):
+        if not current:
+            break
+        name = basename(current[0].text)
+        lowered = name.lower()
+        handler = WRAPPERS.get(lowered) if lowered == name.lower() and "." not in lowered else None
+        if handler is None and lowered in SHELLS:
+            handler = shell_step
+        if handler is None and strip_windows_extension(lowered) in WINDOWS_WRAPPERS:
+            handler = WINDOWS_WRAPPERS[strip_windows_extension(lowered)]
+        if handler is None:
+            break
+        if UNKNOWN in current[0].text:
+            break
+        step = handler(name, current[1:], stdin)
+        if step is None:
+            break
+        out.wrappers.append(name)
+        if name.lower() in PRIVILEGE_NAMES:
+            out.privileged.append(name)
+        if step.privileged and step.privileged != name:
+            out.privileged.append(step.privileged)
+        if step.cwd is not None:
+            out.cwd = step.cwd
+        out.writes.extend(step.writes)
+        if step.script is not None:
+            out.payloads.append(Payload(f"{name} payload", step.script, step.positional))
+            current = []
+            break
+        if step.nested is not None:
+            out.nested.append((name, step.nested))
+            current = []
+            break
+        current = step.argv or []
+        stdin = None if name.lower() in ("xargs",) else stdin
+    out.argv = current
+    if out.wrappers and not current and not out.payloads and not out.nested:
+        out.argv = []
+    return out

@@ -1,0 +1,123 @@
+"""Running scripts through a transport: run tokens, bounded concurrency, and killing what a timed-out
+or runaway command left running inside the distro.
+
+Every script gets ``export WSLMCP_RUN=<token>`` as its first line. Every process it starts inherits
+that variable, so when the deadline passes (or a stream passes the hard cap) a second, short
+script finds every process in the distro whose environment carries the token, stops them all
+(twice, to catch children forked meanwhile), names them, and kills them. The wsl.exe transport
+only kills wsl.exe itself; this sweep is what kills the Linux side. The local transport kills the
+command's process group at the deadline; the sweep then catches what escaped it (``setsid``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.shell_transport import ShellTransport, TransportError
+
+MAX_CONCURRENT = 32
+SWEEP_TIMEOUT_S = 10.0
+_TOKEN_RE = re.compile(r"[0-9a-f]{8,64}")
+
+_SWEEP = r"""t='WSLMCP_RUN={token}'
+all=' '
+for round in 1 2 3; do
+  new=0
+  for f in $(grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
+    p=${{f#/proc/}}; p=${{p%/environ}}
+    case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac
+  done
+  [ "$new" = 0 ] && break
+done
+for p in $all; do printf '%s %s\n' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done
+for p in $all; do kill -KILL "$p" 2>/dev/null; done
+exit 0"""
+
+
+def quote(text: str) -> str:
+    """Single-quote ``text`` for bash: the only way in or out of the quotes is ``'\\''``."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def random_token() -> str:
+    return secrets.token_hex(8)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One script's exchange, plus what the sweep killed inside the distro (``pid comm`` lines)."""
+
+    exchange: Exchange
+    token: str
+    killed: tuple[str, ...] = ()
+    sweep_error: str | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """The run was cut short: deadline or hard output cap."""
+        return self.exchange.timed_out or self.exchange.overflowed
+
+
+class Runner:
+    """The one way scripts reach a transport. ``tokens`` makes run tokens (random in production,
+    a counter when replaying recorded exchanges)."""
+
+    def __init__(
+        self,
+        transport: ShellTransport,
+        tokens: Callable[[], str] = random_token,
+        max_concurrent: int = MAX_CONCURRENT,
+    ) -> None:
+        self.transport = transport
+        self.tokens = tokens
+        self.max_concurrent = max_concurrent
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self.running = 0
+
+    async def run(
+        self,
+        script: str,
+        *,
+        stdin: bytes | None = None,
+        timeout_s: float | None,
+        max_output: int,
+        token: str | None = None,
+    ) -> Run:
+        """Run ``script`` under a run token (``token``, or a fresh one from ``tokens``)."""
+        token = token or self.tokens()
+        if not _TOKEN_RE.fullmatch(token):
+            raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
+        async with self._slots:
+            self.running += 1
+            try:
+                exchange = await self.transport.run(
+                    f"export WSLMCP_RUN={token}\n{script}",
+                    stdin=stdin,
+                    timeout_s=timeout_s,
+                    max_output=max_output,
+                )
+            finally:
+                self.running -= 1
+        if not (exchange.timed_out or exchange.overflowed):
+            return Run(exchange, token)
+        killed, error = await self.sweep(token)
+        return Run(exchange, token, killed, error)
+
+    async def sweep(self, token: str) -> tuple[tuple[str, ...], str | None]:
+        """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
+        try:
+            exchange = await self.transport.run(
+                _SWEEP.format(token=token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20
+            )
+        except TransportError as exc:
+            return (), str(exc)
+        if exchange.timed_out or exchange.exit_code != 0:
+            said = exchange.stderr.decode("utf-8", "replace").strip()
+            return (), f"the kill sweep failed ({said or f'exit code {exchange.exit_code}'})"
+        lines = exchange.stdout.decode("utf-8", "replace").splitlines()
+        return tuple(line.strip() for line in lines if line.strip()), None

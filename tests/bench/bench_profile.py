@@ -1,0 +1,171 @@
+"""`wslmcp profile` against mcp-top 0.5.0, measured in this one process.
+
+1. eight servers that each take 1 s to answer (target: our wall time <= 0.25x mcp-top's);
+2. two fast servers (target <= 1.2x);
+3. transcript scanning throughput on a synthetic set generated here (target >= 1x mcp-top's MB/s),
+   and peak traced memory on one large transcript (ours streams lines; it must stay bounded).
+
+Both tools are called in-process (their ``main``), stdout discarded, after one warm-up run each so
+module imports are not timed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TEST_SERVER = ROOT / "tests" / "servers" / "stdio_server.py"
+
+
+def _home(base: Path, servers: int, sleep_s: float) -> Path:
+    home = base / f"home-{servers}-{sleep_s}"
+    home.mkdir(parents=True)
+    spec = {
+        f"srv{i}": {
+            "command": sys.executable,
+            "args": [str(TEST_SERVER), "--tools", "5", "--sleep", str(sleep_s)],
+        }
+        for i in range(servers)
+    }
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": spec}), encoding="utf-8")
+    return home
+
+
+def _run(entry: Callable[[list[str]], int], args: list[str]) -> float:
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = entry(args)
+    elapsed = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"exit {code} for {args}")
+    return elapsed
+
+
+def _compare(label: str, home: Path, target: float, repeat: int) -> None:
+    from mcp_top.cli import main as mcp_top_main
+
+    from wslmcp.profile.cli import main as ours_main
+
+    args = ["--home", str(home), "--project", str(home), "--json", "--timeout", "30"]
+    ours = min(_run(ours_main, args) for _ in range(repeat))
+    theirs = min(_run(mcp_top_main, args) for _ in range(repeat))
+    ratio = ours / theirs
+    verdict = "ok" if ratio <= target else "MISSED"
+    print(
+        f"   {label}: wslmcp {ours:.2f} s, mcp-top {theirs:.2f} s, ratio {ratio:.2f} (target <= {target}) {verdict}"
+    )
+
+
+def _synthetic_transcripts(home: Path, files: int, lines_per_file: int, result_bytes: int = 360) -> int:
+    """Claude Code 2.x sessions with tool calls and results; returns the bytes written."""
+    total = 0
+    for f in range(files):
+        path = home / ".claude" / "projects" / f"-work-proj{f % 7}" / f"session-{f:04d}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        out = []
+        for i in range(lines_per_file):
+            stamp = f"2026-01-{1 + i % 28:02d}T10:{i % 60:02d}:00Z"
+            if i % 2 == 0:
+                content = [
+                    {
+                        "type": "tool_use",
+                        "id": f"t{f}-{i}",
+                        "name": f"mcp__srv{i % 5}__tool{i % 11}",
+                        "input": {"q": "x" * 40},
+                    }
+                ]
+                out.append(
+                    {
+                        "type": "assistant",
+                        "version": "2.1.3",
+                        "timestamp": stamp,
+                        "message": {"content": content},
+                    }
+                )
+            else:
+                result = [
+                    {"type": "tool_result", "tool_use_id": f"t{f}-{i - 1}", "content": "r" * result_bytes}
+                ]
+                out.append(
+                    {"type": "user", "version": "2.1.3", "timestamp": stamp, "message": {"content": result}}
+                )
+        data = "".join(json.dumps(r) + "\n" for r in out)
+        path.write_text(data, encoding="utf-8")
+        total += len(data)
+    return total
+
+
+def _scan_ours(home: Path) -> int:
+    from wslmcp.boundaries.client_files import LocalClientFiles
+    from wslmcp.profile.engine import scan
+
+    got = scan(LocalClientFiles(), "claude-code", str(home), ["srv0", "srv1"])
+    assert got is not None
+    return sum(len(t.calls) for t in got.transcripts)
+
+
+def _scan_theirs(home: Path) -> int:
+    from mcp_top.adapters import claude_code
+
+    sessions = [
+        claude_code.parse_session(p, {"srv0", "srv1"}) for p in claude_code.find_transcripts(str(home))
+    ]
+    return sum(len(s.tool_calls) for s in sessions)
+
+
+def _throughput(base: Path) -> None:
+    home = base / "transcripts"
+    size = _synthetic_transcripts(home, files=60, lines_per_file=1500)
+    mb = size / 1e6
+    timings = {}
+    for name, fn in (("wslmcp", _scan_ours), ("mcp-top", _scan_theirs)):
+        fn(home)
+        best = float("inf")
+        for _ in range(2):
+            started = time.perf_counter()
+            calls = fn(home)
+            best = min(best, time.perf_counter() - started)
+        timings[name] = best
+        print(f"   scan {name}: {mb / best:.1f} MB/s over {mb:.1f} MB ({calls} calls)")
+    ratio = timings["mcp-top"] / timings["wslmcp"]
+    print(
+        f"   scan throughput ratio wslmcp/mcp-top {ratio:.2f} (target >= 1.0) {'ok' if ratio >= 1.0 else 'MISSED'}"
+    )
+
+
+def _memory(base: Path) -> None:
+    home = base / "big"
+    size = _synthetic_transcripts(home, files=1, lines_per_file=1000, result_bytes=40_000)
+    for name, fn in (("wslmcp", _scan_ours), ("mcp-top", _scan_theirs)):
+        tracemalloc.start()
+        fn(home)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(f"   peak traced memory {name}: {peak / 1e6:.1f} MB on one {size / 1e6:.1f} MB transcript")
+
+
+def main() -> None:
+    try:
+        import mcp_top  # noqa: F401
+    except ImportError:
+        print("   mcp-top is not installed (dev extra mcp-top==0.5.0): nothing to compare with")
+        return
+    base = Path(tempfile.mkdtemp(prefix="bench-profile-"))
+    try:
+        fast = _home(base, 2, 0.0)
+        _compare("warm-up (imports)", fast, float("inf"), 1)
+        _compare("8 servers x 1 s", _home(base, 8, 1.0), 0.25, 1)
+        _compare("2 fast servers", fast, 1.2, 5)
+        _throughput(base)
+        _memory(base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -1,0 +1,48 @@
+"""The real stdio test servers the McpLauncher contract runs against, and their recorder.
+
+``python -m tests.contract.mcp_contract_servers`` re-records ``fixtures/mcp_answers.json`` through
+``RecordingMcpLauncher`` wrapped around the real adapter: the fake's answers are recorded, never
+written by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from fakes.mcp_launcher import RecordingMcpLauncher
+from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
+from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+
+SERVER = str(Path(__file__).resolve().parent.parent / "servers" / "stdio_server.py")
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_answers.json"
+RECORD_TIMEOUT_S = 10.0
+
+#: name -> the test server's options
+SERVERS: dict[str, tuple[str, ...]] = {
+    "nice": ("--name", "nice-server", "--instructions", "Call tool_00000 first.", "--tools", "3"),
+    "paged": ("--tools", "7", "--page-size", "3"),
+    "empty": ("--tools", "0"),
+    "chatty": ("--junk", "3", "--tools", "1"),
+    "exits": ("--mode", "exit"),
+    "crashes": ("--mode", "crash"),
+    "refuses": ("--mode", "error"),
+    "slow": ("--sleep", "1"),
+}
+
+
+def spec(name: str) -> ServerSpec:
+    return ServerSpec(name=name, command=sys.executable, args=(SERVER, *SERVERS[name]))
+
+
+async def record(launcher: McpLauncher | None = None, path: Path = FIXTURE) -> RecordingMcpLauncher:
+    recorder = RecordingMcpLauncher(launcher or SdkMcpLauncher(), path)
+    for name in SERVERS:  # one after another: the recording keeps this order
+        await recorder.query(spec(name), RECORD_TIMEOUT_S)
+    return recorder
+
+
+if __name__ == "__main__":
+    asyncio.run(record())
+    print(f"recorded {len(SERVERS)} answers into {FIXTURE}")

@@ -1,0 +1,110 @@
+"""McpLauncher contract: the real adapter (real stdio servers) and the fake (answers recorded from
+those same servers by ``RecordingMcpLauncher``) pass the same suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, load_answers
+from fakes.replay import ReplayMiss
+from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
+from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+
+from .mcp_contract_servers import FIXTURE, SERVERS, record, spec
+
+
+@pytest.fixture(params=["real", "fake"])
+def launcher(request: pytest.FixtureRequest) -> McpLauncher:
+    if request.param == "real":
+        return SdkMcpLauncher()
+    return FakeMcpLauncher.from_file(FIXTURE)
+
+
+async def test_answers_name_version_instructions_and_tools_as_listed(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("nice"), 10.0)
+    assert (answer.name, answer.error, answer.server_name, answer.server_version) == (
+        "nice",
+        None,
+        "nice-server",
+        "1.2.3",
+    )
+    assert answer.instructions == "Call tool_00000 first."
+    assert answer.protocol_version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+    assert [t["name"] for t in answer.tools] == ["tool_00000", "tool_00001", "tool_00002"]
+    assert answer.tools[0] == {
+        "name": "tool_00000",
+        "description": "Test tool number 0.",
+        "inputSchema": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    }
+    assert list(answer.tools[0]) == ["name", "description", "inputSchema"]  # received key order
+
+
+async def test_every_page_is_collected_in_order(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("paged"), 10.0)
+    assert [t["name"] for t in answer.tools] == [f"tool_{i:05d}" for i in range(7)]
+
+
+async def test_no_tools_and_no_instructions(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("empty"), 10.0)
+    assert (answer.error, answer.tools, answer.instructions) == (None, (), None)
+
+
+async def test_stdout_junk_is_tolerated_and_reported(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("chatty"), 10.0)
+    assert answer.error is None and len(answer.tools) == 1
+    assert answer.detail == "ignored 3 stdout line(s) that were not JSON-RPC"
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [
+        ("exits", "server closed stdout before response id 1"),
+        ("crashes", "server closed stdout before response id 2"),
+        ("refuses", "initialize failed (code -32603)"),
+    ],
+)
+async def test_failures_are_answers_not_exceptions(launcher: McpLauncher, name: str, error: str) -> None:
+    answer = await launcher.query(spec(name), 10.0)
+    assert (answer.error, answer.tools, answer.server_name) == (error, (), None)
+
+
+async def test_a_deadline_shorter_than_the_server_is_a_timeout(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("slow"), 0.3)
+    assert answer.error == "timeout after 0.3 seconds" and answer.tools == ()
+
+
+async def test_a_generous_deadline_gets_the_slow_answer(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("slow"), 10.0)
+    assert answer.error is None and len(answer.tools) == 2
+
+
+# ---- the fake's own strictness, and the fixture's provenance -------------------------------
+
+
+async def test_fake_unknown_server_is_a_replay_miss() -> None:
+    with pytest.raises(ReplayMiss, match=r"'nicer'.*nice"):
+        await FakeMcpLauncher.from_file(FIXTURE).query(ServerSpec(name="nicer", command="x"), 1.0)
+
+
+def test_fixture_holds_no_launch_material() -> None:
+    text = FIXTURE.read_text()
+    assert "stdio_server.py" not in text and '"command"' not in text and '"args"' not in text
+
+
+def test_fixture_is_a_faithful_recording(tmp_path: Path) -> None:
+    """Recording the same servers again gives the committed fixture (timings aside)."""
+    import asyncio
+
+    fresh = tmp_path / "answers.json"
+    asyncio.run(record(path=fresh))
+    doc = json.loads(fresh.read_text())
+    assert doc["schema"] == SCHEMA
+
+    def strip(path: Path) -> list[dict[str, object]]:
+        return [{k: v for k, v in a.__dict__.items() if k != "duration_s"} for a in load_answers(path)]
+
+    assert strip(fresh) == strip(FIXTURE)
+    assert [a["name"] for a in doc["answers"]] == list(SERVERS)

@@ -1,0 +1,36 @@
+"""Re-record a profile scenario's server answers from the home's own real stdio servers.
+
+    .venv/bin/python -m tests.profile_sources.record_scenario profile-configs
+
+Copies the scenario home to a temporary directory (fixture paths rewritten to it), discovers every
+configured server, queries all of them through the real launcher (project scope included) and
+writes ``answers.json`` with the temporary home rewritten back to the fixture's ``/home/user``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from fakes.mcp_launcher import RecordingMcpLauncher
+from tests.profile.homes import FIXTURE_HOME, SCENARIOS, copy_home
+from wslmcp.boundaries.client_files import LocalClientFiles
+from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.profile.configs import discover
+from wslmcp.profile.querying import query_all
+
+
+async def record(name: str, out: Path | None = None) -> Path:
+    target = out or SCENARIOS / name / "answers.json"
+    with tempfile.TemporaryDirectory() as tmp:
+        home = copy_home(name, Path(tmp) / "home")
+        found = discover(LocalClientFiles(), str(home), str(home / "proj"), "all")
+        launcher = RecordingMcpLauncher(SdkMcpLauncher(), target, rewrite={str(home): FIXTURE_HOME})
+        await query_all(launcher, found.servers(), 20.0, query_project=True)
+    return target
+
+
+if __name__ == "__main__":
+    print(asyncio.run(record(sys.argv[1])))

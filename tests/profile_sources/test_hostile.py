@@ -1,0 +1,150 @@
+"""Hostile servers over real stdio: each is a failed query with a clear reason, and nothing survives.
+
+"Nothing survives" is checked on the pids the servers (and their grandchildren) wrote to files.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import psutil
+import pytest
+
+from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
+from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+
+from .conftest import PYTHON, SERVER
+
+TIMEOUT = 1.0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _pid(path: Path) -> int:
+    return int(path.read_text())
+
+
+async def _query(tmp_path: Path, *args: str, max_output: int = 1024 * 1024) -> tuple[ServerAnswer, list[int]]:
+    pidfile, grandchild = tmp_path / "server.pid", tmp_path / "grandchild.pid"
+    spec = ServerSpec(
+        name="hostile",
+        command=PYTHON,
+        args=(SERVER, "--pidfile", str(pidfile), "--grandchild", str(grandchild), *args),
+    )
+    answer = await SdkMcpLauncher(max_output=max_output).query(spec, TIMEOUT)
+    pids = [_pid(p) for p in (pidfile, grandchild) if p.exists()]
+    return answer, pids
+
+
+CASES = [
+    pytest.param(("--mode", "silent"), "timeout after 1 seconds", None, id="no-answer"),
+    pytest.param(
+        ("--junk", "6", "--mode", "silent"), "timeout after 1 seconds", "were not JSON-RPC", id="junk-only"
+    ),
+    pytest.param(("--mode", "invalid"), "timeout after 1 seconds", "were not JSON-RPC", id="invalid-json"),
+    pytest.param(
+        ("--mode", "exit"),
+        "server closed stdout before response id 1",
+        "exited with code 3",
+        id="instant-exit",
+    ),
+    pytest.param(
+        ("--mode", "crash"),
+        "server closed stdout before response id 2",
+        "exited with code 1",
+        id="crash-mid-answer",
+    ),
+    pytest.param(
+        ("--mode", "huge", "--huge-bytes", "3000000"),
+        "server output exceeded 1048576 bytes",
+        None,
+        id="enormous-tool",
+    ),
+    pytest.param(("--tools", "50000"), "server output exceeded 1048576 bytes", None, id="enormous-tool-list"),
+    pytest.param(("--mode", "error"), "initialize failed (code -32603)", None, id="json-rpc-error"),
+    pytest.param(("--sleep", "30"), "timeout after 1 seconds", None, id="too-slow"),
+]
+
+
+@pytest.mark.parametrize(("args", "error", "detail"), CASES)
+async def test_hostile_server_is_a_failed_query_and_leaves_nothing(
+    tmp_path: Path, args: tuple[str, ...], error: str, detail: str | None
+) -> None:
+    answer, pids = await _query(tmp_path, *args)
+    assert answer.error == error
+    assert answer.tools == () and answer.server_name is None
+    if detail is not None:
+        assert answer.detail is not None and detail in answer.detail
+    assert "secret-ish" not in (answer.error or "") + (answer.detail or "")
+    assert len(pids) == 2, "the server and its grandchild both started"
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_junk_before_valid_answers_is_tolerated_and_counted(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--junk", "4", "--tools", "3")
+    assert answer.error is None and len(answer.tools) == 3
+    assert answer.detail == "ignored 3 stdout line(s) that were not JSON-RPC"
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_well_behaved_server_grandchild_is_killed_too(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--instructions", "Use me.", "--name", "nice")
+    assert (answer.error, answer.server_name, answer.server_version, answer.instructions) == (
+        None,
+        "nice",
+        "1.2.3",
+        "Use me.",
+    )
+    assert answer.protocol_version and [t["name"] for t in answer.tools] == ["tool_00000", "tool_00001"]
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_large_paginated_list_is_collected_whole(tmp_path: Path) -> None:
+    answer, _ = await _query(tmp_path, "--tools", "2500", "--page-size", "300", max_output=32 * 1024 * 1024)
+    assert answer.error is None
+    names = [t["name"] for t in answer.tools]
+    assert len(names) == 2500 and names == sorted(set(names))
+
+
+async def test_missing_command_reports_the_os_error() -> None:
+    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command="/nonexistent/mcp-server"), TIMEOUT)
+    assert answer.error == "[Errno 2] No such file or directory: '/nonexistent/mcp-server'"
+
+
+async def test_non_executable_command_reports_permission_denied(tmp_path: Path) -> None:
+    script = tmp_path / "server.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=str(script)), TIMEOUT)
+    assert answer.error == f"[Errno 13] Permission denied: '{script}'"
+
+
+async def test_missing_cwd_is_reported_without_launching(tmp_path: Path) -> None:
+    marker = tmp_path / "launched.pid"
+    spec = ServerSpec(
+        name="x", command=PYTHON, args=(SERVER, "--pidfile", str(marker)), cwd=str(tmp_path / "gone")
+    )
+    answer = await SdkMcpLauncher().query(spec, TIMEOUT)
+    assert answer.error == f"cwd does not exist: {tmp_path / 'gone'}"
+    assert not marker.exists()
+
+
+async def test_env_is_laid_over_the_base_environment_and_cwd_applies(tmp_path: Path) -> None:
+    probe = tmp_path / "env.txt"
+    code = (
+        "import os,sys; open(sys.argv[1],'w').write(os.environ.get('BASE','-')+'|'+os.environ['MINE']+'|'+os.getcwd());"
+        f"sys.argv=[sys.argv[0]]; exec(open({SERVER!r}).read())"
+    )
+    spec = ServerSpec(
+        name="x", command=PYTHON, args=("-c", code, str(probe)), env={"MINE": "v"}, cwd=str(tmp_path)
+    )
+    answer = await SdkMcpLauncher(base_env={**os.environ, "BASE": "b"}).query(spec, 10.0)
+    assert answer.error is None
+    assert probe.read_text() == f"b|v|{tmp_path}"
