@@ -123,7 +123,7 @@ class FakeMcpLauncher:
 class RecordingMcpLauncher:
     """Wraps a real launcher and writes every answer it gives into a fixture file (fake's format).
 
-    The file is rewritten whole after each answer (a temporary file renamed over it), so a
+    Answers are written sorted by server name. The file is rewritten whole after each answer (a temporary file renamed over it), so a
     recording is never half-written. ``rewrite`` maps text to its stand-in in everything written
     (e.g. a temporary copy's home path -> ``/home/user``): a recording names the fixture home,
     not the machine it was made on.
@@ -144,7 +144,10 @@ class RecordingMcpLauncher:
         return answer
 
     def _write(self) -> None:
-        doc = {"schema": SCHEMA, "answers": [answer_to_json(a) for a in self.answers]}
+        # Sorted by name (stable: one name's answers keep their order) so that re-recording a
+        # concurrent run gives the same file.
+        ordered = sorted(self.answers, key=lambda a: a.name)
+        doc = {"schema": SCHEMA, "answers": [answer_to_json(a) for a in ordered]}
         text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
         for old, new in self._rewrite.items():
             text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])

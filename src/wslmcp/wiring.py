@@ -5,7 +5,10 @@ Everything below the CLI receives a ``Boundaries`` and never learns which kind i
 
 from __future__ import annotations
 
+import itertools
 import os
+import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +17,7 @@ from wslmcp.boundaries.client_files import ClientFiles, LocalClientFiles
 from wslmcp.boundaries.clock import Clock, SystemClock
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSource
+from wslmcp.boundaries.shell_transport import ShellTransport
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
 
@@ -131,3 +135,42 @@ def observe_parts(b: Boundaries, distro: str | None = None, platform: str | None
         local_distro=local,
         windows_native=False,
     )
+
+
+def shell_transport(
+    choice: str,
+    distro: str,
+    user: str | None,
+    boundaries: Boundaries,
+    env: Mapping[str, str],
+) -> ShellTransport:
+    """The shell server's transport. ``choice`` is WSLMCP_SHELL_TRANSPORT: ``wsl.exe``, ``local`` or
+    ``auto`` (local when this process already runs inside ``distro`` or no wsl.exe is reachable,
+    wsl.exe otherwise). Replaying a scenario always uses the recorded wsl.exe exchanges."""
+    from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
+
+    if boundaries.replaying:
+        return WslExeTransport(boundaries.wsl_exe, distro, user)
+    if choice == "auto":
+        inside = env.get("WSL_DISTRO_NAME", "")
+        executable = env.get("WSLMCP_WSL_EXE", "wsl.exe")
+        if inside and inside.casefold() == distro.casefold():
+            choice = "local"
+        else:
+            choice = "wsl.exe" if shutil.which(executable) else "local"
+    if choice == "local":
+        return LocalTransport(user)
+    return WslExeTransport(
+        WslExeCli(env.get("WSLMCP_WSL_EXE", "wsl.exe"), kill_on_overflow=True), distro, user
+    )
+
+
+def run_tokens(boundaries: Boundaries) -> Callable[[], str]:
+    """Run tokens for the shell runner: random on a real host, a counter when replaying (recorded
+    exchanges hold the tokens that were used when they were recorded)."""
+    from wslmcp.shell.runner import random_token
+
+    if not boundaries.replaying:
+        return random_token
+    counter = itertools.count(1)
+    return lambda: f"{next(counter):016x}"

@@ -6,7 +6,7 @@
    and peak traced memory on one large transcript (ours streams lines; it must stay bounded).
 
 Both tools are called in-process (their ``main``), stdout discarded, after one warm-up run each so
-module imports are not timed.
+module imports are not timed; the best of several runs is kept (the machine is shared).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _run(entry: Callable[[list[str]], int], args: list[str]) -> float:
     return elapsed
 
 
-def _compare(label: str, home: Path, target: float, repeat: int) -> None:
+def _compare(label: str, home: Path, target: float, repeat: int, *, show: bool = True) -> None:
     from mcp_top.cli import main as mcp_top_main
 
     from wslmcp.profile.cli import main as ours_main
@@ -60,9 +60,10 @@ def _compare(label: str, home: Path, target: float, repeat: int) -> None:
     theirs = min(_run(mcp_top_main, args) for _ in range(repeat))
     ratio = ours / theirs
     verdict = "ok" if ratio <= target else "MISSED"
-    print(
-        f"   {label}: wslmcp {ours:.2f} s, mcp-top {theirs:.2f} s, ratio {ratio:.2f} (target <= {target}) {verdict}"
-    )
+    if show:
+        print(
+            f"   {label}: wslmcp {ours:.2f} s, mcp-top {theirs:.2f} s, ratio {ratio:.2f} (target <= {target}) {verdict}"
+        )
 
 
 def _synthetic_transcripts(home: Path, files: int, lines_per_file: int, result_bytes: int = 360) -> int:
@@ -162,9 +163,9 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-profile-"))
     try:
         fast = _home(base, 2, 0.0)
-        _compare("warm-up (imports)", fast, float("inf"), 1)
+        _compare("warm-up (imports)", fast, float("inf"), 1, show=False)
         _compare("8 servers x 1 s", _home(base, 8, 1.0), 0.25, 1)
-        _compare("2 fast servers", fast, 1.2, 5)
+        _compare("2 fast servers", fast, 1.2, 7)
         _throughput(base)
         _memory(base)
     finally:

@@ -35,14 +35,12 @@ def _policy(spec: str) -> tuple[Policy, str | None]:
         key, _, value = item.partition("=")
         if key in ("readonly", "allow_sudo", "allow_windows"):
             values[key] = value.lower() == "true"
-        elif key == "allow_commands":
-            values[key] = tuple(v for v in value.split(",") if v)
-        elif key == "allowed_paths":
+        elif key in ("allow_commands", "allowed_paths"):
             values[key] = tuple(v for v in value.split(",") if v)
         elif key == "deny":
             deny.append(re.compile(value, re.IGNORECASE))
         elif key == "home":
-            values[key] = value
+            values[key] = value if value != "-" else None
         elif key == "cwd":
             cwd = value
         else:
@@ -85,6 +83,17 @@ def load(path: Path = CORPUS) -> list[Case]:
         if text.startswith("json:"):
             text = json.loads(text[5:])
         cases.append(
-            Case(f"{_slug(section)}-{number}", section, check, access, verdict, rule, text, policy, cwd, policy_line)
+            Case(
+                f"{_slug(section)}-{number}",
+                section,
+                check,
+                access,
+                verdict,
+                rule,
+                text,
+                policy,
+                cwd,
+                policy_line,
+            )
         )
     return cases

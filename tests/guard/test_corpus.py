@@ -38,10 +38,28 @@ def test_corpus_case(case: Case) -> None:
 def test_corpus_covers_every_rule_family() -> None:
     rules = {c.rule for c in CASES if c.rule}
     for family in (
-        "catastrophe.rm_root", "catastrophe.critical_file", "catastrophe.mkfs", "catastrophe.block_device",
-        "catastrophe.power", "catastrophe.fork_bomb", "catastrophe.chmod_root", "catastrophe.crontab_remove",
-        "catastrophe.wsl_shutdown", "catastrophe.firewall_flush", "readonly.write", "readonly.redirect", "sudo",
-        "windows.interop", "windows.mnt_write", "operator_path", "allow_commands", "deny_pattern",
-        "allowed_paths", "parse.too_deep", "parse.empty", "cwd.metachar", "path.empty",
+        "catastrophe.rm_root",
+        "catastrophe.critical_file",
+        "catastrophe.mkfs",
+        "catastrophe.block_device",
+        "catastrophe.power",
+        "catastrophe.fork_bomb",
+        "catastrophe.chmod_root",
+        "catastrophe.crontab_remove",
+        "catastrophe.wsl_shutdown",
+        "catastrophe.firewall_flush",
+        "readonly.write",
+        "readonly.redirect",
+        "sudo",
+        "windows.interop",
+        "windows.mnt_write",
+        "operator_path",
+        "allow_commands",
+        "deny_pattern",
+        "allowed_paths",
+        "parse.too_deep",
+        "parse.empty",
+        "cwd.metachar",
+        "path.empty",
     ):
         assert family in rules, family

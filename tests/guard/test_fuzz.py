@@ -16,7 +16,19 @@ from wslmcp.shell.guard.reader import read
 
 POLICY = Policy(allow_sudo=True, home="/home/me", user="me")
 STRICT = Policy(readonly=True, allow_commands=("ls", "cat"), allowed_paths=("/srv",), home="/home/me")
-_TOKENS = [*"abcrmfx/-. \t\n;&|<>()[]{}$`'\"\\!*?~=#0123456789", "$(", "<<", "EOF", "-c", "bash", "rm", "eval", "${", "<(", "<<<"]
+_TOKENS = [
+    *"abcrmfx/-. \t\n;&|<>()[]{}$`'\"\\!*?~=#0123456789",
+    "$(",
+    "<<",
+    "EOF",
+    "-c",
+    "bash",
+    "rm",
+    "eval",
+    "${",
+    "<(",
+    "<<<",
+]
 SHELLISH = st.lists(st.sampled_from(_TOKENS), max_size=120).map("".join)
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -90,7 +102,9 @@ def test_expansion_bombs_stay_within_the_work_budget() -> None:
         budget = Budget()
         decision = check_command(POLICY, text, None, budget)
         assert budget.spent <= MAX_WORK
-        assert decision.verdict == "allow" or decision.rule in ("parse.too_complex", "parse.too_deep"), decision
+        assert decision.verdict == "allow" or decision.rule in ("parse.too_complex", "parse.too_deep"), (
+            decision
+        )
 
 
 # ------------------------------------------------------------------ wrappers keep refusals
@@ -111,13 +125,47 @@ REFUSED_SIMPLE = [
     "systemctl poweroff",
     "find / -delete",
 ]
-REFUSED_SCRIPTS = [*REFUSED_SIMPLE, "echo x > /dev/sda", ":(){ :|:& };:", "cd / && rm -rf *", "a=rm; $a -rf /"]
+REFUSED_SCRIPTS = [
+    *REFUSED_SIMPLE,
+    "echo x > /dev/sda",
+    ":(){ :|:& };:",
+    "cd / && rm -rf *",
+    "a=rm; $a -rf /",
+]
 
 ARGV_WRAPPERS = [
-    "sudo", "sudo -u root", "sudo --", "env", "env -i", "env -u PATH", "env FOO=1", "env -C /tmp", "nohup",
-    "setsid", "time", "time -p", "timeout 30", "timeout -s KILL 5", "nice", "nice -n 10", "ionice -c 3",
-    "stdbuf -oL", "command", "exec", "exec -a x", "chroot /", "pkexec", "doas", "runuser -u root --",
-    "nsenter -t 1 -m", "systemd-run", "flock /tmp/l", "strace -f", "xargs", "watch -x", "unbuffer",
+    "sudo",
+    "sudo -u root",
+    "sudo --",
+    "env",
+    "env -i",
+    "env -u PATH",
+    "env FOO=1",
+    "env -C /tmp",
+    "nohup",
+    "setsid",
+    "time",
+    "time -p",
+    "timeout 30",
+    "timeout -s KILL 5",
+    "nice",
+    "nice -n 10",
+    "ionice -c 3",
+    "stdbuf -oL",
+    "command",
+    "exec",
+    "exec -a x",
+    "chroot /",
+    "pkexec",
+    "doas",
+    "runuser -u root --",
+    "nsenter -t 1 -m",
+    "systemd-run",
+    "flock /tmp/l",
+    "strace -f",
+    "xargs",
+    "watch -x",
+    "unbuffer",
 ]
 
 
@@ -125,14 +173,38 @@ def _text_wrappers(inner: str) -> list[str]:
     q = shlex.quote(inner)
     b64 = base64.b64encode(inner.encode()).decode()
     return [
-        f"bash -c {q}", f"sh -c {q}", f"bash -lc {q}", f"sh -ec {q}", f"bash -xec {q}", f"dash -c {q}",
-        f"zsh -c {q}", f"su -c {q}", f"su root -c {q}", f"eval {q}", f"env -S {q}", f"watch {q}",
-        f"echo {q} | bash", f"printf '%s\\n' {q} | sh", f"bash <<< {q}", f"echo {b64} | base64 -d | sh",
-        f"echo $({inner})", f"X=$({inner})", f"cat <({inner})", f"if true; then {inner}; fi",
-        f"{{ {inner}; }}", f"( {inner} )", f"true && {inner}", f"false || {inner}", f"ls | {{ {inner}; }}",
-        f"find . -maxdepth 0 -exec sh -c {q} \\;", f"flock /tmp/l -c {q}", f"sudo sh -c {q}",
-        f"for i in 1; do {inner}; done", f"while true; do {inner}; break; done",
-        f"bash <<'EOF'\n{inner}\nEOF", f"awk 'BEGIN {{ system(\"{inner}\") }}'" if '"' not in inner and "'" not in inner else f"eval {q}",
+        f"bash -c {q}",
+        f"sh -c {q}",
+        f"bash -lc {q}",
+        f"sh -ec {q}",
+        f"bash -xec {q}",
+        f"dash -c {q}",
+        f"zsh -c {q}",
+        f"su -c {q}",
+        f"su root -c {q}",
+        f"eval {q}",
+        f"env -S {q}",
+        f"watch {q}",
+        f"echo {q} | bash",
+        f"printf '%s\\n' {q} | sh",
+        f"bash <<< {q}",
+        f"echo {b64} | base64 -d | sh",
+        f"echo $( {inner} )",
+        f"X=$( {inner} )",
+        f"cat <( {inner} )",
+        f"if true; then {inner}; fi",
+        f"{{ {inner}; }}",
+        f"( {inner} )",
+        f"true && {inner}",
+        f"false || {inner}",
+        f"ls | {{ {inner}; }}",
+        f"find . -maxdepth 0 -exec sh -c {q} \\;",
+        f"flock /tmp/l -c {q}",
+        f"sudo sh -c {q}",
+        f"for i in 1; do {inner}; done",
+        f"while true; do {inner}; break; done",
+        f"bash <<'EOF'\n{inner}\nEOF",
+        f"awk 'BEGIN {{ system(\"{inner}\") }}'" if '"' not in inner and "'" not in inner else f"eval {q}",
     ]
 
 
@@ -142,7 +214,9 @@ def _text_wrappers(inner: str) -> list[str]:
     st.lists(st.sampled_from(ARGV_WRAPPERS), min_size=1, max_size=3),
     st.lists(st.integers(min_value=0, max_value=31), max_size=2),
 )
-def test_wrapping_a_refused_command_keeps_it_refused(command: str, prefixes: list[str], texts: list[int]) -> None:
+def test_wrapping_a_refused_command_keeps_it_refused(
+    command: str, prefixes: list[str], texts: list[int]
+) -> None:
     text = " ".join([*prefixes, command])
     if any(p == "xargs" for p in prefixes):
         text = "echo | " + text
@@ -154,7 +228,9 @@ def test_wrapping_a_refused_command_keeps_it_refused(command: str, prefixes: lis
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(REFUSED_SCRIPTS), st.lists(st.integers(min_value=0, max_value=31), min_size=1, max_size=3))
+@given(
+    st.sampled_from(REFUSED_SCRIPTS), st.lists(st.integers(min_value=0, max_value=31), min_size=1, max_size=3)
+)
 def test_payload_wrapping_keeps_scripts_refused(script: str, layers: list[int]) -> None:
     assert check_command(POLICY, script, None).verdict == "reject"
     text = script

@@ -12,6 +12,7 @@ from wslmcp.observe.procstat import (
     KernelCounters,
     kernel_cpu_percent,
     parse_cmdline,
+    process_name,
     parse_kernel,
     parse_pid_stat,
 )
@@ -51,6 +52,19 @@ STAT = b"cpu  100 5 50 1000 10 3 2 0 0 0\ncpu0 50 0 25 500 5 1 1 0 0 0\ncpu1 50 
 
 def files(stat: bytes = STAT, uptime: bytes = b"10.00 15.00\n", boot: bytes = b"b-1\n") -> dict[str, bytes]:
     return {"stat": stat, "uptime": uptime, "sys/kernel/random/boot_id": boot}
+
+
+def test_name_is_argv0_basename_only_when_it_agrees_with_comm() -> None:
+    assert process_name("python3", parse_cmdline(b"/usr/bin/python3\0-m\0pytest\0")) == "python3"
+    # comm cut at 15 characters: argv[0]'s basename completes it
+    long = parse_cmdline(b"/opt/bin/containerd-shim-runc-v2\0-namespace\0moby\0")
+    assert process_name("containerd-shim", long) == "containerd-shim-runc-v2"
+    # a rewritten title never becomes the name, slashes and all
+    assert process_name("redis-server", parse_cmdline(b"redis-server *:6379\0")) == "redis-server"
+    title = parse_cmdline(b"npm exec @modelcontextprotocol/inspector --method tools/call\0")
+    assert process_name("npm exec @model", title) == "npm exec @model"
+    # kernel threads and zombies: only comm
+    assert process_name("kworker/0:1", parse_cmdline(b"")) == "kworker/0:1"
 
 
 def test_kernel_busy_is_user_nice_system_irq_softirq() -> None:

@@ -70,7 +70,8 @@ def test_hostile_names_survive_and_reused_pids_get_no_rate() -> None:
     names = {pid: r["usage"]["name"] for pid, r in rows.items()}
     assert names[200] == "my proc (x)" and names[201] == ") ) ("
     assert names[202] == "line\nbreak" and names[203] == "bad\ufffd\ufffdutf"
-    assert names[204] == "evil) R 1" and rows[204]["usage"]["args"] == "/usr/bin/evil) R 1 --flag"
+    # the kernel comm (first "(" to last ")") wins over an argv[0] that disagrees with it
+    assert names[204] == "evil) R 1 2 3" and rows[204]["usage"]["args"] == "/usr/bin/evil) R 1 --flag"
     assert rows[300]["usage"]["cpu_percent"] is None and rows[300]["cores_used"] is None  # PID reused
     assert rows[301]["usage"]["cpu_percent"] is None  # born between the samples
     assert rows[200]["usage"]["cpu_percent"] == 2.5  # 30 ticks / 3 s / 4 CPUs

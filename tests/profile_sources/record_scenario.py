@@ -1,10 +1,12 @@
 """Re-record a profile scenario's server answers from the home's own real stdio servers.
 
-    .venv/bin/python -m tests.profile_sources.record_scenario profile-configs
+    .venv/bin/python -m tests.profile_sources.record_scenario profile-configs [--expected]
 
 Copies the scenario home to a temporary directory (fixture paths rewritten to it), discovers every
 configured server, queries all of them through the real launcher (project scope included) and
 writes ``answers.json`` with the temporary home rewritten back to the fixture's ``/home/user``.
+With ``--expected`` it then re-renders every ``profile-report`` expected file from the replay
+(check the result against mcp-top with ``tests/profile_sources/test_configs_parity.py``).
 """
 
 from __future__ import annotations
@@ -32,5 +34,24 @@ async def record(name: str, out: Path | None = None) -> Path:
     return target
 
 
+def refresh_expected(name: str) -> list[Path]:
+    from wslmcp.profile.replay_check import KIND, render
+    from wslmcp.scenario.loader import Scenario
+
+    scenario = Scenario.load(SCENARIOS / name)
+    written = []
+    for spec in scenario.manifest.get("expect", []):
+        if spec.get("kind") == KIND:
+            target = scenario.file(str(spec["expected"]))
+            target.write_text(
+                render(Scenario.load(SCENARIOS / name), [str(a) for a in spec["args"]]), "utf-8"
+            )
+            written.append(target)
+    return written
+
+
 if __name__ == "__main__":
     print(asyncio.run(record(sys.argv[1])))
+    if "--expected" in sys.argv[2:]:
+        for path in refresh_expected(sys.argv[1]):
+            print(path)

@@ -62,7 +62,7 @@ def test_queried_output_matches_mcp_top_and_the_scenario(home: Path, args: list[
         assert "wslmcp" in doc
         assert {k: v for k, v in doc.items() if k != "wslmcp"} == json.loads(theirs)
         failed = dict(map(tuple, doc["clis"][0]["coverage"]["servers_query_failed"]))
-        assert set(failed) == {"crash", "exit", "refuses", "silent", "badcwd", "nocmd"}
+        assert set(failed) == {"crash", "exit", "refuses", "silent", "badcwd", "nocmd", "notools"}
     else:
         assert ours == theirs
     assert ours == _expected(expected, home)

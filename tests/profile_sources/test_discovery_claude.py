@@ -272,3 +272,14 @@ def test_startup_timeout_rejects_bool_nan_inf_and_zero(layout: Layout) -> None:
 def test_mcp_servers_not_an_object_warns(layout: Layout) -> None:
     path = layout.write(".claude.json", {"mcpServers": ["a"]})
     assert layout.one("claude-code").warnings == (f"{path}: mcpServers is not an object",)
+
+
+def test_windows_style_project_keys_match_with_forward_slashes(layout: Layout) -> None:
+    layout.write(
+        ".claude.json", {"projects": {"C:\\Users\\me\\proj\\": {"mcpServers": {"win": {"command": "x"}}}}}
+    )
+    from wslmcp.boundaries.client_files import LocalClientFiles
+    from wslmcp.profile.configs import discover
+
+    found = discover(LocalClientFiles(), str(layout.home), "C:/Users/me/proj", "claude-code").clis[0]
+    assert [(s.name, s.scope) for s in found.servers] == [("win", "user-project")]

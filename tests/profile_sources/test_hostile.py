@@ -148,3 +148,66 @@ async def test_env_is_laid_over_the_base_environment_and_cwd_applies(tmp_path: P
     answer = await SdkMcpLauncher(base_env={**os.environ, "BASE": "b"}).query(spec, 10.0)
     assert answer.error is None
     assert probe.read_text() == f"b|v|{tmp_path}"
+
+
+async def test_a_result_without_tools_list_is_named(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--mode", "notools")
+    assert answer.error == "tools/list response has no tools list"
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_schema_invalid_tools_are_kept_as_listed_like_mcp_top(tmp_path: Path) -> None:
+    answer, _ = await _query(tmp_path, "--mode", "badtool")
+    assert answer.error is None and answer.tools == ({"name": "no_schema"},)
+
+
+async def test_an_unknown_protocol_version_is_read_like_mcp_top(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--protocol", "1999-01-01")
+    assert (answer.error, answer.protocol_version, len(answer.tools)) == (None, "1999-01-01", 2)
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_a_server_ignoring_sigterm_and_eof_is_killed_after_answering(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--mode", "stubborn")
+    assert answer.error is None and len(answer.tools) == 2
+    assert len(pids) == 2 and [p for p in pids if _alive(p)] == []
+
+
+async def test_a_stubborn_silent_server_is_killed_at_the_deadline(tmp_path: Path) -> None:
+    pidfile = tmp_path / "s.pid"
+    spec = ServerSpec(
+        name="x",
+        command=PYTHON,
+        args=(SERVER, "--pidfile", str(pidfile), "--mode", "stubborn", "--sleep", "60"),
+    )
+    answer = await SdkMcpLauncher().query(spec, 0.5)
+    assert answer.error == "timeout after 0.5 seconds"
+    assert not _alive(_pid(pidfile))
+
+
+async def test_a_last_answer_without_newline_still_counts(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--mode", "nonewline")
+    assert answer.error is None and [t["name"] for t in answer.tools] == ["tool_00000"]
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_one_big_line_under_the_limit_is_read_whole(tmp_path: Path) -> None:
+    answer, _ = await _query(
+        tmp_path, "--mode", "huge", "--huge-bytes", "6000000", max_output=8 * 1024 * 1024
+    )
+    assert answer.error is None and len(answer.tools[0]["description"]) == 6_000_000
+
+
+async def test_a_loose_initialize_result_is_read_like_mcp_top(tmp_path: Path) -> None:
+    answer, _ = await _query(tmp_path, "--mode", "looseinit", "--name", "loose")
+    assert (answer.error, answer.server_name, answer.server_version, len(answer.tools)) == (
+        None,
+        "loose",
+        None,
+        2,
+    )
+
+
+async def test_an_unlaunchable_argument_is_a_launch_failure() -> None:
+    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=PYTHON, args=("a\x00b",)), TIMEOUT)
+    assert answer.error == "embedded null byte"

@@ -215,3 +215,13 @@ def test_progress_line_overwrites_itself_and_clears_at_the_end() -> None:
     assert text.startswith("\rwslmcp profile: queried 1/2 server(s) (last: first?[31m)")
     assert "\x1b" not in text and "\n" not in text
     assert text.endswith("\r") and text.split("\r")[-2].strip() == ""
+
+
+async def test_reserved_and_project_scope_servers_are_never_launched_by_default() -> None:
+    fake = FakeMcpLauncher([ServerAnswer(name="shared"), ServerAnswer(name="mine")])
+    servers = [srv("computer-use", reserved=True), srv("shared", scope="project"), srv("mine")]
+    results = await query_all(fake, servers, timeout_s=1.0)
+    assert [name for name, _ in fake.calls] == ["mine"]
+    assert results[("claude-code", "shared")].error == querying.NOT_QUERIED_PROJECT
+    await query_all(fake, servers, timeout_s=1.0, query_project=True)
+    assert [name for name, _ in fake.calls] == ["mine", "shared", "mine"]

@@ -12,6 +12,8 @@ Run as ``python tests/servers/stdio_server.py [options]``. It speaks newline-del
                      | huge (one tools/list answer of --huge-bytes bytes) | error (JSON-RPC error)
                      | badtool (a tool without inputSchema) | notools (a result without "tools")
                      | stubborn (ignores SIGTERM and stdin EOF after answering)
+                     | nonewline (last answer without a trailing newline, then exits)
+                     | looseinit (an initialize result with no capabilities and no serverInfo.version)
 --protocol V         answer initialize with protocolVersion V instead of echoing the client's
 --grandchild PIDFILE spawn a sleeping grandchild and write its pid to PIDFILE
 --pidfile FILE       write this server's own pid to FILE
@@ -125,6 +127,8 @@ def main(argv: list[str]) -> int:
             }
             if a.instructions is not None:
                 result["instructions"] = a.instructions
+            if a.mode == "looseinit":
+                result = {"protocolVersion": result["protocolVersion"], "serverInfo": {"name": a.name}}
             _send({"jsonrpc": "2.0", "id": rid, "result": result})
         elif method == "tools/list":
             if a.mode == "crash":
@@ -140,6 +144,10 @@ def main(argv: list[str]) -> int:
             if a.mode == "badtool":
                 _send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "no_schema"}]}})
                 continue
+            if a.mode == "nonewline":
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"tools": [_tool(0)]}}))
+                sys.stdout.flush()
+                return 0
             if a.mode == "notools":
                 _send({"jsonrpc": "2.0", "id": rid, "result": {"items": []}})
                 continue

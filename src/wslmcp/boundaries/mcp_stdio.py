@@ -1,17 +1,23 @@
-"""The real ``McpLauncher``: the mcp SDK client over a stdio transport that owns the process group.
+"""The real ``McpLauncher``: the mcp SDK's ``ClientSession`` over a stdio transport that owns the
+server's process group.
 
-Why our own transport under the SDK ``Client`` rather than the SDK's ``stdio_client``: the query
-must end at its deadline with the server's *whole process group* gone (the SDK's shutdown grants
-a server 2 s + 2 s of grace after the deadline), a server's stdout must be bounded (an enormous
-tools/list cannot exhaust memory), and stdout lines that are not JSON-RPC are tallied for the
-diagnosis. The protocol itself (initialize handshake, request ids, response matching, errors) is
-the SDK's ``Client`` in ``legacy`` (initialize) mode; tools/list results are taken as raw JSON
-objects so every field a server sends is kept for token estimation.
+Why our own transport rather than the SDK's ``stdio_client``: the query must end at its deadline
+with the server's *whole process group* gone (the SDK's shutdown grants a server 2 s + 2 s of grace
+after the deadline), a server's stdout must be bounded (an enormous tools/list cannot exhaust
+memory), and stdout lines that are not JSON-RPC are tallied for the diagnosis.
+
+The JSON-RPC exchange (request ids, response matching, error responses, connection loss) is the
+SDK session's. What the server *answered* is read from the raw response objects the transport
+keeps, exactly as mcp-top reads them: the SDK validates results against the MCP schema and
+rejects handshake versions it does not know, while mcp-top accepts any result object; reading
+the raw answer keeps every field a server sends (for token estimation) and lets both tools agree
+on any server. The handshake is adopted by the session when it is schema-valid.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -26,10 +32,11 @@ import anyio.abc
 import anyio.to_thread
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp import Client
+from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from pydantic import BaseModel, ConfigDict
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from wslmcp import __version__
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
@@ -76,6 +83,15 @@ class _ServerProcess:
     def __init__(self, process: anyio.abc.Process) -> None:
         self.process = process
         self.stdout = _Stdout()
+        #: Raw response objects by JSON-RPC id, parsed from stdout exactly as sent (mcp-top's view).
+        self.responses: dict[object, dict[str, Any]] = {}
+        #: Ids of the requests written to stdin, by method, in order.
+        self.sent: dict[str, list[object]] = {}
+
+    def raw_response(self, method: str) -> dict[str, Any] | None:
+        """The server's raw response to the last ``method`` request, if one arrived."""
+        ids = self.sent.get(method)
+        return self.responses.get(ids[-1]) if ids else None
 
     async def stop(self, *, polite: bool, grace_s: float) -> None:
         """Close stdin; SIGTERM the group and wait up to ``grace_s`` if ``polite``; then SIGKILL the
@@ -145,11 +161,15 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 async def _pump_stdout(
     server: _ServerProcess, sink: MemoryObjectSendStream[SessionMessage | Exception], max_output: int
 ) -> None:
-    """Split stdout on b"\\n"; hand valid JSON-RPC messages to the session, count the rest."""
+    """Split stdout on b"\\n"; hand valid JSON-RPC messages to the session, count the rest.
+
+    A final line without a newline still counts at EOF. Linear in the output size whatever the
+    line lengths (the buffer is only split when a chunk brings a newline).
+    """
     stream = server.process.stdout
     assert stream is not None
     seen = server.stdout
-    buffer = b""
+    buffer = bytearray()
     async with sink:
         try:
             while True:
@@ -157,25 +177,45 @@ async def _pump_stdout(
                     chunk = await stream.receive(65536)
                 except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                     seen.eof = True
+                    await _deliver(server, sink, bytes(buffer))
                     return
                 seen.bytes_read += len(chunk)
                 if seen.bytes_read > max_output:
                     seen.limit = max_output
                     seen.overflow = True
                     return
-                *lines, buffer = (buffer + chunk).split(b"\n")
+                buffer += chunk
+                if b"\n" not in chunk:
+                    continue
+                *lines, rest = bytes(buffer).split(b"\n")
+                buffer = bytearray(rest)
                 for line in lines:
-                    text = line.decode("utf-8", errors="replace").strip()
-                    if not text:
-                        continue
-                    try:
-                        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-                    except ValueError:
-                        seen.junk_lines += 1
-                        continue
-                    await sink.send(SessionMessage(message))
+                    await _deliver(server, sink, line)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
+
+
+async def _deliver(
+    server: _ServerProcess, sink: MemoryObjectSendStream[SessionMessage | Exception], line: bytes
+) -> None:
+    text = line.decode("utf-8", errors="replace").strip()
+    if not text:
+        return
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValueError:
+        server.stdout.junk_lines += 1
+        return
+    if isinstance(message, types.JSONRPCResponse):
+        _keep_raw(server, text)
+    await sink.send(SessionMessage(message))
+
+
+def _keep_raw(server: _ServerProcess, text: str) -> None:
+    with contextlib.suppress(ValueError, RecursionError):
+        raw = json.loads(text)
+        if isinstance(raw, dict) and "id" in raw:
+            server.responses[raw["id"]] = raw
 
 
 async def _pump_stdin(server: _ServerProcess, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
@@ -184,6 +224,8 @@ async def _pump_stdin(server: _ServerProcess, source: MemoryObjectReceiveStream[
     async with source:
         try:
             async for item in source:
+                if isinstance(item.message, types.JSONRPCRequest):
+                    server.sent.setdefault(item.message.method, []).append(item.message.id)
                 data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 await stream.send(data.encode("utf-8"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -232,7 +274,7 @@ class SdkMcpLauncher:
             return _failed(spec, start, _group_reason(group, phase, holder, timeout_s), holder)
         except MCPError as err:
             return _failed(spec, start, _mcp_reason(err, phase, holder), holder)
-        except Exception as err:  # validation of the initialize result, an unsupported version, ...
+        except Exception as err:  # anything else the SDK raises is still one failed query
             return _failed(spec, start, _other_reason(err, phase), holder)
 
     @asynccontextmanager
@@ -241,15 +283,18 @@ class SdkMcpLauncher:
     ) -> AsyncIterator[
         tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
     ]:
-        process = await anyio.open_process(
-            [spec.command, *spec.args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=spec.cwd,
-            env={**self._base_env, **spec.env},
-            start_new_session=True,
-        )
+        try:
+            process = await anyio.open_process(
+                [spec.command, *spec.args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                cwd=spec.cwd,
+                env={**self._base_env, **spec.env},
+                start_new_session=True,
+            )
+        except ValueError as err:  # e.g. an embedded NUL in an argument: a launch failure, not a crash
+            raise _QueryFailed(str(err)) from None
         server = _ServerProcess(process)
         holder.append(server)
         read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
@@ -273,25 +318,26 @@ class SdkMcpLauncher:
     async def _exchange(
         self, spec: ServerSpec, holder: list[_ServerProcess], phase: _Phase, deadline: float
     ) -> ServerAnswer:
-        client = Client(
-            self._transport(spec, holder, deadline),
-            mode="legacy",
-            cache=None,
-            client_info=types.Implementation(name="wslmcp", version=__version__),
-        )
-        async with client:
-            info = client.server_info
-            protocol = client.protocol_version
-            instructions = client.instructions
+        async with (
+            self._transport(spec, holder, deadline) as (read, write),
+            ClientSession(
+                read, write, client_info=types.Implementation(name="wslmcp", version=__version__)
+            ) as session,
+        ):
+            server = holder[0]
+            init = await _request(session, server, types.InitializeRequest(params=_INITIALIZE), "initialize")
+            with contextlib.suppress(ValidationError):
+                typed = types.InitializeResult.model_validate(init)
+                if typed.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+                    session.adopt(typed)  # the SDK then speaks the negotiated revision
+            await session.send_notification(types.InitializedNotification())
             tools: list[dict[str, Any]] = []
             cursor: str | None = None
             phase.method = "tools/list"
             while True:
                 phase.request_id += 1
-                raw = await client.session.send_request(
-                    types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor)), _RawResult
-                )
-                result = raw.model_extra or {}
+                request = types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor))
+                result = await _request(session, server, request, "tools/list")
                 page = result.get("tools")
                 if not isinstance(page, list):
                     raise _QueryFailed("tools/list response has no tools list")
@@ -302,15 +348,45 @@ class SdkMcpLauncher:
                 if not isinstance(next_cursor, str):
                     raise _QueryFailed("tools/list nextCursor is not a string")
                 cursor = next_cursor
+        raw_info = init.get("serverInfo")
+        info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
         return ServerAnswer(
             name=spec.name,
-            server_name=info.name if info else None,
-            server_version=info.version if info else None,
-            protocol_version=protocol,
-            instructions=instructions if isinstance(instructions, str) else None,
+            server_name=_text(info.get("name")),
+            server_version=_text(info.get("version")),
+            protocol_version=_text(init.get("protocolVersion")),
+            instructions=_text(init.get("instructions")),
             tools=tuple(tools),
             detail=_junk_detail(holder),
         )
+
+
+_INITIALIZE = types.InitializeRequestParams(
+    protocol_version=LATEST_HANDSHAKE_VERSION,
+    capabilities=types.ClientCapabilities(),
+    client_info=types.Implementation(name="wslmcp", version=__version__),
+)
+
+
+async def _request(
+    session: ClientSession, server: _ServerProcess, request: types.Request[Any, Any], method: str
+) -> dict[str, Any]:
+    """One request through the SDK session; the raw result object as the server sent it.
+
+    The SDK validates results against the MCP schema, mcp-top takes any object: the raw response
+    (kept by the transport) decides, so a server both tools can read is read the same way.
+    """
+    with contextlib.suppress(ValidationError):
+        await session.send_request(request, _RawResult)
+    raw = server.raw_response(method)
+    result = raw.get("result") if raw is not None else None
+    if not isinstance(result, dict):
+        raise _QueryFailed(f"{method} response has no result object")
+    return result
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _timed(answer: ServerAnswer, start: float) -> ServerAnswer:
@@ -349,8 +425,6 @@ def _mcp_reason(err: MCPError, phase: _Phase, holder: list[_ServerProcess]) -> s
 
 
 def _other_reason(err: Exception, phase: _Phase) -> str:
-    if isinstance(err, RuntimeError) and "protocol version" in str(err):
-        return f"{phase.method} failed (unsupported protocol version)"
     return f"{phase.method} response is not valid ({type(err).__name__})"
 
 

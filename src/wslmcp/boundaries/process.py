@@ -13,6 +13,7 @@ import time
 from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ async def _drain(
 
 # After the child is killed, how long its pipes may stay open (held by a descendant that escaped
 # the process group) before the capture stops waiting for end-of-file.
-PIPE_GRACE_S = 1.0
+PIPE_GRACE_S = 0.5
 
 
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:
@@ -147,7 +148,8 @@ async def run_process(
         """The child is dead (or dying): give its pipes a short grace, then stop listening to them
         (a descendant that escaped the process group may hold them open indefinitely)."""
         waiter = asyncio.ensure_future(proc.wait())
-        _, pending = await asyncio.wait([feeder, *drains, waiter], timeout=PIPE_GRACE_S)
+        tasks: list[asyncio.Future[Any]] = [feeder, *drains, waiter]
+        _, pending = await asyncio.wait(tasks, timeout=PIPE_GRACE_S)
         if pending:
             _close_pipes(proc)
             for task in (feeder, *drains):
@@ -159,7 +161,8 @@ async def run_process(
 
     timed_out = False
     try:
-        done, _ = await asyncio.wait([finished, stop_wait], timeout=timeout_s, return_when=FIRST_COMPLETED)
+        watched: list[asyncio.Future[Any]] = [finished, stop_wait]
+        done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=FIRST_COMPLETED)
         if finished in done:
             finished.result()
             if kill_group_on_exit:

@@ -143,6 +143,7 @@ class LocalTransport:
             )
         self.user = me
         self.bash = tuple(bash)
+        self.home = os.path.expanduser("~")
 
     async def run(
         self,
@@ -160,7 +161,7 @@ class LocalTransport:
                 max_output=max_output,
                 kill_on_overflow=True,
                 kill_group_on_exit=False,
-                cwd=os.path.expanduser("~"),
+                cwd=self.home,
             )
         except (FileNotFoundError, PermissionError) as exc:
             raise TransportError(f"bash could not be started: {exc}") from exc
@@ -198,7 +199,9 @@ class LocalPartial:
         if os.path.isdir(dest):
             raise OSError(f"local path is a directory: {dest}")
         self.dest = dest
-        fd, self.temp = tempfile.mkstemp(prefix=f".{os.path.basename(dest)}.", suffix=".wslmcp-partial", dir=parent)
+        fd, self.temp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(dest)}.", suffix=".wslmcp-partial", dir=parent
+        )
         self._file = os.fdopen(fd, "wb")
         self.written = 0
 

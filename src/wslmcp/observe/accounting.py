@@ -22,6 +22,7 @@ from wslmcp.observe.procstat import (
     parse_cmdline,
     parse_kernel,
     parse_pid_stat,
+    process_name,
 )
 
 
@@ -80,7 +81,7 @@ def process_rows(before: RawSample, after: RawSample, host_cpus: int) -> list[Ob
                 delta = ticks - old[0].utime - old[0].stime
                 if delta >= 0:
                     cpu = delta / clk / elapsed / host_cpus * 100.0
-            name = cmd.name or stat.comm
+            name = process_name(stat.comm, cmd)
             env: Environment = "wsl"
             rows.append(
                 Observed(

@@ -71,6 +71,24 @@ def parse_cmdline(data: bytes | None) -> Command:
     return Command(decode_name(argv0) or None, decode_name(b" ".join(parts)))
 
 
+COMM_LIMIT = 15  # the kernel keeps the first 15 bytes of a command name
+
+
+def process_name(comm: str, cmd: Command) -> str:
+    """A process's display name: argv[0]'s basename when it agrees with the kernel's ``comm`` (equal,
+    or ``comm`` cut at 15 characters and the basename extending it), else ``comm``.
+
+    A process may rewrite its command line into a title (``node`` shows ``npm exec @scope/tool``,
+    ``sshd`` shows ``sshd: user@pts/0``); a slash in such a title must not yield a name like
+    ``call --tool-name``. ``comm`` is what the kernel runs, so it wins any disagreement.
+    """
+    if cmd.name is None:
+        return comm
+    if cmd.name == comm or (len(comm) >= COMM_LIMIT and cmd.name.startswith(comm)):
+        return cmd.name
+    return comm
+
+
 @dataclass(frozen=True, slots=True)
 class KernelCounters:
     """The shared kernel's CPU counters from one sample (USER_HZ ticks)."""

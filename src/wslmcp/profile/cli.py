@@ -164,7 +164,7 @@ def _defaults(args: argparse.Namespace, boundaries: Boundaries) -> tuple[str, st
 def _report(
     args: argparse.Namespace, boundaries: Boundaries, interactive: bool
 ) -> tuple[engine.Report, datetime]:
-    from wslmcp.profile.querying import query_all, stderr_progress
+    from wslmcp.profile.querying import stderr_progress
 
     home, project, cwd = _defaults(args, boundaries)
     request = engine.Request(
@@ -190,7 +190,6 @@ def _report(
             boundaries.clock,
             request,
             discovery=discovery,
-            query_all=query_all,
             progress=progress,
         )
     )

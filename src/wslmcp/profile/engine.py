@@ -18,6 +18,7 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.mcp_launcher import McpLauncher
 from wslmcp.profile import attribution, coverage, definitions, prune, regimes, verdicts
 from wslmcp.profile.model import CliDiscovery, ConfiguredServer, DiscoveryResult, QueryResult, ServerKey
+from wslmcp.profile.querying import query_all
 from wslmcp.profile.transcripts import claude, codex
 from wslmcp.profile.transcripts.model import Transcript
 from wslmcp.profile.windows import UsageWindow, count_usage
@@ -66,7 +67,6 @@ class Scan:
 
     transcripts: list[Transcript] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
-    bytes_read: int = 0
 
 
 def scan(files: ClientFiles, cli: str, home: str, configured: Sequence[str]) -> Scan | None:
@@ -94,7 +94,6 @@ def project_key(cli: str, project: str, cwd: str) -> str | None:
 
 
 Progress = Callable[[int, int, str], None]
-QueryAll = Callable[..., Any]
 
 
 async def run(
@@ -104,7 +103,6 @@ async def run(
     request: Request,
     *,
     discovery: DiscoveryResult,
-    query_all: QueryAll,
     progress: Progress | None = None,
 ) -> Report:
     """Query every server (bounded pool) while scanning transcripts, then join per CLI."""

@@ -22,6 +22,14 @@ Public entry points of the sources half
 ``wslmcp.profile.querying.stderr_progress(stream) -> Progress``
     A one-line ``\\r`` progress printer (use it only when stderr is a terminal).
 
+Boundaries and recordings
+-------------------------
+Real launcher: ``wslmcp.boundaries.mcp_stdio.SdkMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
+Fake: ``fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
+scenario names as ``profile.mcp_answers`` (schema ``wslmcp-mcp-answers/1``). Record one with
+``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``, or
+``python -m tests.profile_sources.record_scenario NAME`` for a scenario home.
+
 Secrets
 -------
 ``ConfiguredServer`` carries the launch material (command, args, env values, url) because the

@@ -18,6 +18,7 @@ CHECKS: dict[str, str] = {
     "procfs-replay": "wslmcp.scenario.procfs_check:check",
     "observe-tools": "wslmcp.observe.replay_check:check",
     "profile-report": "wslmcp.profile.replay_check:check",
+    "shell-exchanges": "wslmcp.shell.replay_check:check",
 }
 
 

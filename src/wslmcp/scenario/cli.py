@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -108,22 +109,30 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"wslmcp scenario: no scenarios under {args.dir}", file=sys.stderr)
         return 1
     mismatches = 0
-    print(f"{'SCENARIO':<24} {'RESULT':<9} {'CHECKS':<34} DETAIL")
+    print(f"{'SCENARIO':<24} {'RESULT':<9} {'CHECKS':<24} DETAIL")
     for path in paths:
         try:
             sc = Scenario.load(path)
         except ScenarioError as exc:
             mismatches += 1
-            print(f"{path.name:<24} {'INVALID':<9} {'-':<34} {exc}")
+            print(f"{path.name:<24} {'INVALID':<9} {'-':<24} {exc}")
             continue
         results = run_checks(sc)
         ok = bool(results) and all(r.ok for r in results)
         mismatches += not ok
-        kinds = ",".join(r.kind for r in results) or "(none declared)"
-        detail = "; ".join(r.detail for r in results if not r.ok) or "; ".join(r.detail for r in results)
-        print(f"{sc.name:<24} {'match' if ok else 'MISMATCH':<9} {kinds:<34} {detail or 'no checks'}")
+        counts = Counter(r.kind for r in results)
+        kinds = ",".join(k if n == 1 else f"{k} x{n}" for k, n in counts.items()) or "(none declared)"
+        if ok:
+            detail = _shorten("; ".join(r.detail for r in results), 100)
+        else:
+            detail = "; ".join(r.detail for r in results if not r.ok) or "no checks declared"
+        print(f"{sc.name:<24} {'match' if ok else 'MISMATCH':<9} {kinds:<24} {detail}")
     print(f"{len(paths) - mismatches} matched, {mismatches} mismatched")
     return 1 if mismatches else 0
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _record(args: argparse.Namespace) -> int:

@@ -153,6 +153,12 @@ def split_patterns(value: str) -> list[str]:
                 in_class = False
         elif ch == "[":
             in_class = True
+            # a ']' first in a class (after an optional '^') is a literal, not the end
+            lead = 2 if value[i + 1 : i + 2] == "^" else 1
+            if value[i + lead : i + lead + 1] == "]":
+                current.append(value[i : i + lead + 1])
+                i += lead + 1
+                continue
         elif ch in "({":
             depth += 1
         elif ch in ")}":

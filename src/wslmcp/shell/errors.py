@@ -15,7 +15,8 @@ class Refused(Exception):
 
     def render(self) -> str:
         d = self.decision
-        lines = [f"Refused by this profile's guard policy: {d.reason or 'no reason given'}"]
+        reason = (d.reason or "no reason given").removesuffix("; nothing was run")
+        lines = [f"Refused by this profile's guard policy: {reason}"]
         if d.rule:
             lines.append(f"Rule: {d.rule}")
         if d.segment and d.segment.strip() != self.action.strip():

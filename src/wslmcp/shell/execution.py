@@ -33,7 +33,9 @@ def build_script(command: str, *, cwd: str | None, marker: str | None) -> str:
         lines.append(f"cd -- {q} 2>/dev/null || {{ printf '%s %s\\n' '{CWD_FAILURE}' {q} >&2; exit 1; }}")
     if marker:
         lines.append(
-            "trap '__wslmcp_rc=$?; printf \"\\n%s%s\\n\" " + f'"{marker}"' + " \"$PWD\"; exit $__wslmcp_rc' EXIT"
+            'trap \'__wslmcp_rc=$?; printf "\\n%s%s\\n" '
+            + f'"{marker}"'
+            + ' "$PWD"; exit $__wslmcp_rc\' EXIT'
         )
     lines.append(f"eval {quote(command)}")
     return "\n".join(lines)
@@ -114,11 +116,7 @@ def _with_marker(stream: Stream) -> str:
 
 
 def describe_kill(outcome: ExecOutcome, transport_kind: str) -> str:
-    first = (
-        "wsl.exe was killed"
-        if transport_kind == "wsl.exe"
-        else "the command's process group was killed"
-    )
+    first = "wsl.exe was killed" if transport_kind == "wsl.exe" else "the command's process group was killed"
     if outcome.sweep_error:
         return f"{first}; the sweep inside the distro failed, so processes may survive: {outcome.sweep_error}"
     where = "inside the distro" if transport_kind == "wsl.exe" else "outside its process group"

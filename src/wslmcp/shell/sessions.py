@@ -46,9 +46,7 @@ class SessionStore:
     def expire(self) -> list[str]:
         """Forget sessions idle for ``idle_s`` or more (never one with a call in flight)."""
         now = self.clock.monotonic()
-        gone = [
-            s.id for s in self._sessions.values() if s.busy == 0 and now - s.last_used >= self.idle_s
-        ]
+        gone = [s.id for s in self._sessions.values() if s.busy == 0 and now - s.last_used >= self.idle_s]
         for sid in gone:
             del self._sessions[sid]
         self.expired.extend(gone)
@@ -57,9 +55,7 @@ class SessionStore:
     def open(self, cwd: str | None) -> Session:
         self.expire()
         if len(self._sessions) >= self.limit:
-            raise SessionError(
-                f"too many open sessions ({self.limit}); close some with wsl_disconnect first"
-            )
+            raise SessionError(f"too many open sessions ({self.limit}); close some with wsl_disconnect first")
         self._counter += 1
         sid = f"{self.prefix}#{self._counter}"
         session = Session(sid, cwd, self.clock.wall(), self.clock.monotonic())

@@ -67,9 +67,7 @@ def parse_facts(stdout: str) -> Facts:
 
 def status_line(state: DistroState, facts: Facts | None, transport_kind: str) -> str:
     if not state.installed:
-        return (
-            "distro: NOT FOUND in 'wsl -l -v' — check the name (wsl -l -q) and the WSL_DISTRO variable"
-        )
+        return "distro: NOT FOUND in 'wsl -l -v' — check the name (wsl -l -q) and the WSL_DISTRO variable"
     parts = [f"distro: {state.state}"]
     version = state.wsl_version or (facts.wsl_version_from_kernel if facts else None)
     if version:

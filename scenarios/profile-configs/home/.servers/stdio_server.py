@@ -10,6 +10,11 @@ Run as ``python tests/servers/stdio_server.py [options]``. It speaks newline-del
 --mode MODE          well | silent (reads, never answers) | exit (exits at once, code 3)
                      | crash (half an answer, then dies) | invalid (only invalid JSON answers)
                      | huge (one tools/list answer of --huge-bytes bytes) | error (JSON-RPC error)
+                     | badtool (a tool without inputSchema) | notools (a result without "tools")
+                     | stubborn (ignores SIGTERM and stdin EOF after answering)
+                     | nonewline (last answer without a trailing newline, then exits)
+                     | looseinit (an initialize result with no capabilities and no serverInfo.version)
+--protocol V         answer initialize with protocolVersion V instead of echoing the client's
 --grandchild PIDFILE spawn a sleeping grandchild and write its pid to PIDFILE
 --pidfile FILE       write this server's own pid to FILE
 --trace FILE         append "start <monotonic>" and "answered <monotonic>" lines (overlap checks)
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +45,7 @@ def _args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--grandchild", default=None)
     p.add_argument("--pidfile", default=None)
     p.add_argument("--trace", default=None)
+    p.add_argument("--protocol", default=None)
     return p.parse_args(argv)
 
 
@@ -82,6 +89,8 @@ def main(argv: list[str]) -> int:
             fh.write(str(child.pid))
     if a.mode == "exit":
         return 3
+    if a.mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for i in range(a.junk):
         _out(
             [
@@ -112,12 +121,14 @@ def main(argv: list[str]) -> int:
             continue
         if method == "initialize":
             result: dict[str, Any] = {
-                "protocolVersion": msg["params"]["protocolVersion"],
+                "protocolVersion": a.protocol or msg["params"]["protocolVersion"],
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": a.name, "version": "1.2.3"},
             }
             if a.instructions is not None:
                 result["instructions"] = a.instructions
+            if a.mode == "looseinit":
+                result = {"protocolVersion": result["protocolVersion"], "serverInfo": {"name": a.name}}
             _send({"jsonrpc": "2.0", "id": rid, "result": result})
         elif method == "tools/list":
             if a.mode == "crash":
@@ -130,6 +141,16 @@ def main(argv: list[str]) -> int:
                     {"jsonrpc": "2.0", "id": rid, "result": {"tools": [dict(_tool(0), description=filler)]}}
                 )
                 continue
+            if a.mode == "badtool":
+                _send({"jsonrpc": "2.0", "id": rid, "result": {"tools": [{"name": "no_schema"}]}})
+                continue
+            if a.mode == "nonewline":
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"tools": [_tool(0)]}}))
+                sys.stdout.flush()
+                return 0
+            if a.mode == "notools":
+                _send({"jsonrpc": "2.0", "id": rid, "result": {"items": []}})
+                continue
             start = int((msg.get("params") or {}).get("cursor") or 0)
             page: dict[str, Any] = {"tools": tools[start : start + size]}
             if start + size < len(tools):
@@ -138,6 +159,8 @@ def main(argv: list[str]) -> int:
             _send({"jsonrpc": "2.0", "id": rid, "result": page})
         else:
             _send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no such method"}})
+    if a.mode == "stubborn":
+        time.sleep(600)
     return 0
 
 

@@ -88,8 +88,8 @@ def parse_spec(
     disabled_tools = _tool_filter(spec, "disabled_tools", where, warnings)
 
     startup: float | None = None
-    if "startup_timeout_sec" in spec:
-        value = spec["startup_timeout_sec"]
+    value = spec.get("startup_timeout_sec")
+    if value is not None:  # null is absent, unlike enabled/alwaysLoad where null is "not a boolean"
         if (
             isinstance(value, int | float)
             and not isinstance(value, bool)

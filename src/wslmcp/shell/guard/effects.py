@@ -41,20 +41,32 @@ def _operands(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
 
 
 def _after_first(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
-    """chmod/chown/chgrp/setfacl: the first operand is a mode or an owner unless --reference is given."""
+    """chmod/chown/chgrp/setfacl: the first operand is a mode, an owner or an ACL unless --reference
+    names the template instead; the rest are the files changed."""
 
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse([a for a in args if not re.fullmatch(r"[-+=][rwxXstugo]+", a.text) or name != "chmod"], short, long)
-        ops = p.operands if p.has("--reference") else p.operands[1:]
+        if name == "chmod":  # symbolic modes such as -x or +x look like options
+            args = [a for a in args if not re.fullmatch(r"[-+=][rwxXstugo]+", a.text)]
+        p = parse(args, short, long)
+        operands = list(p.operands)
         if name == "chmod":
-            ops = [a for a in p.operands if not re.fullmatch(r"[0-7]{3,4}|[ugoa]*[-+=][rwxXstugo,]*", a.text)]
-        return Effects(writes=ops, mutation=None if ops else f"'{name}' changes files")
+            if operands and re.fullmatch(
+                r"[0-7]{1,4}|[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*", operands[0].text
+            ):
+                operands = operands[1:]
+        elif not p.has("--reference") and not (name == "setfacl" and p.opts):
+            operands = operands[1:]
+        return Effects(writes=operands, mutation=None if operands else f"'{name}' changes files")
 
     return analyze
 
 
 def _copy_like(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "tSmgoB" if name == "install" else "tS", ("target-directory", "suffix", "mode", "owner", "group"))
+    p = parse(
+        args,
+        "tSmgoB" if name == "install" else "tS",
+        ("target-directory", "suffix", "mode", "owner", "group"),
+    )
     targets = [Arg(v) for v in p.values("-t", "--target-directory")]
     if name == "install" and p.has("-d", "--directory"):
         return Effects(writes=list(p.operands))
@@ -68,7 +80,37 @@ def _copy_like(name: str, args: list[Arg]) -> Effects:
 
 
 def _rsync(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "eBfT", ("rsh", "filter", "exclude", "include", "exclude-from", "include-from", "files-from", "rsync-path", "temp-dir", "partial-dir", "log-file", "password-file", "chmod", "chown", "backup-dir", "suffix", "max-size", "min-size", "bwlimit", "timeout", "port", "out-format", "compare-dest", "link-dest", "copy-dest"))
+    p = parse(
+        args,
+        "eBfT",
+        (
+            "rsh",
+            "filter",
+            "exclude",
+            "include",
+            "exclude-from",
+            "include-from",
+            "files-from",
+            "rsync-path",
+            "temp-dir",
+            "partial-dir",
+            "log-file",
+            "password-file",
+            "chmod",
+            "chown",
+            "backup-dir",
+            "suffix",
+            "max-size",
+            "min-size",
+            "bwlimit",
+            "timeout",
+            "port",
+            "out-format",
+            "compare-dest",
+            "link-dest",
+            "copy-dest",
+        ),
+    )
     writes = [p.operands[-1]] if len(p.operands) > 1 else []
     if p.has("--remove-source-files"):
         writes.extend(p.operands[:-1])
@@ -91,9 +133,33 @@ def _tar(name: str, args: list[Arg]) -> Effects:
             if letter in "fCTXbgKLNV" and rest:
                 rebuilt.append(rest.pop(0))
         args = rebuilt + rest
-    p = parse(args, "fCTXbgKLNVIH", ("file", "directory", "files-from", "exclude-from", "exclude", "transform", "owner", "group", "mode", "mtime", "newer", "label", "use-compress-program", "blocking-factor", "format", "xform", "listed-incremental"))
+    p = parse(
+        args,
+        "fCTXbgKLNVIH",
+        (
+            "file",
+            "directory",
+            "files-from",
+            "exclude-from",
+            "exclude",
+            "transform",
+            "owner",
+            "group",
+            "mode",
+            "mtime",
+            "newer",
+            "label",
+            "use-compress-program",
+            "blocking-factor",
+            "format",
+            "xform",
+            "listed-incremental",
+        ),
+    )
     archives = [Arg(v) for v in p.values("-f", "--file") if v != "-"]
-    creating = p.short_cluster_has("cruA") or p.has("--create", "--append", "--update", "--concatenate", "--catenate", "--delete")
+    creating = p.short_cluster_has("cruA") or p.has(
+        "--create", "--append", "--update", "--concatenate", "--catenate", "--delete"
+    )
     extracting = p.short_cluster_has("x") or p.has("--extract", "--get")
     if creating:
         return Effects(writes=archives)
@@ -115,11 +181,15 @@ def _unzip(name: str, args: list[Arg]) -> Effects:
 
 def _compressor(name: str, args: list[Arg]) -> Effects:
     p = parse(args, "S", ("suffix",))
-    if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in ("zcat", "bzcat", "xzcat"):
+    if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in (
+        "zcat",
+        "bzcat",
+        "xzcat",
+    ):
         return Effects()
     if name == "zip":
         return Effects(writes=p.operands[:1], mutation=None if p.operands else "zip writes an archive")
-    return Effects(writes=list(p.operands), mutation=None if p.operands else None)
+    return Effects(writes=list(p.operands))
 
 
 def _dd(name: str, args: list[Arg]) -> Effects:
@@ -135,7 +205,8 @@ def _tee(name: str, args: list[Arg]) -> Effects:
 def _sed(name: str, args: list[Arg]) -> Effects:
     p = parse(args, "efl", ("expression", "file", "line-length"))
     in_place = p.has("--in-place") or any(
-        a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0] for a in args
+        a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0]
+        for a in args
     )
     if not in_place:
         return Effects()
@@ -148,7 +219,9 @@ def _perl_like(name: str, args: list[Arg]) -> Effects:
     if not in_place:
         return Effects()
     p = parse(args, "eEIlMmx0")
-    return Effects(writes=list(p.operands), mutation=None if p.operands else f"{name} -i edits files in place")
+    return Effects(
+        writes=list(p.operands), mutation=None if p.operands else f"{name} -i edits files in place"
+    )
 
 
 def _sort(name: str, args: list[Arg]) -> Effects:
@@ -157,8 +230,45 @@ def _sort(name: str, args: list[Arg]) -> Effects:
 
 
 def _curl(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "odDeEhHKmuUxXyYzCPrTwAbcFQ", ("output", "dump-header", "cookie-jar", "output-dir", "upload-file", "data", "header", "user", "request", "proxy", "referer", "user-agent", "cookie", "form", "config", "max-time", "connect-timeout", "retry", "range", "write-out", "cacert", "cert", "key", "data-binary", "data-raw", "data-urlencode", "url", "resolve"))
-    writes = [Arg(v) for v in p.values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar") if v not in ("-", "/dev/null")]
+    p = parse(
+        args,
+        "odDeEhHKmuUxXyYzCPrTwAbcFQ",
+        (
+            "output",
+            "dump-header",
+            "cookie-jar",
+            "output-dir",
+            "upload-file",
+            "data",
+            "header",
+            "user",
+            "request",
+            "proxy",
+            "referer",
+            "user-agent",
+            "cookie",
+            "form",
+            "config",
+            "max-time",
+            "connect-timeout",
+            "retry",
+            "range",
+            "write-out",
+            "cacert",
+            "cert",
+            "key",
+            "data-binary",
+            "data-raw",
+            "data-urlencode",
+            "url",
+            "resolve",
+        ),
+    )
+    writes = [
+        Arg(v)
+        for v in p.values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar")
+        if v not in ("-", "/dev/null")
+    ]
     out_dir = p.values("--output-dir")
     if p.has("-O", "--remote-name", "--remote-name-all", "-J"):
         writes.append(Arg(out_dir[-1]) if out_dir else CWD)
@@ -167,7 +277,35 @@ def _curl(name: str, args: list[Arg]) -> Effects:
 
 
 def _wget(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "OoaPtTwQeUYiBlADRIXbd", ("output-document", "output-file", "append-output", "directory-prefix", "tries", "timeout", "wait", "quota", "execute", "user-agent", "input-file", "base", "level", "accept", "domains", "reject", "include-directories", "exclude-directories", "header", "post-data", "post-file", "user", "password"))
+    p = parse(
+        args,
+        "OoaPtTwQeUYiBlADRIXbd",
+        (
+            "output-document",
+            "output-file",
+            "append-output",
+            "directory-prefix",
+            "tries",
+            "timeout",
+            "wait",
+            "quota",
+            "execute",
+            "user-agent",
+            "input-file",
+            "base",
+            "level",
+            "accept",
+            "domains",
+            "reject",
+            "include-directories",
+            "exclude-directories",
+            "header",
+            "post-data",
+            "post-file",
+            "user",
+            "password",
+        ),
+    )
     if p.has("--spider"):
         return Effects()
     writes = [Arg(v) for v in p.values("-o", "--output-file", "-a", "--append-output") if v != "/dev/null"]
@@ -243,7 +381,12 @@ def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
 
 
 def _git(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "Cc", ("git-dir", "work-tree", "namespace", "exec-path", "config-env", "super-prefix"), stop_first=True)
+    p = parse(
+        args,
+        "Cc",
+        ("git-dir", "work-tree", "namespace", "exec-path", "config-env", "super-prefix"),
+        stop_first=True,
+    )
     where = [Arg(v) for v in p.values("-C")] or [CWD]
     if not p.rest:
         return Effects()
@@ -251,69 +394,136 @@ def _git(name: str, args: list[Arg]) -> Effects:
     sub = parse(rest, "mFcCbBeoSu")
     flags = {n for n, _ in sub.opts}
     mutating = {
-        "push", "reset", "checkout", "switch", "restore", "clean", "rebase", "merge", "commit", "add", "rm", "mv",
-        "apply", "revert", "cherry-pick", "pull", "gc", "prune", "init", "clone", "fetch", "am", "filter-branch",
-        "update-ref", "update-index", "replace", "lfs", "sparse-checkout", "bisect", "repack", "maintenance",
+        "push",
+        "reset",
+        "checkout",
+        "switch",
+        "restore",
+        "clean",
+        "rebase",
+        "merge",
+        "commit",
+        "add",
+        "rm",
+        "mv",
+        "apply",
+        "revert",
+        "cherry-pick",
+        "pull",
+        "gc",
+        "prune",
+        "init",
+        "clone",
+        "fetch",
+        "am",
+        "filter-branch",
+        "update-ref",
+        "update-index",
+        "replace",
+        "lfs",
+        "sparse-checkout",
+        "bisect",
+        "repack",
+        "maintenance",
     }
     read_forms = {
         "stash": ({"list", "show"}, set()),
         "remote": ({"show", "get-url", ""}, {"-v", "--verbose"}),
-        "tag": ({""}, {"-l", "--list", "-n", "--contains", "--points-at", "--merged", "--no-merged", "--sort", "-v", "--verify"}),
-        "branch": ({""}, {"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--contains", "--merged", "--no-merged", "--show-current", "--sort", "--format"}),
-        "config": (set(), {"--get", "--get-all", "--get-regexp", "-l", "--list", "--show-origin", "--show-scope", "--get-urlmatch", "--name-only"}),
+        "tag": (
+            {""},
+            {
+                "-l",
+                "--list",
+                "-n",
+                "--contains",
+                "--points-at",
+                "--merged",
+                "--no-merged",
+                "--sort",
+                "-v",
+                "--verify",
+            },
+        ),
+        "branch": (
+            {""},
+            {
+                "-a",
+                "--all",
+                "-r",
+                "--remotes",
+                "-l",
+                "--list",
+                "-v",
+                "-vv",
+                "--contains",
+                "--merged",
+                "--no-merged",
+                "--show-current",
+                "--sort",
+                "--format",
+            },
+        ),
+        "config": (
+            set(),
+            {
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "-l",
+                "--list",
+                "--show-origin",
+                "--show-scope",
+                "--get-urlmatch",
+                "--name-only",
+            },
+        ),
         "worktree": ({"list"}, set()),
         "submodule": ({"status", "summary", "foreach", ""}, set()),
         "notes": ({"list", "show", ""}, set()),
     }
     if verb == "clone":
         operands = sub.operands
-        return Effects(writes=[operands[1]] if len(operands) > 1 else where, mutation="git clone writes a repository")
+        return Effects(
+            writes=[operands[1]] if len(operands) > 1 else where, mutation="git clone writes a repository"
+        )
     if verb in mutating:
-        return Effects(writes=where, mutation=f"git {verb} changes the repository, its working tree or a remote")
+        return Effects(
+            writes=where, mutation=f"git {verb} changes the repository, its working tree or a remote"
+        )
     if verb in read_forms:
         subs, read_flags = read_forms[verb]
         first = sub.operands[0].text if sub.operands else ""
         if verb == "config":
-            if flags & read_flags or len(sub.operands) <= 1:
-                return Effects()
-        elif first in subs and (not flags or flags <= read_flags or not sub.operands):
-            if verb in ("tag", "branch") and sub.operands and not (flags & read_flags):
-                pass
-            else:
-                return Effects()
-        return Effects(writes=where, mutation=f"git {verb} changes the repository")
+            reading = bool(flags & read_flags) or len(sub.operands) <= 1
+        elif verb in ("tag", "branch"):
+            reading = not sub.operands or bool(flags & read_flags)
+        else:
+            reading = first in subs
+        if not reading:
+            return Effects(writes=where, mutation=f"git {verb} changes the repository")
     return Effects()
-
-
-def _verb_table(reads: set[str], default_read: bool = False, short: str = "", long: tuple[str, ...] = (), label: str = "") -> Analyzer:
-    def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
-        verb, _ = _subcommand(p)
-        if (not verb and default_read) or verb in reads:
-            return Effects()
-        if any(n in ("-h", "--help", "--version", "-V") for n, _ in p.opts) and not verb:
-            return Effects()
-        what = label or f"{name} {verb}".strip()
-        return Effects(mutation=f"'{what}' changes the system or its packages")
-
-    return analyze
 
 
 def _cwd_builder(reads: set[str], short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
         p = parse(args, short, long)
         verb, _ = _subcommand(p)
-        if verb in reads or p.has("--version", "-v", "--help", "-h") and not verb:
+        if verb in reads or (p.has("--version", "-v", "--help", "-h") and not verb):
             return Effects()
         if name == "make" and p.has("-n", "--dry-run", "--just-print", "-q", "--question"):
             return Effects()
         where = [Arg(v) for v in p.values("-C", "--directory", "--prefix")] or [CWD]
-        return Effects(writes=where, mutation=f"'{name} {verb}'".replace(" '", "'") + " builds or installs into the working directory")
+        return Effects(
+            writes=where,
+            mutation=f"'{name} {verb}'".replace(" '", "'") + " builds or installs into the working directory",
+        )
 
     return analyze
 
 
-def _listing_flags(read_flags: set[str], short: str = "", long: tuple[str, ...] = (), label: str = "") -> Analyzer:
+def _listing_flags(
+    read_flags: set[str], short: str = "", long: tuple[str, ...] = (), label: str = ""
+) -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
         p = parse(args, short, long)
         if any(n in read_flags for n, _ in p.opts) or (not args and "" in read_flags):
@@ -325,32 +535,136 @@ def _listing_flags(read_flags: set[str], short: str = "", long: tuple[str, ...] 
 
 def _service(name: str, args: list[Arg]) -> Effects:
     verbs = [a.text for a in args]
-    if not verbs or "--status-all" in verbs or verbs[0] in ("--help", "-h", "--version") or verbs[1:2] == ["status"]:
+    if (
+        not verbs
+        or "--status-all" in verbs
+        or verbs[0] in ("--help", "-h", "--version")
+        or verbs[1:2] == ["status"]
+    ):
         return Effects()
     return Effects(mutation="'service' changes service state")
 
 
 def _systemctl(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "HMtpnosP", ("host", "machine", "type", "property", "lines", "output", "signal", "state", "root", "kill-whom", "job-mode"))
+    p = parse(
+        args,
+        "HMtpnosP",
+        (
+            "host",
+            "machine",
+            "type",
+            "property",
+            "lines",
+            "output",
+            "signal",
+            "state",
+            "root",
+            "kill-whom",
+            "job-mode",
+        ),
+    )
     verb, _ = _subcommand(p)
-    reads = {"", "status", "show", "cat", "list-units", "list-unit-files", "list-sockets", "list-timers", "list-jobs", "list-dependencies", "list-machines", "is-active", "is-enabled", "is-failed", "is-system-running", "help", "get-default", "show-environment", "--version"}
+    reads = {
+        "",
+        "status",
+        "show",
+        "cat",
+        "list-units",
+        "list-unit-files",
+        "list-sockets",
+        "list-timers",
+        "list-jobs",
+        "list-dependencies",
+        "list-machines",
+        "is-active",
+        "is-enabled",
+        "is-failed",
+        "is-system-running",
+        "help",
+        "get-default",
+        "show-environment",
+        "--version",
+    }
     if verb in reads:
         return Effects()
     return Effects(mutation=f"'systemctl {verb}' changes service state")
 
 
 def _docker(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "Hcl", ("host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"), stop_first=True)
+    p = parse(
+        args,
+        "Hcl",
+        ("host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"),
+        stop_first=True,
+    )
     if not p.rest:
         return Effects()
     verb = p.rest[0].text
     sub = p.rest[1:]
-    reads = {"ps", "logs", "inspect", "images", "version", "info", "stats", "top", "port", "diff", "history", "events", "search", "help", "ls", "config", "context", "login", "logout"}
-    groups = {"compose", "container", "image", "volume", "network", "system", "buildx", "builder", "node", "service", "stack", "secret", "plugin", "trust", "manifest", "context"}
+    reads = {
+        "ps",
+        "logs",
+        "inspect",
+        "images",
+        "version",
+        "info",
+        "stats",
+        "top",
+        "port",
+        "diff",
+        "history",
+        "events",
+        "search",
+        "help",
+        "ls",
+        "config",
+        "context",
+        "login",
+        "logout",
+    }
+    groups = {
+        "compose",
+        "container",
+        "image",
+        "volume",
+        "network",
+        "system",
+        "buildx",
+        "builder",
+        "node",
+        "service",
+        "stack",
+        "secret",
+        "plugin",
+        "trust",
+        "manifest",
+        "context",
+    }
     if verb in groups:
-        inner = parse(sub, "fp", ("file", "project-name", "profile", "env-file", "project-directory", "format", "filter"), stop_first=True)
+        inner = parse(
+            sub,
+            "fp",
+            ("file", "project-name", "profile", "env-file", "project-directory", "format", "filter"),
+            stop_first=True,
+        )
         subverb = inner.rest[0].text if inner.rest else ""
-        if subverb in reads | {"df", "show", "list", "config", "convert", "images", "ps", "logs", "ls", "top", "port", "events", "version", "inspect", ""}:
+        if subverb in reads | {
+            "df",
+            "show",
+            "list",
+            "config",
+            "convert",
+            "images",
+            "ps",
+            "logs",
+            "ls",
+            "top",
+            "port",
+            "events",
+            "version",
+            "inspect",
+            "",
+        }:
             return Effects()
         return Effects(mutation=f"'{name} {verb} {subverb}' changes containers, images or volumes")
     if verb in reads:
@@ -359,14 +673,39 @@ def _docker(name: str, args: list[Arg]) -> Effects:
         return Effects(writes=[sub[-1]], mutation="docker cp copies files")
     if verb == "save":
         out = parse(sub, "o", ("output",)).values("-o", "--output")
-        return Effects(writes=[Arg(v) for v in out], mutation=None if out else None)
+        return Effects(writes=[Arg(v) for v in out])
     return Effects(mutation=f"'{name} {verb}' changes containers, images or volumes")
 
 
 def _kubectl(name: str, args: list[Arg]) -> Effects:
     p = parse(args, "ns", ("namespace", "context", "kubeconfig", "server", "cluster", "user", "token", "as"))
     verb, _ = _subcommand(p)
-    mutating = {"apply", "delete", "create", "edit", "scale", "patch", "replace", "rollout", "drain", "cordon", "uncordon", "exec", "cp", "set", "annotate", "label", "taint", "run", "expose", "autoscale", "attach", "debug", "port-forward", "proxy"}
+    mutating = {
+        "apply",
+        "delete",
+        "create",
+        "edit",
+        "scale",
+        "patch",
+        "replace",
+        "rollout",
+        "drain",
+        "cordon",
+        "uncordon",
+        "exec",
+        "cp",
+        "set",
+        "annotate",
+        "label",
+        "taint",
+        "run",
+        "expose",
+        "autoscale",
+        "attach",
+        "debug",
+        "port-forward",
+        "proxy",
+    }
     if verb in mutating:
         return Effects(mutation=f"'{name} {verb}' changes cluster state")
     return Effects()
@@ -399,60 +738,376 @@ def _editor(name: str, args: list[Arg]) -> Effects:
 
 
 _PKG_READS = {
-    "apt": ({"list", "show", "search", "policy", "depends", "rdepends", "showsrc", "changelog", "help", "moo"}, False),
+    "apt": (
+        {"list", "show", "search", "policy", "depends", "rdepends", "showsrc", "changelog", "help", "moo"},
+        False,
+    ),
     "apt-get": ({"check", "changelog", "help", "indextargets"}, False),
     "aptitude": ({"search", "show", "versions", "why", "why-not", "changelog", "help"}, False),
-    "yum": ({"list", "info", "search", "provides", "whatprovides", "repolist", "check-update", "history", "deplist", "help"}, False),
-    "dnf": ({"list", "info", "search", "provides", "repolist", "repoquery", "check-update", "history", "deplist", "help"}, False),
-    "zypper": ({"search", "se", "info", "if", "list-updates", "lu", "repos", "lr", "packages", "pa", "patches", "help"}, False),
+    "yum": (
+        {
+            "list",
+            "info",
+            "search",
+            "provides",
+            "whatprovides",
+            "repolist",
+            "check-update",
+            "history",
+            "deplist",
+            "help",
+        },
+        False,
+    ),
+    "dnf": (
+        {
+            "list",
+            "info",
+            "search",
+            "provides",
+            "repolist",
+            "repoquery",
+            "check-update",
+            "history",
+            "deplist",
+            "help",
+        },
+        False,
+    ),
+    "zypper": (
+        {
+            "search",
+            "se",
+            "info",
+            "if",
+            "list-updates",
+            "lu",
+            "repos",
+            "lr",
+            "packages",
+            "pa",
+            "patches",
+            "help",
+        },
+        False,
+    ),
     "apk": ({"info", "search", "list", "policy", "stats", "dot", "help"}, False),
-    "snap": ({"list", "info", "find", "search", "version", "help", "changes", "services", "connections", "interfaces", "logs"}, True),
-    "brew": ({"list", "ls", "info", "search", "outdated", "deps", "uses", "config", "doctor", "leaves", "desc", "home", "help", "--prefix", "--version", "--cellar"}, True),
-    "npm": ({"ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "search", "s", "help", "config", "get", "whoami", "version", "bin", "root", "prefix", "explain", "why", "doctor", "fund", "ping", "query", "docs", "repo", "bugs"}, True),
-    "pnpm": ({"ls", "list", "ll", "la", "view", "info", "outdated", "why", "help", "root", "bin", "config", "search", "audit", "licenses"}, False),
-    "yarn": ({"list", "info", "why", "outdated", "help", "config", "bin", "versions", "licenses", "audit", "owner", "workspaces"}, False),
-    "pip": ({"list", "show", "freeze", "check", "search", "help", "config", "debug", "inspect", "index", "hash", "cache", "completion"}, True),
-    "pip3": ({"list", "show", "freeze", "check", "search", "help", "config", "debug", "inspect", "index", "hash", "cache", "completion"}, True),
+    "snap": (
+        {
+            "list",
+            "info",
+            "find",
+            "search",
+            "version",
+            "help",
+            "changes",
+            "services",
+            "connections",
+            "interfaces",
+            "logs",
+        },
+        True,
+    ),
+    "brew": (
+        {
+            "list",
+            "ls",
+            "info",
+            "search",
+            "outdated",
+            "deps",
+            "uses",
+            "config",
+            "doctor",
+            "leaves",
+            "desc",
+            "home",
+            "help",
+            "--prefix",
+            "--version",
+            "--cellar",
+        },
+        True,
+    ),
+    "npm": (
+        {
+            "ls",
+            "list",
+            "ll",
+            "la",
+            "view",
+            "v",
+            "info",
+            "show",
+            "outdated",
+            "search",
+            "s",
+            "help",
+            "config",
+            "get",
+            "whoami",
+            "version",
+            "bin",
+            "root",
+            "prefix",
+            "explain",
+            "why",
+            "doctor",
+            "fund",
+            "ping",
+            "query",
+            "docs",
+            "repo",
+            "bugs",
+        },
+        True,
+    ),
+    "pnpm": (
+        {
+            "ls",
+            "list",
+            "ll",
+            "la",
+            "view",
+            "info",
+            "outdated",
+            "why",
+            "help",
+            "root",
+            "bin",
+            "config",
+            "search",
+            "audit",
+            "licenses",
+        },
+        False,
+    ),
+    "yarn": (
+        {
+            "list",
+            "info",
+            "why",
+            "outdated",
+            "help",
+            "config",
+            "bin",
+            "versions",
+            "licenses",
+            "audit",
+            "owner",
+            "workspaces",
+        },
+        False,
+    ),
+    "pip": (
+        {
+            "list",
+            "show",
+            "freeze",
+            "check",
+            "search",
+            "help",
+            "config",
+            "debug",
+            "inspect",
+            "index",
+            "hash",
+            "cache",
+            "completion",
+        },
+        True,
+    ),
+    "pip3": (
+        {
+            "list",
+            "show",
+            "freeze",
+            "check",
+            "search",
+            "help",
+            "config",
+            "debug",
+            "inspect",
+            "index",
+            "hash",
+            "cache",
+            "completion",
+        },
+        True,
+    ),
     "pipx": ({"list", "environment", "help"}, True),
-    "gem": ({"list", "search", "query", "specification", "spec", "environment", "env", "contents", "which", "help", "info", "outdated", "dependency"}, True),
-    "composer": ({"show", "info", "search", "outdated", "licenses", "validate", "diagnose", "depends", "why", "prohibits", "why-not", "help", "list", "about", "config", "check-platform-reqs", "status", "suggests", "fund"}, True),
-    "bundle": ({"list", "show", "outdated", "info", "check", "help", "version", "platform", "doctor", "config"}, False),
-    "cargo": ({"search", "tree", "metadata", "version", "help", "locate-project", "pkgid", "read-manifest", "verify-project", "--version", "-V", "--list"}, True),
-    "helm": ({"list", "ls", "get", "history", "search", "show", "status", "template", "version", "help", "env", "lint", "verify"}, True),
+    "gem": (
+        {
+            "list",
+            "search",
+            "query",
+            "specification",
+            "spec",
+            "environment",
+            "env",
+            "contents",
+            "which",
+            "help",
+            "info",
+            "outdated",
+            "dependency",
+        },
+        True,
+    ),
+    "composer": (
+        {
+            "show",
+            "info",
+            "search",
+            "outdated",
+            "licenses",
+            "validate",
+            "diagnose",
+            "depends",
+            "why",
+            "prohibits",
+            "why-not",
+            "help",
+            "list",
+            "about",
+            "config",
+            "check-platform-reqs",
+            "status",
+            "suggests",
+            "fund",
+        },
+        True,
+    ),
+    "bundle": (
+        {"list", "show", "outdated", "info", "check", "help", "version", "platform", "doctor", "config"},
+        False,
+    ),
+    "cargo": (
+        {
+            "search",
+            "tree",
+            "metadata",
+            "version",
+            "help",
+            "locate-project",
+            "pkgid",
+            "read-manifest",
+            "verify-project",
+            "--version",
+            "-V",
+            "--list",
+        },
+        True,
+    ),
+    "helm": (
+        {
+            "list",
+            "ls",
+            "get",
+            "history",
+            "search",
+            "show",
+            "status",
+            "template",
+            "version",
+            "help",
+            "env",
+            "lint",
+            "verify",
+        },
+        True,
+    ),
 }
 
 
 def _package(name: str, args: list[Arg]) -> Effects:
     reads, default_read = _PKG_READS[name]
-    p = parse(args, "ocCpt" if name in ("apt", "apt-get", "aptitude") else "", ("option", "config-file", "target-release"))
+    p = parse(
+        args,
+        "ocCpt" if name in ("apt", "apt-get", "aptitude") else "",
+        ("option", "config-file", "target-release"),
+    )
     if p.has("-s", "--simulate", "--dry-run", "--just-print", "--recon", "--no-act"):
         return Effects()
     verb, _ = _subcommand(p)
     if (not verb and (default_read or p.has("--version", "-v", "-V", "--help", "-h"))) or verb in reads:
         return Effects()
-    if name in ("npm", "pnpm", "yarn", "cargo", "composer", "bundle") and verb not in ("publish", "login", "adduser", "logout"):
+    if name in ("npm", "pnpm", "yarn", "cargo", "composer", "bundle") and verb not in (
+        "publish",
+        "login",
+        "adduser",
+        "logout",
+    ):
         if p.has("-g", "--global", "--location"):
             return Effects(mutation=f"'{name} {verb}' installs packages system-wide")
-        return Effects(writes=[CWD], mutation=f"'{name} {verb}' changes packages in the working directory".replace(" '", "'").replace("''", "'"))
+        return Effects(
+            writes=[CWD],
+            mutation=f"'{name} {verb}' changes packages in the working directory".replace(" '", "'").replace(
+                "''", "'"
+            ),
+        )
     return Effects(mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages")
 
 
 def _dpkg(name: str, args: list[Arg]) -> Effects:
-    reads = {"-l", "-L", "-s", "-S", "-p", "-c", "-I", "-W", "--list", "--listfiles", "--status", "--search", "--print-avail", "--print-architecture", "--print-foreign-architectures", "--get-selections", "--contents", "--info", "--compare-versions", "--audit", "-C", "--verify", "-V", "--version", "--help", "--show", "-f", "--field", "--showformat"}
+    reads = {
+        "-l",
+        "-L",
+        "-s",
+        "-S",
+        "-p",
+        "-c",
+        "-I",
+        "-W",
+        "--list",
+        "--listfiles",
+        "--status",
+        "--search",
+        "--print-avail",
+        "--print-architecture",
+        "--print-foreign-architectures",
+        "--get-selections",
+        "--contents",
+        "--info",
+        "--compare-versions",
+        "--audit",
+        "-C",
+        "--verify",
+        "-V",
+        "--version",
+        "--help",
+        "--show",
+        "-f",
+        "--field",
+        "--showformat",
+    }
     first = next((a.text for a in args if a.text.startswith("-")), "")
-    if not args or first.split("=")[0] in reads or name in ("dpkg-query", "dpkg-deb") and first not in ("-b", "--build", "-x", "-X", "-R", "--extract", "--vextract", "--raw-extract"):
+    if (
+        not args
+        or first.split("=")[0] in reads
+        or (
+            name in ("dpkg-query", "dpkg-deb")
+            and first not in ("-b", "--build", "-x", "-X", "-R", "--extract", "--vextract", "--raw-extract")
+        )
+    ):
         return Effects()
     return Effects(mutation=f"'{name}' installs or removes packages")
 
 
 def _rpm(name: str, args: list[Arg]) -> Effects:
-    if any(re.fullmatch(r"-q\w*|--query|-V\w*|--verify|--version|--help|--eval|-E|--showrc", a.text) for a in args):
+    if any(
+        re.fullmatch(r"-q\w*|--query|-V\w*|--verify|--version|--help|--eval|-E|--showrc", a.text)
+        for a in args
+    ):
         return Effects()
     return Effects(mutation="'rpm' installs or removes packages")
 
 
 def _pacman(name: str, args: list[Arg]) -> Effects:
-    if any(re.fullmatch(r"-Q\w*|--query|-Ss\w*|-Si\w*|-F\w*|--files|-V|--version|-h|--help|-T|--deptest", a.text) for a in args):
+    if any(
+        re.fullmatch(r"-Q\w*|--query|-Ss\w*|-Si\w*|-F\w*|--files|-V|--version|-h|--help|-T|--deptest", a.text)
+        for a in args
+    ):
         return Effects()
     return Effects(mutation="'pacman' installs or removes packages")
 
@@ -483,12 +1138,33 @@ def _disk_tool(name: str, args: list[Arg]) -> Effects:
     texts = [a.text for a in args]
     if name == "parted":
         words = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
-        mutating = {"mklabel", "mktable", "mkpart", "mkpartfs", "rm", "resizepart", "resize", "rescue", "set", "toggle", "name", "move", "cp", "mkfs", "disk_set", "align-check"} - {"align-check"}
+        mutating = {
+            "mklabel",
+            "mktable",
+            "mkpart",
+            "mkpartfs",
+            "rm",
+            "resizepart",
+            "resize",
+            "rescue",
+            "set",
+            "toggle",
+            "name",
+            "move",
+            "cp",
+            "mkfs",
+            "disk_set",
+            "align-check",
+        } - {"align-check"}
         if any(w in mutating for w in words):
             return Effects(mutation="'parted' repartitions a disk")
         return Effects()
     if name == "wipefs":
-        if any(t in ("-a", "--all", "-o", "--offset", "-b", "--backup", "-f", "--force") or re.fullmatch(r"-[a-z]*a[a-z]*", t) for t in texts):
+        if any(
+            t in ("-a", "--all", "-o", "--offset", "-b", "--backup", "-f", "--force")
+            or re.fullmatch(r"-[a-z]*a[a-z]*", t)
+            for t in texts
+        ):
             return Effects(mutation="'wipefs' erases filesystem signatures")
         return Effects()
     if any(re.fullmatch(reads, t) for t in texts if t.startswith("-")):
@@ -542,7 +1218,9 @@ ANALYZERS: dict[str, Analyzer] = {
     "unzstd": _compressor,
     "lz4": _compressor,
     "zip": _compressor,
-    "cpio": _listing_flags({"-t", "--list", "-o", "--create", "--version", "--help"}, label="'cpio' extracts files"),
+    "cpio": _listing_flags(
+        {"-t", "--list", "-o", "--create", "--version", "--help"}, label="'cpio' extracts files"
+    ),
     "dd": _dd,
     "tee": _tee,
     "sponge": _tee,
@@ -594,9 +1272,13 @@ ANALYZERS: dict[str, Analyzer] = {
     "sgdisk": _disk_tool,
     "wipefs": _disk_tool,
     "blkdiscard": _disk_tool,
-    "mount": _listing_flags({"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, label="'mount' changes mounts"),
+    "mount": _listing_flags(
+        {"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, label="'mount' changes mounts"
+    ),
     "umount": _mutation("'{name}' changes mounts"),
-    "swapon": _listing_flags({"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, label="'swapon' changes swap"),
+    "swapon": _listing_flags(
+        {"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, label="'swapon' changes swap"
+    ),
     "swapoff": _mutation("'{name}' changes swap"),
     "iptables": _firewall,
     "ip6tables": _firewall,
@@ -621,20 +1303,83 @@ ANALYZERS: dict[str, Analyzer] = {
     "poweroff": _mutation("'{name}' powers off the host"),
     "init": _mutation("'{name}' changes the runlevel"),
     "telinit": _mutation("'{name}' changes the runlevel"),
-    "hostnamectl": _listing_flags({"", "status", "--help", "--version"}, label="'hostnamectl' changes the hostname"),
-    "timedatectl": _listing_flags({"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"}, label="'timedatectl' changes the clock"),
-    "ldconfig": _listing_flags({"-p", "--print-cache", "-V", "--version"}, label="'ldconfig' rewrites the linker cache"),
-    "update-alternatives": _listing_flags({"--display", "--query", "--list", "--get-selections"}, label="'update-alternatives' changes system links"),
-    "modprobe": _listing_flags({"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"}, label="'modprobe' loads or unloads kernel modules"),
+    "hostnamectl": _listing_flags(
+        {"", "status", "--help", "--version"}, label="'hostnamectl' changes the hostname"
+    ),
+    "timedatectl": _listing_flags(
+        {"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"},
+        label="'timedatectl' changes the clock",
+    ),
+    "ldconfig": _listing_flags(
+        {"-p", "--print-cache", "-V", "--version"}, label="'ldconfig' rewrites the linker cache"
+    ),
+    "update-alternatives": _listing_flags(
+        {"--display", "--query", "--list", "--get-selections"},
+        label="'update-alternatives' changes system links",
+    ),
+    "modprobe": _listing_flags(
+        {"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"},
+        label="'modprobe' loads or unloads kernel modules",
+    ),
     "insmod": _mutation("'{name}' loads a kernel module"),
     "rmmod": _mutation("'{name}' unloads a kernel module"),
     "sysctl": _listing_flags({"-a", "--all", "-n", "-N", ""}, label="'sysctl' changes kernel settings"),
 }
-for _name in ("apt", "apt-get", "aptitude", "yum", "dnf", "zypper", "apk", "snap", "brew", "npm", "pnpm", "yarn", "pip", "pip3", "pipx", "gem", "composer", "bundle", "cargo", "helm"):
+for _name in (
+    "apt",
+    "apt-get",
+    "aptitude",
+    "yum",
+    "dnf",
+    "zypper",
+    "apk",
+    "snap",
+    "brew",
+    "npm",
+    "pnpm",
+    "yarn",
+    "pip",
+    "pip3",
+    "pipx",
+    "gem",
+    "composer",
+    "bundle",
+    "cargo",
+    "helm",
+):
     ANALYZERS[_name] = _package
-for _name in ("useradd", "usermod", "userdel", "groupadd", "groupmod", "groupdel", "adduser", "deluser", "addgroup", "delgroup", "gpasswd", "chsh", "chfn"):
+for _name in (
+    "useradd",
+    "usermod",
+    "userdel",
+    "groupadd",
+    "groupmod",
+    "groupdel",
+    "adduser",
+    "deluser",
+    "addgroup",
+    "delgroup",
+    "gpasswd",
+    "chsh",
+    "chfn",
+):
     ANALYZERS[_name] = _mutation("'{name}' changes accounts")
-for _name in ("mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkfs.ext4", "mkfs.ext3", "mkfs.ext2", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs", "mkfs.exfat"):
+for _name in (
+    "mkfs",
+    "mke2fs",
+    "mkswap",
+    "mkdosfs",
+    "mkntfs",
+    "mkfs.ext4",
+    "mkfs.ext3",
+    "mkfs.ext2",
+    "mkfs.xfs",
+    "mkfs.btrfs",
+    "mkfs.vfat",
+    "mkfs.fat",
+    "mkfs.ntfs",
+    "mkfs.exfat",
+):
     ANALYZERS[_name] = _mutation("'{name}' formats a filesystem")
 
 

@@ -15,7 +15,6 @@ from wslmcp.shell.guard.effects import interpreter_payloads
 from wslmcp.shell.guard.expand import UNKNOWN, UNKNOWN_SET, Arg, Env, Expander
 from wslmcp.shell.guard.limits import MAX_COMMAND_CHARS, MAX_PAYLOAD_DEPTH, Budget, GuardLimit
 from wslmcp.shell.guard.paths import (
-    critical_kind,
     local_form,
     mount_of,
     normalize,
@@ -46,7 +45,8 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
-from wslmcp.shell.guard.wrappers import Resolved, basename, resolve as resolve_wrappers
+from wslmcp.shell.guard.wrappers import Resolved, basename
+from wslmcp.shell.guard.wrappers import resolve as resolve_wrappers
 
 _SOURCERS = frozenset({"source", ".", "sh", "bash", "dash", "zsh", "ksh"})
 _SUB = " (inside a command substitution)"
@@ -61,6 +61,15 @@ class _Walker:
         self.budget = budget
         self.expander = Expander(budget)
         self.aliases: dict[str, str] = {}
+        self.functions: dict[str, Command] = {}
+        self.seen: list[str] = []
+        self.calling: set[str] = set()
+
+    def check(self, seg: Segment) -> None:
+        self.seen.extend(basename(w) for w in seg.resolved.wrappers)
+        if seg.argv:
+            self.seen.append(seg.name)
+        check_segment(self.policy, seg)
 
     # ----------------------------------------------------------------- scripts
 
@@ -83,7 +92,9 @@ class _Walker:
         for command in pipeline.commands:
             scope = env if alone else env.child()
             self.command(command, scope, context, depth, piped)
-            piped = self.expander.simple_output(command, scope, piped) if isinstance(command, Simple) else None
+            piped = (
+                self.expander.simple_output(command, scope, piped) if isinstance(command, Simple) else None
+            )
 
     def command(self, command: Command, env: Env, context: str, depth: int, piped: str | None) -> None:
         self.budget.spend(1)
@@ -96,14 +107,38 @@ class _Walker:
 
     def function(self, fn: FunctionDef, env: Env, context: str, depth: int) -> None:
         if fn.name and _calls_itself_in_parallel(fn.body, fn.name):
-            raise refuse("catastrophe.fork_bomb", fn.raw, f"blocked as dangerous: '{fn.name}' is a fork bomb (it runs copies of itself in a pipeline or in the background)", context)
+            raise refuse(
+                "catastrophe.fork_bomb",
+                fn.raw,
+                f"blocked as dangerous: '{fn.name}' is a fork bomb (it runs copies of itself in a pipeline or in the background)",
+                context,
+            )
         self.command(fn.body, env.child(), context, depth, None)
+        if fn.name:
+            self.functions[fn.name] = fn.body
+
+    def call(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """A call of a function defined earlier: its body runs again with these arguments."""
+        name = seg.argv[0].text
+        body = self.functions.get(name)
+        if body is None or name in self.calling:
+            return
+        if depth + 1 > MAX_PAYLOAD_DEPTH:
+            raise GuardLimit(
+                "parse.too_deep",
+                f"the command nests function calls more than {MAX_PAYLOAD_DEPTH} levels deep, too deep to screen reliably",
+            )
+        scope = Env(env.home, env.user, seg.cwd, dict(env.vars), [name, *(a.text for a in seg.args)])
+        self.calling.add(name)
+        try:
+            self.command(body, scope, f"{context} (in a call of the function '{name}')", depth + 1, seg.stdin)
+        finally:
+            self.calling.discard(name)
 
     def compound(self, c: Compound, env: Env, context: str, depth: int) -> None:
         scope = env.child() if c.kind == "subshell" else env
         for word in c.words:
             self.substitutions(word, scope, context, depth)
-            self.expander.word(word, scope)
         for sub in c.subs:
             self.script(sub, scope.child(), context + _SUB, depth)
         for body in c.bodies:
@@ -111,7 +146,7 @@ class _Walker:
         writes = self.redirect_writes(c.redirects, env, context, depth)
         if writes:
             seg = Segment(c.raw.split("\n", 1)[0], Resolved(argv=[]), writes, env.cwd, context)
-            check_segment(self.policy, seg)
+            self.check(seg)
 
     # ----------------------------------------------------------------- simple commands
 
@@ -125,7 +160,9 @@ class _Walker:
             elif isinstance(part, Param) and part.arg is not None:
                 self.substitutions(part.arg, env, context, depth)
 
-    def redirect_writes(self, redirects: list[Redirect], env: Env, context: str, depth: int) -> list[tuple[str, Arg]]:
+    def redirect_writes(
+        self, redirects: list[Redirect], env: Env, context: str, depth: int
+    ) -> list[tuple[str, Arg]]:
         """Targets of output redirections as (operator, target); input sources as ("<", source)."""
         writes: list[tuple[str, Arg]] = []
         for r in redirects:
@@ -136,6 +173,14 @@ class _Walker:
             if r.target is None:
                 continue
             target = self.expander.single(r.target, env)
+            if (
+                env.cwd is not None
+                and target.static
+                and target.text
+                and not target.text.startswith(("/", "~"))
+            ):
+                # The shell opens redirections in its own directory, before any `env -C` or `sudo -D`.
+                target = Arg(resolve(target.text, env.cwd, self.policy.home), target.glob)
             if r.op in _OUTPUT_OPS or (r.op == ">&" and not re.fullmatch(r"\d+-?|-", target.text)):
                 writes.append((r.op, target))
             elif r.op == "<":
@@ -159,16 +204,19 @@ class _Walker:
         if resolved.cwd is not None:
             cwd = resolve(resolved.cwd, env.cwd, self.policy.home) if UNKNOWN not in resolved.cwd else None
             cwd = cwd if cwd is not None and cwd.startswith("/") else None
-        seg = Segment(cmd.raw, resolved, writes, cwd, context)
-        check_segment(self.policy, seg)
+        seg = Segment(cmd.raw, resolved, writes, cwd, context, stdin)
+        self.check(seg)
         self.sourced(cmd, env, seg, context, depth)
         if args or writes:
             for payload in resolved.payloads:
-                self.payload(seg, payload.text, payload.label, payload.positional, env, context, depth)
+                self.payload(
+                    seg, payload.text, payload.label, payload.positional, env, context=context, depth=depth
+                )
             for label, argv in resolved.nested:
-                self.nested(label, argv, seg, env, context, depth)
+                self.nested(label, argv, seg, env, context=context, depth=depth)
         if resolved.argv:
             self.binary_payloads(seg, env, context, depth)
+            self.call(seg, env, context, depth)
             self.after(seg, env)
 
     def sourced(self, cmd: Simple, env: Env, seg: Segment, context: str, depth: int) -> None:
@@ -179,28 +227,52 @@ class _Walker:
             if len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
                 text = self.expander.output_of(word.parts[0].body, env.child())
                 if text is not None:
-                    self.payload(seg, text, f"{seg.name} <(…)", None, env, context, depth)
-                return
-            if not word.raw.startswith("-"):
-                return
+                    self.payload(seg, text, f"{seg.name} <(…)", None, env, context=context, depth=depth)
 
-    def payload(self, seg: Segment, text: str, label: str, positional: list[str] | None, env: Env, context: str, depth: int) -> None:
+    def payload(
+        self,
+        seg: Segment,
+        text: str,
+        label: str,
+        positional: list[str] | None,
+        env: Env,
+        *,
+        context: str,
+        depth: int,
+    ) -> None:
         if (UNKNOWN in text or UNKNOWN_SET in text) and self.policy.allow_commands is not None:
-            raise refuse("allow_commands", seg, f"the {label} is only known at run time, and this profile only permits {', '.join(self.policy.allow_commands)}")
+            raise refuse(
+                "allow_commands",
+                seg,
+                f"the {label} is only known at run time, and this profile only permits {', '.join(self.policy.allow_commands)}",
+            )
         child = Env(env.home, env.user, seg.cwd, {}, positional)
         self.text(text, child, f"{context} (inside a '{label.replace(' payload', '')}' payload)", depth + 1)
 
-    def nested(self, label: str, argv: list[Arg], outer: Segment, env: Env, context: str, depth: int) -> None:
+    def nested(
+        self, label: str, argv: list[Arg], outer: Segment, env: Env, *, context: str, depth: int
+    ) -> None:
         if depth + 1 > MAX_PAYLOAD_DEPTH:
-            raise GuardLimit("parse.too_deep", f"the command nests commands more than {MAX_PAYLOAD_DEPTH} levels deep, too deep to screen reliably")
+            raise GuardLimit(
+                "parse.too_deep",
+                f"the command nests commands more than {MAX_PAYLOAD_DEPTH} levels deep, too deep to screen reliably",
+            )
         resolved = resolve_wrappers(self.unalias(argv, env), None)
         inner_context = f"{context} (run by {label})"
         seg = Segment(" ".join(a.text for a in argv) or outer.raw, resolved, [], outer.cwd, inner_context)
-        check_segment(self.policy, seg)
+        self.check(seg)
         for payload in resolved.payloads:
-            self.payload(seg, payload.text, payload.label, payload.positional, env, inner_context, depth + 1)
+            self.payload(
+                seg,
+                payload.text,
+                payload.label,
+                payload.positional,
+                env,
+                context=inner_context,
+                depth=depth + 1,
+            )
         for sub_label, sub_argv in resolved.nested:
-            self.nested(sub_label, sub_argv, seg, env, inner_context, depth + 1)
+            self.nested(sub_label, sub_argv, seg, env, context=inner_context, depth=depth + 1)
         if resolved.argv:
             self.binary_payloads(seg, env, inner_context, depth + 1)
 
@@ -217,21 +289,47 @@ class _Walker:
                         end += 1
                     argv = seg.args[k + 1 : end]
                     if argv:
-                        self.nested(f"find {texts[k]}", argv, seg, env, context, depth)
+                        self.nested(f"find {texts[k]}", argv, seg, env, context=context, depth=depth)
                     k = end
                 k += 1
         if name in ("awk", "gawk", "mawk", "nawk"):
             from wslmcp.shell.guard.effects import effects
 
             for text in effects(name, seg.args).payloads:
-                self.payload(seg, text, f"{name} system()", None, env, context, depth)
+                self.payload(seg, text, f"{name} system()", None, env, context=context, depth=depth)
         letters = INTERPRETERS.get(name) or INTERPRETERS.get(re.sub(r"[\d.]+$", "", name))
-        if letters:
+        if letters is not None:
+            program = next(
+                (
+                    texts[k + 1]
+                    for k, t in enumerate(texts)
+                    if re.fullmatch(rf"-[A-Za-z]*[{letters}]", t) and k + 1 < len(texts)
+                ),
+                None,
+            )
+            if program is None and seg.stdin is not None and all(t.startswith("-") for t in texts):
+                program = seg.stdin
+            for text in interpreter_payloads(program or ""):
+                self.payload(seg, text, f"{name} program", None, env, context=context, depth=depth)
+        if name in ("ssh", "scp", "sftp"):
             for k, t in enumerate(texts):
-                if re.fullmatch(rf"-[A-Za-z]*[{letters}]", t) and k + 1 < len(texts):
-                    for text in interpreter_payloads(texts[k + 1]):
-                        self.payload(seg, text, f"{name} one-liner", None, env, context, depth)
-                    break
+                option = (
+                    t[2:]
+                    if t.startswith("-o") and len(t) > 2
+                    else (texts[k + 1] if t == "-o" and k + 1 < len(texts) else "")
+                )
+                key, _, value = option.partition("=")
+                if key.strip().lower() in ("proxycommand", "localcommand") and value.strip():
+                    self.payload(seg, value, f"ssh -o {key.strip()}", None, env, context=context, depth=depth)
+        if name == "rsync":
+            for k, t in enumerate(texts):
+                shell = (
+                    t.split("=", 1)[1]
+                    if t.startswith("--rsh=")
+                    else (texts[k + 1] if t in ("-e", "--rsh") and k + 1 < len(texts) else "")
+                )
+                if shell:
+                    self.payload(seg, shell, "rsync -e", None, env, context=context, depth=depth)
 
     def after(self, seg: Segment, env: Env) -> None:
         """What a command changes for the commands after it: cwd, variables, copied executables."""
@@ -242,14 +340,14 @@ class _Walker:
         if name in ("cd", "pushd"):
             operands = [a for a in args if not re.fullmatch(r"-[LPe@]+", a.text)]
             if not operands:
-                env.cwd = env.home or None
+                env.cwd = env.home or "~"
             else:
                 target = operands[0]
                 if target.text == "-" or not target.static:
                     env.cwd = None
                 else:
                     path = resolve(target.text, env.cwd, self.policy.home)
-                    env.cwd = path.rstrip("/") or "/" if path.startswith("/") else None
+                    env.cwd = path.rstrip("/") or "/" if path.startswith(("/", "~")) else None
         elif name == "popd":
             env.cwd = None
         elif name in _DECLARERS:
@@ -274,7 +372,6 @@ class _Walker:
             for a in args:
                 if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", a.text):
                     env.vars.pop(a.text, None)
-
 
     def unalias(self, args: list[Arg], env: Env) -> list[Arg]:
         """A binary copied or linked earlier in the script runs as what it was copied from."""
@@ -340,7 +437,11 @@ def check_command(policy: Policy, command: str, cwd: str | None, budget: Budget 
             f"the command is {len(command)} characters, more than the {MAX_COMMAND_CHARS} the guard screens; {NOTHING_RUN}",
         )
     if "\x00" in command:
-        return Decision.reject("parse.invalid", None, f"the command contains a NUL character, which bash cannot pass on; {NOTHING_RUN}")
+        return Decision.reject(
+            "parse.invalid",
+            None,
+            f"the command contains a NUL character, which bash cannot pass on; {NOTHING_RUN}",
+        )
     text = command.replace(UNKNOWN_SET, "\x02")
     if not re.sub(r"\\\r?\n", "", text).strip():
         return Decision.reject("parse.empty", None, f"the command is empty; {NOTHING_RUN}")
@@ -357,8 +458,24 @@ def check_command(policy: Policy, command: str, cwd: str | None, budget: Budget 
     except GuardLimit as exc:
         return _limit_decision(exc, command)
     except RecursionError:
-        return Decision.reject("parse.too_deep", None, f"the command nests too deeply to screen reliably; {NOTHING_RUN}")
+        return Decision.reject(
+            "parse.too_deep", None, f"the command nests too deeply to screen reliably; {NOTHING_RUN}"
+        )
     return Decision.allow()
+
+
+def commands_seen(policy: Policy, command: str, cwd: str | None = None) -> tuple[Decision, list[str]]:
+    """The decision and the name of every binary and wrapper the guard screened, in order.
+    For tests that hold the reader against real bash: everything bash runs must be in this list."""
+    walker = _Walker(policy, Budget())
+    env = Env(policy.home, policy.user, _start_cwd(policy, cwd))
+    try:
+        walker.text(command, env, "", 0)
+    except Refused as refusal:
+        return refusal.decision, walker.seen
+    except GuardLimit as exc:
+        return _limit_decision(exc, command), walker.seen
+    return Decision.allow(), walker.seen
 
 
 def check_cwd(policy: Policy, path: str) -> Decision:
@@ -389,30 +506,44 @@ def check_path(policy: Policy, path: str, access: Access) -> Decision:
     if not value:
         return Decision.reject("path.empty", None, f"path is empty; {NOTHING_RUN}")
     if "\x00" in value or "\n" in value:
-        return Decision.reject("path.invalid", value, f"path contains a NUL or newline character; {NOTHING_RUN}")
+        return Decision.reject(
+            "path.invalid", value, f"path contains a NUL or newline character; {NOTHING_RUN}"
+        )
     norm = resolve(value, None, policy.home)
     label = operator_label(norm)
     if label:
         verb = "written to" if access == "write" else "read"
-        return Decision.reject("operator_path", value, f"{norm} is operator {label} and cannot be {verb} by the agent, even with Windows access open; {NOTHING_RUN}")
+        return Decision.reject(
+            "operator_path",
+            value,
+            f"{norm} is operator {label} and cannot be {verb} by the agent, even with Windows access open; {NOTHING_RUN}",
+        )
     if access == "write" and policy.readonly:
-        return Decision.reject("readonly.write", value, f"profile is read-only, file writes are not permitted; {NOTHING_RUN}")
+        return Decision.reject(
+            "readonly.write", value, f"profile is read-only, file writes are not permitted; {NOTHING_RUN}"
+        )
     drive = mount_of(norm)
     if access == "write" and drive is not None and not policy.allow_windows:
         return Decision.reject(
             "windows.mnt_write",
             value,
             f"writes under /mnt/{drive}/ land on the Windows filesystem of the machine running this server "
-            f"(set WSL_ALLOWED_WINDOWS=true to permit them); {NOTHING_RUN}".replace("WSL_ALLOWED_WINDOWS", "WSL_ALLOW_WINDOWS"),
+            f"(set WSL_ALLOW_WINDOWS=true to permit them); {NOTHING_RUN}",
         )
-    if access == "write" and critical_kind(norm, policy.home) == "the filesystem root":
-        return Decision.reject("catastrophe.rm_root", value, f"{norm} is the filesystem root; {NOTHING_RUN}")
     if policy.allowed_paths is not None:
         listing = ", ".join(policy.allowed_paths)
         if not norm.startswith("/"):
-            return Decision.reject("allowed_paths", value, f"this profile restricts file access to {listing}, so the path must be absolute; {NOTHING_RUN}")
+            return Decision.reject(
+                "allowed_paths",
+                value,
+                f"this profile restricts file access to {listing}, so the path must be absolute; {NOTHING_RUN}",
+            )
         if not any(_within(norm, entry) for entry in policy.allowed_paths):
-            return Decision.reject("allowed_paths", norm, f"path is outside this profile's allowed paths ({listing}); {NOTHING_RUN}")
+            return Decision.reject(
+                "allowed_paths",
+                norm,
+                f"path is outside this profile's allowed paths ({listing}); {NOTHING_RUN}",
+            )
     return Decision.allow()
 
 
@@ -434,5 +565,9 @@ def check_local_path(policy: Policy, path: str, access: Access) -> Decision:
     label = operator_label(form, local=True)
     if label:
         verb = "written to" if access == "write" else "read from"
-        return Decision.reject("operator_path", value, f"local path is protected and cannot be {verb}: {label} ({form}); {NOTHING_RUN}")
+        return Decision.reject(
+            "operator_path",
+            value,
+            f"local path is protected and cannot be {verb}: {label} ({form}); {NOTHING_RUN}",
+        )
     return Decision.allow()

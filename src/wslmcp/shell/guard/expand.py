@@ -186,7 +186,7 @@ class Expander:
                 alts = brace_expand(part.text)
                 if alts is None:
                     return None
-                variants = [v + [Lit(a, False)] for v in variants for a in alts]
+                variants = [[*v, Lit(a, False)] for v in variants for a in alts]
                 if len(variants) > MAX_FIELDS:
                     return None
             else:
@@ -270,10 +270,11 @@ class Expander:
             return UNKNOWN_SET if value in (UNKNOWN, "") else value
         if op in (":+", "+"):
             return UNKNOWN if value == UNKNOWN else (arg if value else "")
-        if op.startswith("#") and not part.arg and op == "#" and part.name:
+        if op == "#len":
             return UNKNOWN_SET
-        if op.startswith(("#", "!")):
-            return UNKNOWN_SET if value != "" else "0"
+        if op.startswith("!"):
+            return UNKNOWN
+        # Pattern removal, substitution, case change, substrings: unknown unless the value is empty.
         return UNKNOWN if value != "" else ""
 
     def lookup(self, name: str, env: Env) -> str:
@@ -287,7 +288,7 @@ class Expander:
             return env.cwd or UNKNOWN_SET
         if name in ("USER", "LOGNAME"):
             return env.user or UNKNOWN_SET
-        if name.isdigit() and env.positional is not None:
+        if re.fullmatch(r"[0-9]+", name) and env.positional is not None:
             k = int(name)
             return env.positional[k] if k < len(env.positional) else ""
         if name in ("@", "*") and env.positional is not None:
@@ -377,8 +378,6 @@ def _echo(args: list[str]) -> str:
 
 
 def _printf(args: list[str]) -> str | None:
-    from wslmcp.shell.guard.reader import decode_ansi_c
-
     if not args:
         return None
     fmt, rest = args[0], args[1:]
@@ -387,21 +386,27 @@ def _printf(args: list[str]) -> str | None:
     specs = re.findall(r"%.", fmt)
     if any(s not in ("%s", "%b", "%%") for s in specs):
         return None
-    count = sum(1 for s in specs if s != "%%")
+    consumers = sum(1 for s in specs if s != "%%")
     out: list[str] = []
-    first = True
-    while first or (rest and count):
-        first = False
-        k = 0
+    position = 0
+    while True:
+        chunk, position = _printf_once(fmt, rest, position)
+        out.append(chunk)
+        if not consumers or position >= len(rest):
+            return "".join(out)
 
-        def fill(m: re.Match[str]) -> str:
-            nonlocal k
-            if m.group(0) == "%%":
-                return "%"
-            value = rest[k] if k < len(rest) else ""
-            k += 1
-            return decode_ansi_c(value) if m.group(0) == "%b" else value
 
-        out.append(re.sub(r"%.", fill, decode_ansi_c(fmt.replace("%%", "\x02")).replace("\x02", "%%")))
-        rest = rest[k:]
-    return "".join(out)
+def _printf_once(fmt: str, rest: list[str], position: int) -> tuple[str, int]:
+    from wslmcp.shell.guard.reader import decode_ansi_c
+
+    pieces: list[str] = []
+    for token in re.split(r"(%.)", fmt):
+        if token == "%%":
+            pieces.append("%")
+        elif token in ("%s", "%b"):
+            value = rest[position] if position < len(rest) else ""
+            position += 1
+            pieces.append(decode_ansi_c(value) if token == "%b" else value)
+        else:
+            pieces.append(decode_ansi_c(token))
+    return "".join(pieces), position

@@ -57,7 +57,7 @@ def parse(
             else:
                 out.opts.append(("--" + name, None))
         elif text.startswith("-") and len(text) > 1:
-            if numeric_options and text[1:].isdigit():
+            if numeric_options and text[1:].isascii() and text[1:].isdigit():
                 out.opts.append((text, None))
                 i += 1
                 continue

@@ -7,6 +7,7 @@ Everything here is lexical and pure. Paths carry the expansion markers of ``expa
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 
 _MOUNT = re.compile(r"/mnt/([A-Za-z])(?=/|$)", re.IGNORECASE)
@@ -14,18 +15,56 @@ _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _GLOB = re.compile(r"[*?\[]")
 
 SYSTEM_TOP = frozenset(
-    "bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys usr var data snap".split()
+    [
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "home",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "media",
+        "mnt",
+        "opt",
+        "proc",
+        "root",
+        "run",
+        "sbin",
+        "srv",
+        "sys",
+        "usr",
+        "var",
+        "data",
+        "snap",
+    ]
 )
-USR_SUBDIRS = frozenset("bin sbin lib lib32 lib64 libx32 libexec share include local src".split())
-VAR_SUBDIRS = frozenset("lib cache spool backups".split())
+USR_SUBDIRS = frozenset(
+    ["bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "share", "include", "local", "src"]
+)
+VAR_SUBDIRS = frozenset(["lib", "cache", "spool", "backups"])
 WINDOWS_SYSTEM = frozenset({"windows", "users", "program files", "program files (x86)", "programdata"})
 CRITICAL_FILES = frozenset(
-    "/etc/passwd /etc/shadow /etc/group /etc/gshadow /etc/sudoers /etc/fstab /etc/hostname /etc/hosts "
-    "/etc/resolv.conf /etc/ssh/sshd_config /etc/wsl.conf".split()
+    [
+        "/etc/passwd",
+        "/etc/shadow",
+        "/etc/group",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/fstab",
+        "/etc/hostname",
+        "/etc/hosts",
+        "/etc/resolv.conf",
+        "/etc/ssh/sshd_config",
+        "/etc/wsl.conf",
+    ]
 )
 CRITICAL_FILE_PREFIXES = ("/boot/vmlinuz", "/boot/initrd", "/boot/grub")
 BLOCK_DEVICE = re.compile(r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|sr\d|loop\d)")
-HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|tty|fd/\d+|full|random|urandom)$|^/proc/self/fd/\d+$")
+HARMLESS_DEVICES = re.compile(
+    r"^/dev/(null|zero|stdout|stderr|tty|fd/\d+|full|random|urandom)$|^/proc/self/fd/\d+$"
+)
 
 # (label, component sequence) — matched case-insensitively as consecutive path components.
 OPERATOR_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -61,7 +100,11 @@ LOCAL_ONLY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Windows startup folder", ("startmenu", "programs", "startup")),
     ("desktop autostart directory", (".config", "autostart")),
 )
-_KEY_FILE = re.compile(r"(^|/)(id_rsa|id_dsa|id_ecdsa|id_ed25519)[^/]*$|\.(pem|ppk|p12|pfx|key)$", re.IGNORECASE)
+_LOCAL_RULES = OPERATOR_PATHS + LOCAL_ONLY
+_FIRST_NAMES = frozenset(sequence[0] for _, sequence in _LOCAL_RULES)
+_KEY_FILE = re.compile(
+    r"(^|/)(id_rsa|id_dsa|id_ecdsa|id_ed25519)[^/]*$|\.(pem|ppk|p12|pfx|key)$", re.IGNORECASE
+)
 
 
 def normalize(path: str) -> str:
@@ -82,10 +125,7 @@ def normalize(path: str) -> str:
             continue
         out.append(comp)
     body = "/".join(out)
-    if absolute:
-        result = "/" + body
-    else:
-        result = body or "."
+    result = "/" + body if absolute else body or "."
     if trailing and result not in ("/", "."):
         result += "/"
     return result
@@ -137,15 +177,23 @@ def _sequence_hit(comps: list[str], sequence: tuple[str, ...]) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=4096)
 def operator_label(path: str, local: bool = False) -> str | None:
     """The kind of operator file ``path`` names (or may name, for a glob), else None."""
     comps = components(path.replace("\\", "/"))
     if not comps:
         return None
-    rules = OPERATOR_PATHS + (LOCAL_ONLY if local else ())
-    for label, sequence in rules:
-        if _sequence_hit(comps, sequence):
-            return label
+    rules = _LOCAL_RULES if local else OPERATOR_PATHS
+    if any(_GLOB.search(c) for c in comps):
+        for label, sequence in rules:
+            if _sequence_hit(comps, sequence):
+                return label
+    else:
+        starts = [i for i, c in enumerate(comps) if c in _FIRST_NAMES]
+        for label, sequence in rules if starts else ():
+            k = len(sequence)
+            if any(tuple(comps[i : i + k]) == sequence for i in starts):
+                return label
     if local:
         if comps[-1] == "authorized_keys":
             return "SSH authorized_keys"
@@ -199,7 +247,7 @@ def critical_kind(path: str, home: str | None, include_homes: bool = True) -> st
     if len(comps) == 2:
         if glob_last and top != "tmp":
             return "a system directory"
-        if top == "home" or top == "root":
+        if top in ("home", "root"):
             return "a home directory" if include_homes or top == "root" else None
         if top == "usr" and _name_matches(second, USR_SUBDIRS):
             return "a system directory"
@@ -214,12 +262,16 @@ def critical_kind(path: str, home: str | None, include_homes: bool = True) -> st
     if top == "usr" and len(comps) == 3 and glob_last and _name_matches(second, USR_SUBDIRS):
         return "a system directory"
     if top == "mnt" and len(second) == 1:
-        rest = lowered[2:]
-        if len(rest) == 1 and (glob_last or _name_matches(rest[0], WINDOWS_SYSTEM)):
+        tail = lowered[2:]
+        if len(tail) == 1 and (glob_last or _name_matches(tail[0], WINDOWS_SYSTEM)):
             return "a Windows drive or system folder"
-        if rest[0] in ("windows", "program files", "program files (x86)", "programdata") and len(rest) == 2 and glob_last:
+        if (
+            tail[0] in ("windows", "program files", "program files (x86)", "programdata")
+            and len(tail) == 2
+            and glob_last
+        ):
             return "a Windows system folder"
-        if rest[0] == "users" and (len(rest) == 2 or (len(rest) == 3 and glob_last)):
+        if tail[0] == "users" and (len(tail) == 2 or (len(tail) == 3 and glob_last)):
             return "a Windows user profile"
     return None
 

@@ -40,7 +40,17 @@ _REDIRECT = re.compile(r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(&>>|&>|>>|>&|>\||<<<|
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CLOSERS = frozenset({"then", "elif", "else", "fi", "do", "done", "esac", "}", "in"})
-_ANSI = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b", "E": "\x1b"}
+_ANSI = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "e": "\x1b",
+    "E": "\x1b",
+}
 
 
 def read(text: str, budget: Budget | None = None) -> Script:
@@ -208,6 +218,14 @@ class _Reader:
             if self._take_keyword("time"):
                 self._skip_blanks()
                 self._take_keyword("-p")
+                continue
+            if self._take_keyword("coproc"):
+                self._skip_blanks()
+                name = self._plain_word()
+                after = self.i + len(name)
+                rest = self.s[after:].lstrip(" \t")
+                if name and name not in ("{", "(") and rest[:1] in ("{", "("):
+                    self.i = after
                 continue
             break
         while True:
@@ -615,9 +633,9 @@ class _Reader:
             end = self.i + 2
             while end < self.n and self.s[end] != "'":
                 end += 2 if self.s[end] == "\\" else 1
-            body = self.s[self.i + 2 : min(end, self.n)]
+            quoted_body = self.s[self.i + 2 : min(end, self.n)]
             self.i = min(end + 1, self.n)
-            return Lit(decode_ansi_c(body), True)
+            return Lit(decode_ansi_c(quoted_body), True)
         if nxt == '"' and not quoted:
             self.i += 1
             return Lit("", True)
@@ -639,19 +657,18 @@ class _Reader:
         if nxt == "{":
             self.i += 2
             return self._brace_param(quoted)
-        if nxt and (nxt.isalpha() or nxt == "_"):
+        if nxt and _NAME.match(nxt):
             m = _NAME.match(self.s, self.i + 1)
             assert m is not None
             self.i = m.end()
             return Param(m.group(0), "", None, quoted)
-        if nxt and (nxt.isdigit() or nxt in "@*#?-$!"):
+        if nxt and nxt in "0123456789@*#?-$!":
             self.i += 2
             return Param(nxt, "", None, quoted)
         self.i += 1
         return Lit("$", quoted)
 
     def _brace_param(self, quoted: bool) -> Part:
-        j = self.i
         prefix = ""
         if self._peek() in "#!" and self._peek(1) not in "}":
             prefix = self._peek()
@@ -660,7 +677,7 @@ class _Reader:
         if m:
             name = m.group(0)
             self.i = m.end()
-        elif self._peek() and (self._peek().isdigit() or self._peek() in "@*#?-$!"):
+        elif self._peek() and self._peek() in "0123456789@*#?-$!":
             name = self._peek()
             self.i += 1
         else:
@@ -673,9 +690,10 @@ class _Reader:
         arg = self._word(stop="}") if self._peek() != "}" else None
         if self._peek() == "}":
             self.i += 1
-        if prefix:
+        if prefix == "#":
+            op = op or "#len"
+        elif prefix:
             op = prefix + op
-        del j
         return Param(name, op, arg, quoted)
 
     def _balanced_bracket(self) -> None:

@@ -24,17 +24,68 @@ from wslmcp.shell.guard.paths import (
     operator_label,
     resolve,
 )
-from wslmcp.shell.guard.wrappers import PRIVILEGE_NAMES, WINDOWS_EXTENSIONS, Resolved, basename, strip_windows_extension
+from wslmcp.shell.guard.wrappers import (
+    PRIVILEGE_NAMES,
+    WINDOWS_EXTENSIONS,
+    Resolved,
+    basename,
+    strip_windows_extension,
+)
 
 NOTHING_RUN = "nothing was run"
 IMPLICITLY_ALLOWED = frozenset({"cd", "pwd", "true", "false", ":", "exit", "export", "unset", "test", "["})
-POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "emergency", "rescue", "soft-reboot"})
-POWER_TARGETS = frozenset({"poweroff.target", "reboot.target", "halt.target", "kexec.target", "rescue.target", "emergency.target", "runlevel0.target", "runlevel6.target", "runlevel1.target", "suspend.target", "hibernate.target", "sleep.target", "soft-reboot.target", "ctrl-alt-del.target"})
-FIND_PROTECTED = frozenset({"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"})
+POWER_VERBS = frozenset(
+    {
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "hybrid-sleep",
+        "suspend-then-hibernate",
+        "emergency",
+        "rescue",
+        "soft-reboot",
+    }
+)
+POWER_TARGETS = frozenset(
+    {
+        "poweroff.target",
+        "reboot.target",
+        "halt.target",
+        "kexec.target",
+        "rescue.target",
+        "emergency.target",
+        "runlevel0.target",
+        "runlevel6.target",
+        "runlevel1.target",
+        "suspend.target",
+        "hibernate.target",
+        "sleep.target",
+        "soft-reboot.target",
+        "ctrl-alt-del.target",
+    }
+)
+FIND_PROTECTED = frozenset(
+    {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"}
+)
 DELETERS = frozenset({"rm", "shred", "srm", "wipe", "unlink"})
 TEXT_ONLY = frozenset({"echo", "printf"})
-PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "nawk", "jq", "yq"})
-INTERPRETERS = {"python": "c", "python2": "c", "python3": "c", "perl": "eE", "ruby": "e", "node": "ep", "nodejs": "ep", "php": "r", "deno": ""}
+PATTERN_FIRST = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "nawk", "jq", "yq"}
+)
+INTERPRETERS = {
+    "python": "c",
+    "python2": "c",
+    "python3": "c",
+    "perl": "eE",
+    "ruby": "e",
+    "node": "ep",
+    "nodejs": "ep",
+    "php": "r",
+    "deno": "",
+}
 INTEROP_NAMES = frozenset({"wslview"})
 
 
@@ -53,6 +104,7 @@ class Segment:
     redirects: list[tuple[str, Arg]]
     cwd: str | None
     context: str
+    stdin: str | None = None
 
     @property
     def redirect_writes(self) -> list[tuple[str, Arg]]:
@@ -61,6 +113,7 @@ class Segment:
     @property
     def redirect_reads(self) -> list[Arg]:
         return [a for op, a in self.redirects if op == "<"]
+
     dynamic_payload: bool = False
 
     @property
@@ -85,7 +138,9 @@ def refuse(rule: str, segment: Segment | str | None, why: str, context: str = ""
     text = segment.raw if isinstance(segment, Segment) else segment
     if isinstance(segment, Segment):
         context = segment.context
-    return Refused(Decision.reject(rule, shown(text) if text is not None else None, f"{why}{context}; {NOTHING_RUN}"))
+    return Refused(
+        Decision.reject(rule, shown(text) if text is not None else None, f"{why}{context}; {NOTHING_RUN}")
+    )
 
 
 def check_segment(policy: Policy, seg: Segment) -> Effects:
@@ -143,7 +198,11 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
     texts = [a.text for a in args]
 
     if "--no-preserve-root" in texts:
-        raise refuse("catastrophe.rm_root", seg, "blocked as dangerous: explicitly disables the root-deletion safeguard (--no-preserve-root)")
+        raise refuse(
+            "catastrophe.rm_root",
+            seg,
+            "blocked as dangerous: explicitly disables the root-deletion safeguard (--no-preserve-root)",
+        )
 
     if name in DELETERS or name == "mv":
         p = parse(args, "t" if name == "mv" else "ns", ("target-directory",) if name == "mv" else ())
@@ -151,22 +210,71 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
         for arg, path in _resolved_paths(seg, victims, home):
             if is_critical_file(path):
                 verb = "moves away" if name == "mv" else "deletes"
-                raise refuse("catastrophe.critical_file", seg, f"blocked as dangerous: {verb} {path}, a file the host cannot boot or authenticate without")
+                raise refuse(
+                    "catastrophe.critical_file",
+                    seg,
+                    f"blocked as dangerous: {verb} {path}, a file the host cannot boot or authenticate without",
+                )
             kind = critical_kind(path, home)
             if kind:
                 verb = "moves away" if name == "mv" else "deletes"
-                raise refuse("catastrophe.rm_root", seg, f"blocked as dangerous: {name} {verb} {kind} ({path}){_empty_note(arg)}")
+                raise refuse(
+                    "catastrophe.rm_root",
+                    seg,
+                    f"blocked as dangerous: {name} {verb} {kind} ({path}){_empty_note(arg)}",
+                )
 
     for op, target in _all_writes(seg, eff):
         path = resolve(target.worst, seg.cwd, home)
         if is_block_device(path):
-            raise refuse("catastrophe.block_device", seg, f"blocked as dangerous: writes raw bytes onto the block device {path}")
+            raise refuse(
+                "catastrophe.block_device",
+                seg,
+                f"blocked as dangerous: writes raw bytes onto the block device {path}",
+            )
         if path == "/proc/sysrq-trigger":
-            raise refuse("catastrophe.power", seg, "blocked as dangerous: the kernel's sysrq trigger crashes, reboots or powers off the host")
-        if is_critical_file(path) and op in (">", ">|", "&>", "") and name not in DELETERS and name not in ("mv", "sed", "perl", "ruby", "chmod", "chown", "chgrp", "setfacl", "touch", "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "sudoedit") and not (name == "tee" and any(t in ("-a", "--append") for t in texts)):
-            raise refuse("catastrophe.critical_file", seg, f"blocked as dangerous: overwrites {path}, a file the host cannot boot or authenticate without")
+            raise refuse(
+                "catastrophe.power",
+                seg,
+                "blocked as dangerous: the kernel's sysrq trigger crashes, reboots or powers off the host",
+            )
+        if (
+            is_critical_file(path)
+            and op in (">", ">|", "&>", "")
+            and name not in DELETERS
+            and name
+            not in (
+                "mv",
+                "sed",
+                "perl",
+                "ruby",
+                "chmod",
+                "chown",
+                "chgrp",
+                "setfacl",
+                "touch",
+                "vi",
+                "vim",
+                "nvim",
+                "nano",
+                "emacs",
+                "ed",
+                "ex",
+                "sudoedit",
+            )
+            and not (name == "tee" and any(t in ("-a", "--append") for t in texts))
+        ):
+            raise refuse(
+                "catastrophe.critical_file",
+                seg,
+                f"blocked as dangerous: overwrites {path}, a file the host cannot boot or authenticate without",
+            )
         if name == "dd" and re.match(r"/(etc|boot|bin|sbin|usr|lib\w*)(/|$)", path):
-            raise refuse("catastrophe.critical_file", seg, f"blocked as dangerous: dd writes raw bytes over the system path {path}")
+            raise refuse(
+                "catastrophe.critical_file",
+                seg,
+                f"blocked as dangerous: dd writes raw bytes over the system path {path}",
+            )
 
     if name == "rsync" and any(t.startswith("--delete") for t in texts):
         p = parse(args, "e")
@@ -174,7 +282,11 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
             dest = resolve(p.operands[-1].worst, seg.cwd, home)
             kind = critical_kind(dest, home)
             if kind:
-                raise refuse("catastrophe.rm_root", seg, f"blocked as dangerous: rsync --delete empties {kind} ({dest})")
+                raise refuse(
+                    "catastrophe.rm_root",
+                    seg,
+                    f"blocked as dangerous: rsync --delete empties {kind} ({dest})",
+                )
 
     if name == "find":
         roots = []
@@ -183,12 +295,16 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
                 break
             roots.append(resolve(a.worst, seg.cwd, home))
         deleting = "-delete" in texts or any(
-            t in ("-exec", "-execdir", "-ok", "-okdir") and k + 1 < len(texts) and basename(texts[k + 1]) in DELETERS
+            t in ("-exec", "-execdir", "-ok", "-okdir")
+            and k + 1 < len(texts)
+            and basename(texts[k + 1]) in DELETERS
             for k, t in enumerate(texts)
         )
         for root in roots:
             if deleting and (root in ("/", "/*") or root.strip("/") in FIND_PROTECTED):
-                raise refuse("catastrophe.rm_root", seg, f"blocked as dangerous: find deletes files found from {root}")
+                raise refuse(
+                    "catastrophe.rm_root", seg, f"blocked as dangerous: find deletes files found from {root}"
+                )
 
     if name in ("chmod", "chown", "chgrp"):
         recursive = any(t == "--recursive" or re.fullmatch(r"-[A-Za-z]*R[A-Za-z]*", t) for t in texts)
@@ -196,32 +312,68 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
             for arg, path in _resolved_paths(seg, [a for a in args if not a.text.startswith("-")], home):
                 kind = critical_kind(path, home, include_homes=False)
                 if kind and kind != "a home directory":
-                    raise refuse("catastrophe.chmod_root", seg, f"blocked as dangerous: recursively rewrites ownership or permissions of {kind} ({path}){_empty_note(arg)}")
+                    raise refuse(
+                        "catastrophe.chmod_root",
+                        seg,
+                        f"blocked as dangerous: recursively rewrites ownership or permissions of {kind} ({path}){_empty_note(arg)}",
+                    )
 
-    if name == "mkfs" or name.startswith("mkfs.") or name in ("mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs"):
+    if (
+        name == "mkfs"
+        or name.startswith("mkfs.")
+        or name in ("mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs")
+    ):
         raise refuse("catastrophe.mkfs", seg, "blocked as dangerous: formats a filesystem")
     if name in ("fdisk", "sfdisk", "parted", "sgdisk", "wipefs", "blkdiscard") and eff.mutation:
         raise refuse("catastrophe.block_device", seg, f"blocked as dangerous: {eff.mutation}")
 
-    if win in ("shutdown", "reboot", "poweroff", "halt") or name.lower() in ("restart-computer", "stop-computer"):
-        if not (win == "shutdown" and texts and texts[0] in ("-c", "--help", "/a", "/?")):
-            raise refuse("catastrophe.power", seg, "blocked as dangerous: powers off or reboots the machine, ending this session")
+    powering = win in ("shutdown", "reboot", "poweroff", "halt") or name.lower() in (
+        "restart-computer",
+        "stop-computer",
+    )
+    if powering and not (win == "shutdown" and texts and texts[0] in ("-c", "--help", "/a", "/?")):
+        raise refuse(
+            "catastrophe.power",
+            seg,
+            "blocked as dangerous: powers off or reboots the machine, ending this session",
+        )
     if name in ("init", "telinit") and any(t in ("0", "6") for t in texts):
         raise refuse("catastrophe.power", seg, "blocked as dangerous: changes the runlevel to halt or reboot")
     if name in ("systemctl", "loginctl"):
         p = parse(args, "HMtpnos", ("host", "machine", "type", "property", "lines", "output", "signal"))
         words = [a.text for a in p.operands]
         verb = words[0] if words else ""
-        if verb in POWER_VERBS or (verb in ("isolate", "start", "restart", "reload-or-restart", "try-restart") and any(w in POWER_TARGETS for w in words[1:])):
-            raise refuse("catastrophe.power", seg, f"blocked as dangerous: '{name} {verb}' powers off, restarts or degrades the machine this server runs in")
+        if verb in POWER_VERBS or (
+            verb in ("isolate", "start", "restart", "reload-or-restart", "try-restart")
+            and any(w in POWER_TARGETS for w in words[1:])
+        ):
+            raise refuse(
+                "catastrophe.power",
+                seg,
+                f"blocked as dangerous: '{name} {verb}' powers off, restarts or degrades the machine this server runs in",
+            )
 
     if name == "crontab" and any(re.fullmatch(r"-[A-Za-z]*r[A-Za-z]*", t) for t in texts):
-        raise refuse("catastrophe.crontab_remove", seg, "blocked as dangerous: crontab -r removes every scheduled job of the user")
+        raise refuse(
+            "catastrophe.crontab_remove",
+            seg,
+            "blocked as dangerous: crontab -r removes every scheduled job of the user",
+        )
 
-    if name in ("iptables", "ip6tables") and any(t == "--flush" or re.fullmatch(r"-[A-Za-z]*F[A-Za-z]*", t) for t in texts):
-        raise refuse("catastrophe.firewall_flush", seg, "blocked as dangerous: flushes the firewall rules and can lock this session out")
+    if name in ("iptables", "ip6tables") and any(
+        t == "--flush" or re.fullmatch(r"-[A-Za-z]*F[A-Za-z]*", t) for t in texts
+    ):
+        raise refuse(
+            "catastrophe.firewall_flush",
+            seg,
+            "blocked as dangerous: flushes the firewall rules and can lock this session out",
+        )
     if name == "nft" and texts[:1] == ["flush"]:
-        raise refuse("catastrophe.firewall_flush", seg, "blocked as dangerous: flushes the firewall rules and can lock this session out")
+        raise refuse(
+            "catastrophe.firewall_flush",
+            seg,
+            "blocked as dangerous: flushes the firewall rules and can lock this session out",
+        )
 
     _wsl_catastrophes(seg, win, texts)
 
@@ -229,19 +381,40 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
 def _wsl_catastrophes(seg: Segment, win: str, texts: list[str]) -> None:
     lowered = [t.lower() for t in texts]
     if win == "wsl":
+        skip = False
         for t in lowered:
-            if t in ("-e", "--exec", "--"):
+            if skip:
+                skip = False
+                continue
+            if t in ("-e", "--exec", "--") or not t.startswith("-"):
                 break
             if t in ("--shutdown", "--terminate", "-t", "--unregister", "--uninstall"):
-                raise refuse("catastrophe.wsl_shutdown", seg, f"blocked as dangerous: 'wsl {t}' stops or removes the distro this server runs in")
-            if not t.startswith("-") and t not in ("root",):
-                pass
+                raise refuse(
+                    "catastrophe.wsl_shutdown",
+                    seg,
+                    f"blocked as dangerous: 'wsl {t}' stops or removes the distro this server runs in",
+                )
+            skip = t in ("-d", "--distribution", "-u", "--user", "--cd", "--distribution-id")
     if win == "wslconfig" and any(t in ("/t", "/u", "/terminate", "/unregister") for t in lowered):
-        raise refuse("catastrophe.wsl_shutdown", seg, "blocked as dangerous: wslconfig /t or /u terminates or unregisters the distro this server runs in")
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: wslconfig /t or /u terminates or unregisters the distro this server runs in",
+        )
     if win == "taskkill" and any(re.search(r"vmmem|wsl|vmcompute", t) for t in lowered):
-        raise refuse("catastrophe.wsl_shutdown", seg, "blocked as dangerous: taskkill of the WSL processes stops the distro this server runs in")
-    if win in ("sc", "net", "stop-service", "restart-service") and any(re.search(r"lxssmanager|wslservice|vmcompute", t) for t in lowered):
-        raise refuse("catastrophe.wsl_shutdown", seg, "blocked as dangerous: stopping the WSL service stops the distro this server runs in")
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: taskkill of the WSL processes stops the distro this server runs in",
+        )
+    if win in ("sc", "net", "stop-service", "restart-service") and any(
+        re.search(r"lxssmanager|wslservice|vmcompute", t) for t in lowered
+    ):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: stopping the WSL service stops the distro this server runs in",
+        )
 
 
 # --------------------------------------------------------------------- sudo
@@ -358,12 +531,17 @@ def _operator_paths(policy: Policy, seg: Segment, eff: Effects) -> None:
 def _readonly(seg: Segment, eff: Effects) -> None:
     for op, target in seg.redirect_writes:
         if not is_harmless_device(target.text):
-            raise refuse("readonly.redirect", seg, f"profile is read-only and the command redirects output into {target.shown} ({op})")
+            raise refuse(
+                "readonly.redirect",
+                seg,
+                f"profile is read-only and the command redirects output into {target.shown} ({op})",
+            )
     for target in seg.resolved.writes:
         if not is_harmless_device(target.text):
             raise refuse("readonly.write", seg, f"profile is read-only and the command writes {target.shown}")
-    if eff.writes:
-        target = eff.writes[0]
+    written = [a for a in eff.writes if not is_harmless_device(a.text)]
+    if written:
+        target = written[0]
         where = "the working directory" if target.text == "." else target.shown
         raise refuse("readonly.write", seg, f"profile is read-only and '{seg.name}' writes {where}")
     if eff.mutation:
@@ -380,10 +558,18 @@ def _allow_list(policy: Policy, seg: Segment) -> None:
         if seg.resolved.payloads or seg.resolved.nested:
             return
         if seg.redirect_writes:
-            raise refuse("allow_commands", seg, f"this profile only permits {listing}, and this segment runs no listed command")
+            raise refuse(
+                "allow_commands",
+                seg,
+                f"this profile only permits {listing}, and this segment runs no listed command",
+            )
         return
     name = seg.name
     if not seg.argv[0].static:
-        raise refuse("allow_commands", seg, f"the command name '{seg.argv[0].shown}' is only known at run time, and this profile only permits {listing}")
+        raise refuse(
+            "allow_commands",
+            seg,
+            f"the command name '{seg.argv[0].shown}' is only known at run time, and this profile only permits {listing}",
+        )
     if name not in allowed and name not in IMPLICITLY_ALLOWED:
         raise refuse("allow_commands", seg, f"'{name}' is not in this profile's allowed commands ({listing})")

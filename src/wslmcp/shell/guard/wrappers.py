@@ -75,16 +75,50 @@ class _Step:
 Handler = Callable[[str, list[Arg], str | None], _Step | None]
 
 
+def _last(values: list[str]) -> str | None:
+    return values[-1] if values else None
+
+
 def _joined(args: list[Arg]) -> str:
     return " ".join(a.text for a in args)
 
 
 def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "ugpChDRrtTU", {"user", "group", "prompt", "close-from", "host", "chdir", "chroot", "role", "type", "command-timeout", "other-user"}, stop_first=True)
-    cwd = (p.values("-D", "--chdir") or [None])[-1]
+    p = parse(
+        args,
+        "ugpChDRrtTU",
+        {
+            "user",
+            "group",
+            "prompt",
+            "close-from",
+            "host",
+            "chdir",
+            "chroot",
+            "role",
+            "type",
+            "command-timeout",
+            "other-user",
+        },
+        stop_first=True,
+    )
+    cwd = _last(p.values("-D", "--chdir"))
     if p.has("-e", "--edit"):
         return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
-    if p.has("-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"):
+    if p.has(
+        "-l",
+        "--list",
+        "-v",
+        "--validate",
+        "-k",
+        "-K",
+        "--reset-timestamp",
+        "--remove-timestamp",
+        "-V",
+        "--version",
+        "-h",
+        "--help",
+    ):
         return None
     if p.has("-s", "--shell", "-i", "--login"):
         if p.rest:
@@ -110,7 +144,11 @@ def _pkexec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _su_like(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "cgGsuw", {"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"})
+    p = parse(
+        args,
+        "cgGsuw",
+        {"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"},
+    )
     commands = p.values("-c", "--command", "--session-command")
     if commands:
         return _Step(script=commands[-1], privileged=name)
@@ -139,18 +177,64 @@ def _nsenter(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _systemd_run(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "pEMHuS", {"property", "setenv", "machine", "host", "unit", "uid", "gid", "nice", "working-directory", "description", "slice", "on-active", "on-boot", "on-calendar", "on-unit-active", "on-startup", "timer-property", "path-property", "socket-property", "service-type", "expand-environment"}, stop_first=True)
+    p = parse(
+        args,
+        "pEMHuS",
+        {
+            "property",
+            "setenv",
+            "machine",
+            "host",
+            "unit",
+            "uid",
+            "gid",
+            "nice",
+            "working-directory",
+            "description",
+            "slice",
+            "on-active",
+            "on-boot",
+            "on-calendar",
+            "on-unit-active",
+            "on-startup",
+            "timer-property",
+            "path-property",
+            "socket-property",
+            "service-type",
+            "expand-environment",
+        },
+        stop_first=True,
+    )
     return _Step(argv=p.rest, privileged=name) if p.rest else None
 
 
 def _setpriv(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", {"reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile"}, stop_first=True)
+    p = parse(
+        args,
+        "",
+        {
+            "reuid",
+            "regid",
+            "ruid",
+            "euid",
+            "rgid",
+            "egid",
+            "groups",
+            "inh-caps",
+            "ambient-caps",
+            "bounding-set",
+            "securebits",
+            "selinux-label",
+            "apparmor-profile",
+        },
+        stop_first=True,
+    )
     return _Step(argv=p.rest, privileged=name) if p.rest else None
 
 
 def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     p = parse(args, "uCS", {"unset", "chdir", "split-string"}, stop_first=True)
-    cwd = (p.values("-C", "--chdir") or [None])[-1]
+    cwd = _last(p.values("-C", "--chdir"))
     split = p.values("-S", "--split-string")
     rest = list(p.rest)
     while rest and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", rest[0].text):
@@ -176,7 +260,9 @@ def _time(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=p.rest, writes=writes) if p.rest else None
 
 
-def _positional_then_command(count: int, short_values: str = "", long_values: tuple[str, ...] = ()) -> Handler:
+def _positional_then_command(
+    count: int, short_values: str = "", long_values: tuple[str, ...] = ()
+) -> Handler:
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         p = parse(args, short_values, long_values, stop_first=True)
         if p.has("-p", "--pid", "--all-tasks") and name in ("taskset", "chrt", "renice"):
@@ -217,11 +303,26 @@ def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "aEdILnPsR", ("arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var", "replace", "eof"), stop_first=True)
+    p = parse(
+        args,
+        "aEdILnPsR",
+        (
+            "arg-file",
+            "delimiter",
+            "max-lines",
+            "max-args",
+            "max-procs",
+            "max-chars",
+            "process-slot-var",
+            "replace",
+            "eof",
+        ),
+        stop_first=True,
+    )
     command = list(p.rest) or [Arg("echo")]
     if stdin is None or p.has("-a", "--arg-file"):
         return _Step(nested=command)
-    replace = (p.values("-I", "--replace") or [None])[-1]
+    replace = _last(p.values("-I", "--replace"))
     if replace is None and (p.has("-i") or p.has("--replace")):
         replace = "{}"
     words = stdin.split("\n") if replace or p.has("-d", "--delimiter", "-0", "--null") else stdin.split()
@@ -232,6 +333,57 @@ def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     else:
         command = command + [Arg(w, bool(re.search(r"[*?\[]", w))) for w in words]
     return _Step(nested=command)
+
+
+def _trap(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``trap 'command' SIGNAL…`` runs the command later, in this shell."""
+    if len(args) >= 2 and not args[0].text.startswith("-"):
+        return _Step(script=args[0].text)
+    return None
+
+
+def _sg(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "c", stop_first=True)
+    commands = p.values("-c")
+    if commands:
+        return _Step(script=commands[-1], privileged=name)
+    rest = p.rest[1:]
+    if len(rest) >= 2 and rest[0].text == "-c":
+        return _Step(script=rest[1].text, privileged=name)
+    return _Step(script=_joined(rest), privileged=name) if rest else None
+
+
+def _script(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse(args, "cEIOBT", ("command", "echo", "log-in", "log-out", "log-io", "log-timing"))
+    commands = p.values("-c", "--command")
+    return _Step(script=commands[-1]) if commands else None
+
+
+def _parallel(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """GNU parallel: the command, then inputs after ``:::``; each input is appended or replaces ``{}``."""
+    texts = [a.text for a in args]
+    cut = texts.index(":::") if ":::" in texts else len(args)
+    p = parse(
+        args[:cut],
+        "jSdIaEX",
+        ("jobs", "sshlogin", "delimiter", "arg-file", "joblog", "results", "timeout"),
+        stop_first=True,
+    )
+    command = list(p.rest)
+    inputs = args[cut + 1 :]
+    if not command:
+        return None
+    if inputs:
+        first = inputs[0]
+        if any("{}" in a.text for a in command):
+            command = [Arg(a.text.replace("{}", first.text), a.glob or first.glob) for a in command]
+        else:
+            command = [*command, first]
+    return (
+        _Step(script=_joined(command))
+        if len(command) == 1 and " " in command[0].text
+        else _Step(nested=command)
+    )
 
 
 def _exec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -394,6 +546,13 @@ WRAPPERS: dict[str, Handler] = {
     "firejail": _plain(),
     "proxychains": _plain("f"),
     "torsocks": _plain(),
+    "numactl": _plain("CmNpiP", ("cpunodebind", "membind", "physcpubind", "interleave", "preferred")),
+    "prlimit": _plain(),
+    "cgexec": _plain("g"),
+    "trap": _trap,
+    "sg": _sg,
+    "script": _script,
+    "parallel": _parallel,
 }
 
 WINDOWS_WRAPPERS: dict[str, Handler] = {
@@ -404,7 +563,23 @@ WINDOWS_WRAPPERS: dict[str, Handler] = {
 }
 
 PRIVILEGE_NAMES = frozenset(
-    {"sudo", "sudoedit", "su", "doas", "pkexec", "runuser", "chroot", "nsenter", "systemd-run", "run0", "machinectl", "setpriv", "capsh"}
+    {
+        "sg",
+        "newgrp",
+        "sudo",
+        "sudoedit",
+        "su",
+        "doas",
+        "pkexec",
+        "runuser",
+        "chroot",
+        "nsenter",
+        "systemd-run",
+        "run0",
+        "machinectl",
+        "setpriv",
+        "capsh",
+    }
 )
 
 MAX_WRAPPERS = 64

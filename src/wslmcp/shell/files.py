@@ -1,0 +1,396 @@
+"""The file tools: fixed scripts whose only variable parts are quoted paths, sizes and digests.
+
+Order for every tool: the guard checks the path as given; a read-only probe resolves it inside the
+distro (``realpath -m``) and reports its type; the guard checks the resolved path; only then does
+the operation run, on the resolved path. Upload/download also pass the local path (as given and
+resolved) through the guard first.
+
+Writes are atomic: content goes to a new file beside the target (``mktemp`` in the same
+directory), its size and SHA-256 are verified inside the distro, it takes the target's mode (and
+owner, where permitted), and it is renamed over the target. A failure, timeout or short stdin
+leaves the target as it was and removes the new file. Transfers move ``chunk_bytes`` per call, so
+memory stays bounded whatever the file size; downloads land in a partial file beside the local
+destination that is renamed into place only after the SHA-256 matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from wslmcp.boundaries.shell_transport import LocalFiles, LocalPartial, LocalSource
+from wslmcp.shell.errors import Refused, ToolFailure
+from wslmcp.shell.guard import Access, Guard
+from wslmcp.shell.runner import Run, Runner, quote
+
+CHUNK_BYTES = 8 * 1024 * 1024
+MAX_ENTRIES = 1000
+META_CAPTURE = 4 * 1024 * 1024
+_FAIL = 3  # exit status our scripts use for their own refusals (message on stderr)
+
+_PROBE = r"""p={path}
+r=$(realpath -m -- "$p" 2>/dev/null) || r=$p
+if [ -d "$r" ]; then t=d; elif [ -f "$r" ]; then t=f; elif [ -e "$r" ]; then t=o; else t=-; fi
+d=$(dirname -- "$r"); if [ -d "$d" ]; then pd=1; else pd=0; fi
+s=; m=
+if [ "$t" != - ]; then s=$(stat -L -c %s -- "$r" 2>/dev/null); m=$(stat -L -c %a -- "$r" 2>/dev/null); fi
+printf '%s\0%s\0%s\0%s\0%s\0' "$r" "$t" "$pd" "$s" "$m"
+"""
+
+_TARGET_CHECKS = r"""t={target}
+d=$(dirname -- "$t"); b=$(basename -- "$t")
+[ -d "$d" ] || {{ printf 'parent directory does not exist: %s\n' "$d" >&2; exit 3; }}
+[ -d "$t" ] && {{ printf 'is a directory: %s\n' "$t" >&2; exit 3; }}
+[ -e "$t" ] && [ ! -w "$t" ] && {{ printf 'permission denied: %s is not writable\n' "$t" >&2; exit 3; }}
+"""
+
+_ADOPT_MODE = r"""if [ -e "$t" ]; then chmod --reference="$t" -- "$tmp" 2>/dev/null; chown --reference="$t" -- "$tmp" 2>/dev/null
+else chmod "$(printf '%o' $(( 0666 & ~0$(umask) )))" -- "$tmp"; fi
+"""
+
+_CREATE_TEMP = r"""tmp={temp}
+(umask 077; set -C; : > "$tmp") || {{ printf 'cannot create a file in %s\n' "$d" >&2; exit 3; }}
+"""
+
+_WRITE = (
+    _TARGET_CHECKS
+    + _CREATE_TEMP
+    + r"""trap 'rm -f -- "$tmp"' EXIT
+base=0
+if [ {append} = 1 ] && [ -e "$t" ]; then cat -- "$t" > "$tmp" || exit 3; base=$(wc -c < "$tmp"); fi
+cat >> "$tmp" || exit 3
+n=$(( $(wc -c < "$tmp") - base ))
+[ "$n" = {size} ] || {{ printf 'received %s of {size} bytes; the target was left unchanged\n' "$n" >&2; exit 3; }}
+h=$(tail -c {size} -- "$tmp" | sha256sum | cut -c1-64)
+[ "$h" = {digest} ] || {{ echo 'content checksum mismatch; the target was left unchanged' >&2; exit 3; }}
+"""
+    + _ADOPT_MODE
+    + r"""mv -f -- "$tmp" "$t" || exit 3
+trap - EXIT
+printf '%s\n' "$n"
+"""
+)
+
+_UPLOAD_OPEN = _TARGET_CHECKS + _CREATE_TEMP
+
+_UPLOAD_CHUNK = r"""tmp={temp}
+[ -f "$tmp" ] || {{ echo 'the partial upload file disappeared' >&2; exit 3; }}
+cat >> "$tmp" || exit 3
+n=$(wc -c < "$tmp")
+[ "$n" = {end} ] || {{ printf 'partial upload holds %s bytes, expected {end}\n' "$n" >&2; exit 3; }}
+"""
+
+_UPLOAD_COMMIT = (
+    r"""tmp={temp}
+t={target}
+h=$(sha256sum < "$tmp" | cut -c1-64)
+[ "$h" = {digest} ] || {{ echo 'upload checksum mismatch; the target was left unchanged' >&2; exit 3; }}
+"""
+    + _ADOPT_MODE
+    + r"""mv -f -- "$tmp" "$t" || exit 3
+"""
+)
+
+_REMOVE = "rm -f -- {temp}\n"
+
+_DOWNLOAD_CHUNK = r"""r={target}
+[ -f "$r" ] || {{ printf 'not a regular file: %s\n' "$r" >&2; exit 3; }}
+tail -c +{start} -- "$r" | head -c {count}
+"""
+
+_DIGEST = r"""sha256sum < {target} | cut -c1-64"""
+
+_LIST = r"""r={target}
+[ -d "$r" ] || {{ printf 'not a directory: %s\n' "$r" >&2; exit 3; }}
+[ -r "$r" ] && [ -x "$r" ] || {{ printf 'permission denied: %s\n' "$r" >&2; exit 3; }}
+n=$(find "$r" -mindepth 1 -maxdepth 1 -printf x 2>/dev/null | wc -c)
+printf '%s\0' "$n"
+find "$r" -mindepth 1 -maxdepth 1 -printf '%f\t%y\t%m\t%s\t%T@\0' 2>/dev/null | LC_ALL=C sort -z | head -z -n {cap}
+"""
+
+_READ = r"""head -c {count} -- {target}
+"""
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # as given
+    resolved: str
+    kind: str  # d directory, f regular file, o other, - missing
+    parent_exists: bool
+    size: int | None
+    mode: str | None
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    target: Target
+    data: bytes
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    kind: str  # file, directory, symlink, other
+    mode: str
+    size: int
+    mtime: str
+
+
+@dataclass(frozen=True)
+class Listing:
+    target: Target
+    entries: tuple[Entry, ...]
+    total: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.entries)
+
+
+@dataclass(frozen=True)
+class Transfer:
+    local: str
+    remote: str
+    size: int
+    sha256: str
+
+
+_KINDS = {"f": "file", "d": "directory", "l": "symlink"}
+
+
+class FileTools:
+    def __init__(
+        self,
+        runner: Runner,
+        guard: Guard,
+        local: LocalFiles,
+        *,
+        timeout_s: float,
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> None:
+        self.runner = runner
+        self.guard = guard
+        self.local = local
+        self.timeout_s = timeout_s
+        self.chunk_bytes = chunk_bytes
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    async def _run(self, script: str, *, stdin: bytes | None = None, max_output: int = META_CAPTURE) -> Run:
+        run = await self.runner.run(script, stdin=stdin, timeout_s=self.timeout_s, max_output=max_output)
+        if run.exchange.timed_out:
+            killed = f"; killed: {', '.join(run.killed)}" if run.killed else ""
+            raise ToolFailure(f"timed out after {round(self.timeout_s * 1000)}ms{killed}")
+        if run.exchange.overflowed:
+            raise ToolFailure("the distro sent more output than expected; the operation was stopped")
+        return run
+
+    async def _checked(
+        self, script: str, *, stdin: bytes | None = None, max_output: int = META_CAPTURE
+    ) -> Run:
+        run = await self._run(script, stdin=stdin, max_output=max_output)
+        if run.exchange.exit_code != 0:
+            said = run.exchange.stderr.decode("utf-8", "replace").strip()
+            raise ToolFailure(said or f"exit code {run.exchange.exit_code}")
+        return run
+
+    def _guard_remote(self, path: str, access: Access, action: str) -> None:
+        decision = self.guard.check_path(path, access)
+        if not decision.allowed:
+            raise Refused(decision, action)
+
+    def _guard_local(self, path: str, access: Access, action: str) -> None:
+        decision = self.guard.check_local_path(path, access)
+        if not decision.allowed:
+            raise Refused(decision, action)
+
+    async def resolve(self, path: str, access: Access, action: str) -> Target:
+        """Guard the path as given, resolve it in the distro, guard the resolved path."""
+        if not path.startswith("/"):
+            raise ToolFailure(f"the path must be absolute (start with /): {path!r}")
+        if "\x00" in path or "\n" in path:
+            raise ToolFailure("the path contains a NUL or newline character")
+        self._guard_remote(path, access, action)
+        run = await self._checked(_PROBE.format(path=quote(path)))
+        fields = run.exchange.stdout.decode("utf-8", "surrogateescape").split("\0")
+        if len(fields) < 5 or not fields[0].startswith("/"):
+            raise ToolFailure(f"could not resolve {path} in the distro")
+        resolved, kind, parent, size, mode = fields[:5]
+        if resolved != path:
+            self._guard_remote(resolved, access, f"{action} (resolves to {resolved})")
+        return Target(
+            path, resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None
+        )
+
+    # -- tools ----------------------------------------------------------------------------------
+
+    async def read(self, path: str, limit: int) -> ReadResult:
+        target = await self.resolve(path, "read", f"read {path}")
+        if target.kind == "-":
+            raise ToolFailure(f"no such file: {path}")
+        if target.kind == "d":
+            raise ToolFailure(f"{path} is a directory; use wsl_list_dir")
+        if target.kind != "f":
+            raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
+        run = await self._checked(
+            _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
+        )
+        data = run.exchange.stdout
+        return ReadResult(target, data[:limit], len(data) > limit)
+
+    async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
+        target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
+        self._writable(target, path)
+        temp = self._temp_for(target.resolved)
+        script = _WRITE.format(
+            target=quote(target.resolved),
+            temp=quote(temp),
+            append=1 if append else 0,
+            size=len(content),
+            digest=hashlib.sha256(content).hexdigest(),
+        )
+        try:
+            await self._checked(script, stdin=content)
+        except ToolFailure:
+            await self._remove(temp)  # a run killed at its deadline never reached its EXIT trap
+            raise
+        return target, len(content)
+
+    def _temp_for(self, resolved: str) -> str:
+        """The new file written beside ``resolved``: hidden, named after a fresh run token."""
+        directory, base = posixpath.split(resolved)
+        return f"{directory.rstrip('/')}/.{base[:200]}.wslmcp-{self.runner.tokens()}"
+
+    async def _remove(self, temp: str) -> None:
+        try:
+            await self._run(_REMOVE.format(temp=quote(temp)))
+        except Exception as cleanup:
+            raise ToolFailure(
+                f"the operation failed and its partial file {temp} could not be removed: {cleanup}"
+            ) from None
+
+    def _writable(self, target: Target, path: str) -> None:
+        if target.kind == "d":
+            raise ToolFailure(f"{path} is a directory")
+        if not target.parent_exists:
+            raise ToolFailure(f"parent directory does not exist: {posixpath.dirname(target.resolved)}")
+
+    async def list_dir(self, path: str) -> Listing:
+        target = await self.resolve(path, "read", f"list {path}")
+        if target.kind == "-":
+            raise ToolFailure(f"no such directory: {path}")
+        if target.kind != "d":
+            raise ToolFailure(f"{path} is not a directory; use wsl_read_file for a file")
+        run = await self._checked(_LIST.format(target=quote(target.resolved), cap=MAX_ENTRIES))
+        fields = run.exchange.stdout.decode("utf-8", "replace").split("\0")
+        total = int(fields[0]) if fields and fields[0].isdigit() else 0
+        entries = []
+        for raw in fields[1:]:
+            parts = raw.rsplit("\t", 4)
+            if len(parts) != 5 or not parts[0]:
+                continue
+            name, kind, mode, size, mtime = parts
+            try:
+                when = datetime.fromtimestamp(float(mtime), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            except ValueError:
+                when = "?"
+            entries.append(
+                Entry(name, _KINDS.get(kind, "other"), "0" + mode, int(size) if size.isdigit() else 0, when)
+            )
+        entries.sort(key=lambda e: (e.kind != "directory", e.name))
+        kept = tuple(entries[:MAX_ENTRIES])
+        return Listing(target, kept, max(total, len(entries)))
+
+    async def upload(self, local_path: str, remote_path: str) -> Transfer:
+        resolved_local = self.local.resolve(local_path)
+        action = f"upload {resolved_local} to {remote_path}"
+        self._guard_local(resolved_local, "read", action)
+        real_local = self.local.real(resolved_local)
+        if real_local != resolved_local:
+            self._guard_local(real_local, "read", action)
+        self._guard_remote(remote_path, "write", action)
+        try:
+            source = self.local.open_source(resolved_local)
+        except OSError as exc:
+            raise ToolFailure(f"cannot read the local file: {exc}") from exc
+        try:
+            target = await self.resolve(remote_path, "write", action)
+            self._writable(target, remote_path)
+            return await self._upload(source, resolved_local, target)
+        finally:
+            source.close()
+
+    async def _upload(self, source: LocalSource, local: str, target: Target) -> Transfer:
+        temp = self._temp_for(target.resolved)
+        digest = hashlib.sha256()
+        sent = 0
+        try:
+            await self._checked(_UPLOAD_OPEN.format(target=quote(target.resolved), temp=quote(temp)))
+            while chunk := source.read(self.chunk_bytes):
+                digest.update(chunk)
+                sent += len(chunk)
+                await self._checked(_UPLOAD_CHUNK.format(temp=quote(temp), end=sent), stdin=chunk)
+            if sent != source.size:
+                raise ToolFailure(f"the local file changed while it was read ({sent} of {source.size} bytes)")
+            await self._checked(
+                _UPLOAD_COMMIT.format(
+                    temp=quote(temp), target=quote(target.resolved), digest=digest.hexdigest()
+                )
+            )
+        except BaseException:
+            await self._remove(temp)
+            raise
+        return Transfer(local, target.resolved, sent, digest.hexdigest())
+
+    async def download(self, remote_path: str, local_path: str) -> Transfer:
+        resolved_local = self.local.resolve(local_path)
+        action = f"download {remote_path} to {resolved_local}"
+        self._guard_local(resolved_local, "write", action)
+        real_local = self.local.real(resolved_local)
+        if real_local != resolved_local:
+            self._guard_local(real_local, "write", action)
+        target = await self.resolve(remote_path, "read", action)
+        if target.kind == "-":
+            raise ToolFailure(f"no such file: {remote_path}")
+        if target.kind != "f":
+            raise ToolFailure(f"{remote_path} is not a regular file")
+        try:
+            partial = self.local.partial(real_local)
+        except OSError as exc:
+            raise ToolFailure(str(exc)) from exc
+        try:
+            transfer = await self._download(target, partial, resolved_local)
+            partial.commit()
+        except BaseException:
+            partial.abort()
+            raise
+        return transfer
+
+    async def _download(self, target: Target, partial: LocalPartial, local: str) -> Transfer:
+        digest = hashlib.sha256()
+        calls = 0
+        while True:
+            run = await self._checked(
+                _DOWNLOAD_CHUNK.format(
+                    target=quote(target.resolved), start=partial.written + 1, count=self.chunk_bytes
+                ),
+                max_output=self.chunk_bytes + 1,
+            )
+            calls += 1
+            data = run.exchange.stdout
+            digest.update(data)
+            partial.write(data)
+            if len(data) < self.chunk_bytes:
+                break
+        if calls > 1:
+            run = await self._checked(_DIGEST.format(target=quote(target.resolved)))
+            remote = run.exchange.stdout.decode("ascii", "replace").strip()
+            if remote != digest.hexdigest():
+                raise ToolFailure(
+                    f"{target.path} changed while it was downloaded (checksums differ); nothing was written locally"
+                )
+        return Transfer(local, target.resolved, partial.written, digest.hexdigest())

@@ -1,0 +1,92 @@
+"""Replay check ``shell-exchanges``: a scenario's recorded wsl.exe exchanges drive the real shell
+server (config, guard, runner, service and MCP tool layer); every tool call's reply must equal the
+expected reply stored in the scenario.
+
+Scenario section ``shell``::
+
+    "shell": {
+      "env": {"WSL_DISTRO": "Ubuntu", ...},          # the server's environment
+      "calls": [
+        {"tool": "wsl_exec", "args": {...}, "advance_s": 0, "expected": "expected/03.json"}
+      ]
+    }
+
+``expected`` files hold ``{"is_error": bool, "text": str}``. ``advance_s`` moves the scenario clock
+before the call (session idle times). Run tokens are a counter when replaying, so the recorded
+argument vectors match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fakes.clock import FakeClock
+from fakes.replay import ReplayMiss
+from wslmcp.scenario.checks import CheckResult
+from wslmcp.scenario.loader import Scenario
+
+KIND = "shell-exchanges"
+
+
+def _calls(scenario: Scenario) -> tuple[dict[str, str], list[Mapping[str, Any]]]:
+    section = scenario.section("shell")
+    env = section.get("env")
+    calls = section.get("calls")
+    if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
+        raise ValueError("shell.env must be an object of strings")
+    if not isinstance(calls, list) or not calls:
+        raise ValueError("shell.calls must be a non-empty list")
+    for i, call in enumerate(calls):
+        if not isinstance(call, Mapping) or not isinstance(call.get("tool"), str):
+            raise ValueError(f"shell.calls[{i}] needs a 'tool' name")
+        if not isinstance(call.get("args", {}), Mapping) or not isinstance(call.get("expected"), str):
+            raise ValueError(f"shell.calls[{i}] needs 'args' (object) and 'expected' (file)")
+    return dict(env), calls
+
+
+async def replay_calls(scenario: Scenario) -> list[dict[str, Any]]:
+    """Run the scenario's calls through the server; returns one ``{is_error, text}`` per call."""
+    from wslmcp.shell.serve import assemble
+    from wslmcp.shell.server import build_server
+
+    env, calls = _calls(scenario)
+    assembly = assemble(env, scenario.root)
+    server = build_server(assembly.service)
+    clock = assembly.clock
+    replies = []
+    for call in calls:
+        advance = float(call.get("advance_s", 0))
+        if advance and isinstance(clock, FakeClock):
+            clock.advance(advance)
+        result = await server.call_tool(call["tool"], dict(call.get("args", {})))
+        content = getattr(result, "content", [])
+        text = "\n".join(str(getattr(block, "text", "")) for block in content)
+        replies.append({"is_error": bool(getattr(result, "is_error", False)), "text": text})
+    return replies
+
+
+def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
+    _, calls = _calls(scenario)
+    try:
+        replies = asyncio.run(replay_calls(scenario))
+    except Exception as exc:  # the tool layer wraps a ReplayMiss; report the miss itself
+        cause: BaseException | None = exc
+        while cause is not None and not isinstance(cause, ReplayMiss):
+            cause = cause.__cause__
+        return CheckResult(KIND, False, str(cause or f"{type(exc).__name__}: {exc}"))
+    for i, (call, got) in enumerate(zip(calls, replies, strict=True)):
+        expected = json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8"))
+        if got != expected:
+            return CheckResult(
+                KIND,
+                False,
+                f"call {i} ({call['tool']}) differs from {call['expected']}: "
+                f"expected {json.dumps(expected)[:300]} got {json.dumps(got)[:300]}",
+            )
+    errors = sum(1 for r in replies if r["is_error"])
+    return CheckResult(
+        KIND, True, f"{len(replies)} tool calls replayed, replies match ({errors} expected errors)"
+    )

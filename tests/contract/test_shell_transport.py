@@ -1,0 +1,69 @@
+"""The shell transport contract, run against both real transports: the local login bash, and the
+wsl.exe transport driving a `wsl.exe` stand-in on PATH (whose Linux side runs in its own session,
+as inside a real distro)."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.shell.conftest import processes_with
+from tests.shell.standin import make_wsl_standin
+from wslmcp.boundaries.shell_transport import LocalTransport, ShellTransport, WslExeTransport
+from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.shell.runner import Runner
+
+
+@pytest.fixture(params=["local", "wsl.exe-standin"])
+def transport(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> ShellTransport:
+    if request.param == "local":
+        return LocalTransport()
+    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    return WslExeTransport(WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", getpass.getuser())
+
+
+async def test_streams_and_exit_code(transport: ShellTransport) -> None:
+    ex = await transport.run("echo out; echo err >&2; exit 7", timeout_s=30)
+    assert (ex.stdout, ex.stderr, ex.exit_code, ex.timed_out) == (b"out\n", b"err\n", 7, False)
+
+
+async def test_the_script_arrives_verbatim_in_a_login_shell(transport: ShellTransport) -> None:
+    ex = await transport.run(
+        "shopt -q login_shell && printf '%s|%s|%s\\n' 'x\\y' \"$HOME\" '%PATH%'", timeout_s=30
+    )
+    assert ex.stdout.decode() == f"x\\y|{os.path.expanduser('~')}|%PATH%\n"
+
+
+async def test_stdin_is_closed_unless_bytes_are_given(transport: ShellTransport) -> None:
+    closed = await transport.run('read -r line; echo "got=[$line] $?"', timeout_s=30)
+    assert closed.stdout == b"got=[] 1\n"
+    payload = bytes(range(256)) * 3
+    fed = await transport.run("cat", stdin=payload, timeout_s=30)
+    assert fed.stdout == payload
+
+
+async def test_deadline_and_output_cap(transport: ShellTransport) -> None:
+    slow = await transport.run("echo before; sleep 5", timeout_s=0.5)
+    assert slow.timed_out and slow.exit_code is None and slow.stdout == b"before\n"
+    flood = await transport.run("cat /dev/zero", timeout_s=30, max_output=10_000)
+    assert flood.overflowed and len(flood.stdout) == 10_000
+    await Runner(transport).sweep("0")  # harmless with no match
+
+
+async def test_the_runner_kills_what_the_transport_left_running(transport: ShellTransport) -> None:
+    runner = Runner(transport)
+    run = await runner.run("sleep 14.142135 & sleep 14.142136", timeout_s=1.5, max_output=1000)
+    assert run.exchange.timed_out and run.sweep_error is None
+    if transport.kind == "wsl.exe":
+        # killing the stand-in left the Linux side alive; the sweep found and killed it
+        assert any(k.endswith(" sleep") for k in run.killed), run.killed
+    await asyncio.sleep(0.2)
+    assert processes_with("sleep 14.14213") == []

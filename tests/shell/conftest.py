@@ -1,0 +1,100 @@
+"""Shared builders for the shell tests: a ShellService over the real local transport (or a
+boundary double wrapping it), a real Guard, a FakeClock for session ages, logs captured in memory."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fakes.clock import FakeClock
+from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport, ShellTransport
+from wslmcp.shell.config import load_config
+from wslmcp.shell.guard import Guard
+from wslmcp.shell.log import Log
+from wslmcp.shell.runner import Runner
+from wslmcp.shell.service import ShellService
+
+
+@dataclass
+class Built:
+    service: ShellService
+    clock: FakeClock
+    log: io.StringIO
+    runner: Runner | None
+
+
+def build(
+    env: Mapping[str, str] | None = None,
+    *,
+    transport: ShellTransport | None = None,
+    chunk_bytes: int | None = None,
+    max_concurrent: int = 32,
+) -> Built:
+    config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_MCP_LOG_LEVEL": "debug", **(env or {})})
+    clock = FakeClock()
+    stream = io.StringIO()
+    runner = None
+    if config.configured:
+        runner = Runner(transport or LocalTransport(), max_concurrent=max_concurrent)
+    service = ShellService(
+        config,
+        transport=runner.transport if runner else None,
+        runner=runner,
+        guard=Guard(config.policy),
+        clock=clock,
+        log=Log(config.log_level, stream, clock),
+        local_files=LocalFiles(),
+        chunk_bytes=chunk_bytes,
+    )
+    return Built(service, clock, stream, runner)
+
+
+def processes_with(marker: str) -> list[str]:
+    """Command lines of live processes containing ``marker`` (reads this machine's /proc)."""
+    import os
+
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd:
+            found.append(f"{pid} {cmd}")
+    return found
+
+
+class CountingTransport:
+    """A boundary double: the real local transport, counting calls and calls in flight."""
+
+    kind = "local"
+
+    def __init__(self) -> None:
+        self.inner = LocalTransport()
+        self.in_flight = 0
+        self.peak = 0
+        self.calls = 0
+
+    async def run(
+        self,
+        script: str,
+        *,
+        stdin: bytes | None = None,
+        timeout_s: float | None = None,
+        max_output: int = 1 << 20,
+    ) -> Exchange:
+        self.calls += 1
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            return await self.inner.run(script, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
+        finally:
+            self.in_flight -= 1
+
+    async def list_distros(self) -> str | None:
+        return None

@@ -1,0 +1,136 @@
+"""wsl_exec through the real local transport (a real login bash) inside a temporary sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from tests.shell.conftest import CountingTransport, build, processes_with
+from wslmcp.boundaries.shell_transport import LocalTransport
+from wslmcp.shell.runner import Runner
+
+
+async def test_streams_exit_code_and_duration(tmp_path: Path) -> None:
+    b = build()
+    reply = await b.service.exec("echo out; echo err >&2; exit 3", cwd=str(tmp_path))
+    assert not reply.is_error  # a non-zero exit is normal output
+    head = reply.text.splitlines()[0]
+    assert re.fullmatch(r"exit code: 3  ·  \d+ms", head)
+    assert "--- stdout ---\nout\n" in reply.text
+    assert "--- stderr ---\nerr\n" in reply.text
+
+
+async def test_login_shell_closed_stdin_and_verbatim_text(tmp_path: Path) -> None:
+    b = build()
+    reply = await b.service.exec(
+        "shopt -q login_shell && echo login; read -r line; echo \"got=[$line]\"; printf '%s|%s\\n' 'x\\y' \"$PWD\"",
+        cwd=str(tmp_path),
+    )
+    assert "login\ngot=[]\nx\\y|" + str(tmp_path) in reply.text
+
+
+async def test_a_missing_cwd_fails_with_exit_1_and_says_so(tmp_path: Path) -> None:
+    b = build()
+    reply = await b.service.exec("echo never", cwd=str(tmp_path / "missing"))
+    assert reply.text.startswith("exit code: 1")
+    assert "cannot enter the working directory" in reply.text and "never" not in reply.text.split("stderr")[0]
+
+
+async def test_timeout_kills_every_process_the_command_started(tmp_path: Path) -> None:
+    b = build()
+    marker = "31.4159"
+    reply = await b.service.exec(
+        f"sleep {marker}1 & setsid sleep {marker}2 & (sleep {marker}3 &) ; echo started; sleep {marker}4",
+        cwd=str(tmp_path),
+        timeout_ms=1500,
+    )
+    assert "TIMED OUT after 1500ms" in reply.text
+    assert "exit code: none (killed)" in reply.text
+    assert "started" in reply.text
+    # setsid'd and double-forked children escape the process group; the sweep names and kills them
+    assert re.search(r"\d+ process\(es\) outside its process group: \d+ sleep", reply.text), reply.text
+    await asyncio.sleep(0.2)
+    assert processes_with(f"sleep {marker}") == []
+
+
+async def test_per_call_timeout_is_capped_by_the_profile(tmp_path: Path) -> None:
+    b = build({"WSL_EXEC_TIMEOUT_MS": "500"})
+    reply = await b.service.exec("sleep 27.182818", cwd=str(tmp_path), timeout_ms=60_000)
+    assert "TIMED OUT after 500ms" in reply.text
+    assert processes_with("sleep 27.182818") == []
+
+
+async def test_output_is_cut_per_stream_with_a_marker(tmp_path: Path) -> None:
+    b = build({"WSL_MAX_OUTPUT": "50"})
+    reply = await b.service.exec(
+        "head -c 120 /dev/zero | tr '\\0' a; echo; echo short >&2", cwd=str(tmp_path)
+    )
+    assert "a" * 50 + "\n... [truncated 71 of 121 characters]" in reply.text
+    assert "--- stderr ---\nshort\n" in reply.text
+    assert "Output was truncated to 50 characters per stream" in reply.text
+
+
+async def test_a_runaway_writer_is_killed_at_the_hard_cap(tmp_path: Path) -> None:
+    b = build({"WSL_MAX_OUTPUT": "1000"})
+    reply = await b.service.exec("cat /dev/zero", cwd=str(tmp_path))
+    assert "KILLED: output passed the hard cap of 4000 bytes per stream" in reply.text
+    assert "[the command was killed after writing" in reply.text
+    # memory: the captured stream never holds more than the cap
+    runner = Runner(LocalTransport())
+    run = await runner.run("cat /dev/zero", timeout_s=30, max_output=4000)
+    assert run.exchange.overflowed and len(run.exchange.stdout) == 4000
+    assert processes_with("cat /dev/zero") == []
+
+
+async def test_utf8_and_invalid_bytes_are_decoded_safely(tmp_path: Path) -> None:
+    b = build()
+    reply = await b.service.exec("printf '한글 😀\\n\\377\\n'", cwd=str(tmp_path))
+    assert "한글 😀\n\ufffd\n" in reply.text
+
+
+async def test_concurrency_is_bounded(tmp_path: Path) -> None:
+    transport = CountingTransport()
+    b = build(transport=transport, max_concurrent=3)
+    replies = await asyncio.gather(
+        *(b.service.exec(f"sleep 0.1; echo {i}", cwd=str(tmp_path)) for i in range(8))
+    )
+    assert [r.text.split("--- stdout ---\n")[1].strip() for r in replies] == [str(i) for i in range(8)]
+    assert transport.calls == 8
+    assert transport.peak == 3
+
+
+async def test_not_configured_answers_every_tool_clearly(tmp_path: Path) -> None:
+    b = build({"WSL_DISTRO": ""})
+    calls: Sequence[object] = (
+        b.service.exec("true"),
+        b.service.connect(),
+        b.service.list_dir("/tmp"),
+        b.service.read_file("/etc/hostname"),
+        b.service.write_file(str(tmp_path / "x"), "x"),
+        b.service.upload(str(tmp_path / "x"), "/tmp/x"),
+        b.service.download("/etc/hostname", str(tmp_path / "y")),
+    )
+    for call in calls:
+        reply = await call  # type: ignore[misc]
+        assert reply.is_error and "not configured" in reply.text
+    hosts = await b.service.list_hosts()
+    assert not hosts.is_error and "No WSL distro is registered" in hosts.text
+    assert not list(tmp_path.iterdir())
+
+
+async def test_unknown_session_is_an_error_that_lists_open_sessions() -> None:
+    b = build()
+    reply = await b.service.exec("true", session="Ubuntu#9")
+    assert reply.is_error and "unknown session 'Ubuntu#9' (open sessions: none)" in reply.text
+
+
+async def test_logs_carry_the_command_only_at_debug(tmp_path: Path) -> None:
+    b = build({"WSL_MCP_LOG_LEVEL": "info"})
+    await b.service.exec("echo secret-command-text", cwd=str(tmp_path))
+    assert "command finished" in b.log.getvalue()
+    assert "secret-command-text" not in b.log.getvalue()
+    refused = await b.service.exec("rm -rf /")
+    assert refused.is_error
+    assert '"level": "warn"' in b.log.getvalue() and "rm -rf /" in b.log.getvalue()

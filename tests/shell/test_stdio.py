@@ -1,0 +1,96 @@
+"""End to end over real stdio with the SDK client: all ten tools, their annotations and schemas."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+
+EXPECTED_HINTS = {
+    # name: (readOnly, destructive, idempotent, openWorld)
+    "wsl_list_hosts": (True, False, True, False),
+    "wsl_connect": (False, False, False, False),
+    "wsl_disconnect": (False, False, True, False),
+    "wsl_list_sessions": (True, False, True, False),
+    "wsl_exec": (False, True, False, True),
+    "wsl_list_dir": (True, False, True, False),
+    "wsl_read_file": (True, False, True, False),
+    "wsl_write_file": (False, True, False, False),
+    "wsl_upload": (False, True, True, False),
+    "wsl_download": (False, True, True, False),
+}
+
+
+def _params(**env: str) -> StdioServerParameters:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("WSL_")}
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "wslmcp", "shell"],
+        env={**clean, "WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", **env},
+    )
+
+
+def _text(result: object) -> str:
+    content = result.content  # type: ignore[attr-defined]
+    return str(content[0].text)
+
+
+async def test_all_ten_tools_over_stdio(tmp_path: Path) -> None:
+    async with Client(_params(WSL_DISTRO="Ubuntu", WSL_NAME="box")) as client:
+        listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == list(EXPECTED_HINTS)
+        for tool in listed:
+            a = tool.annotations
+            assert a is not None
+            assert (
+                a.read_only_hint,
+                a.destructive_hint,
+                a.idempotent_hint,
+                a.open_world_hint,
+            ) == EXPECTED_HINTS[tool.name]
+            assert tool.description and len(tool.description) > 150
+        schemas = {t.name: t.input_schema for t in listed}
+        assert schemas["wsl_exec"]["required"] == ["command"]
+        assert set(schemas["wsl_upload"]["required"]) == {"localPath", "remotePath"}
+
+        hosts = await client.call_tool("wsl_list_hosts", {})
+        assert not hosts.is_error and _text(hosts).startswith("box  →  (distro default)@Ubuntu")
+        opened = await client.call_tool("wsl_connect", {"cwd": str(tmp_path)})
+        assert not opened.is_error and "Opened session box#1" in _text(opened)
+        ran = await client.call_tool(
+            "wsl_exec", {"command": "mkdir d && cd d && echo hi", "session": "box#1"}
+        )
+        assert not ran.is_error and f"cwd: {tmp_path}/d" in _text(ran) and "hi" in _text(ran)
+        sessions = await client.call_tool("wsl_list_sessions", {})
+        assert f"cwd: {tmp_path}/d" in _text(sessions)
+        wrote = await client.call_tool("wsl_write_file", {"path": f"{tmp_path}/d/a.txt", "content": "héllo"})
+        assert not wrote.is_error, _text(wrote)
+        read = await client.call_tool("wsl_read_file", {"path": f"{tmp_path}/d/a.txt"})
+        assert _text(read).endswith("\n\nhéllo")
+        listing = await client.call_tool("wsl_list_dir", {"path": f"{tmp_path}/d"})
+        assert "a.txt" in _text(listing)
+        (tmp_path / "local.bin").write_bytes(b"\x00\xff" * 10)
+        up = await client.call_tool(
+            "wsl_upload", {"localPath": str(tmp_path / "local.bin"), "remotePath": f"{tmp_path}/d/up.bin"}
+        )
+        assert not up.is_error and "sha256: " in _text(up)
+        down = await client.call_tool(
+            "wsl_download", {"remotePath": f"{tmp_path}/d/up.bin", "localPath": str(tmp_path / "back.bin")}
+        )
+        assert not down.is_error and (tmp_path / "back.bin").read_bytes() == b"\x00\xff" * 10
+        refused = await client.call_tool("wsl_exec", {"command": "mkfs.ext4 /dev/sda1"})
+        assert refused.is_error and "Nothing was run" in _text(refused)
+        bad = await client.call_tool("wsl_exec", {"command": "true", "timeoutMs": 0})
+        assert bad.is_error
+        closed = await client.call_tool("wsl_disconnect", {"session": "box#1"})
+        assert not closed.is_error
+
+
+async def test_unconfigured_server_starts_and_explains(tmp_path: Path) -> None:
+    async with Client(_params()) as client:
+        hosts = await client.call_tool("wsl_list_hosts", {})
+        assert not hosts.is_error and "No WSL distro is registered" in _text(hosts)
+        ran = await client.call_tool("wsl_exec", {"command": "true"})
+        assert ran.is_error and "not configured" in _text(ran)
