@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 
 # The main job: replay every bundled scenario end to end, one row each.
 run: setup
-	$(BIN)/wslmcp scenario replay-all scenarios
+	$(BIN)/wslmcp scenario replay scenarios
 
 test: setup lint
 	$(BIN)/python -m pytest -q

@@ -157,7 +157,7 @@ def shell_transport(
         if inside and inside.casefold() == distro.casefold():
             choice = "local"
         else:
-            choice = "wsl.exe" if shutil.which(executable) else "local"
+            choice = "wsl.exe" if shutil.which(executable, path=env.get("PATH")) else "local"
     if choice == "local":
         return LocalTransport(user)
     return WslExeTransport(

@@ -57,7 +57,9 @@ async def _latency_and_concurrency() -> None:
         )
 
         started = time.perf_counter()
-        results = await asyncio.gather(*(client.call_tool("wsl_exec", {"command": "true"}) for _ in range(32)))
+        results = await asyncio.gather(
+            *(client.call_tool("wsl_exec", {"command": "true"}) for _ in range(32))
+        )
         tool_wall = time.perf_counter() - started
         assert not any(r.is_error for r in results)
         started = time.perf_counter()
@@ -94,9 +96,15 @@ async def _transfers(tmp: Path) -> None:
     assert (tmp / "back.bin").stat().st_size == SIZE
     mib = SIZE / (1 << 20)
     print(f"   local copy baseline: {mib / copy_s:.0f} MiB/s")
-    print(f"   wsl_upload 64 MiB:   {mib / up_s:.0f} MiB/s ({up_s:.2f} s, {copy_s and up_s / copy_s:.1f}x the copy)")
-    print(f"   wsl_download 64 MiB: {mib / down_s:.0f} MiB/s ({down_s:.2f} s, {down_s / copy_s:.1f}x the copy)")
-    print(f"   peak RSS growth during both transfers: {_rss_mib() - rss_before:.0f} MiB (file: {mib:.0f} MiB)")
+    print(
+        f"   wsl_upload 64 MiB:   {mib / up_s:.0f} MiB/s ({up_s:.2f} s, {copy_s and up_s / copy_s:.1f}x the copy)"
+    )
+    print(
+        f"   wsl_download 64 MiB: {mib / down_s:.0f} MiB/s ({down_s:.2f} s, {down_s / copy_s:.1f}x the copy)"
+    )
+    print(
+        f"   peak RSS growth during both transfers: {_rss_mib() - rss_before:.0f} MiB (file: {mib:.0f} MiB)"
+    )
 
 
 def main() -> None:

@@ -141,3 +141,15 @@ def test_check_through_the_stand_in(standin: WslStandIn) -> None:
     missing = _check({"WSL_DISTRO": "Arch", **standin.env()})
     assert missing.returncode == 1
     assert "  FAILED  distro: NOT FOUND in 'wsl -l -v'" in missing.stdout
+
+
+async def test_transfers_through_wsl_exe_are_byte_exact(standin: WslStandIn, tmp_path: Path) -> None:
+    b = build(transport=_transport(), chunk_bytes=4096)
+    data = bytes(range(256)) * 40 + b"\r\n\x00\xff"
+    (tmp_path / "src.bin").write_bytes(data)
+    up = await b.service.upload(str(tmp_path / "src.bin"), str(tmp_path / "remote.bin"))
+    assert not up.is_error, up.text
+    down = await b.service.download(str(tmp_path / "remote.bin"), str(tmp_path / "back.bin"))
+    assert not down.is_error, down.text
+    assert (tmp_path / "remote.bin").read_bytes() == data == (tmp_path / "back.bin").read_bytes()
+    assert all(call[:5] == ["-d", "Ubuntu", "-u", "root", "--exec"] for call in standin.calls())

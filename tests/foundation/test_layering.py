@@ -33,9 +33,12 @@ def uses_environ(tree: ast.Module) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv", "environb"}:
             return True
-        if isinstance(node, ast.ImportFrom) and node.module == "os":
-            if any(a.name in {"environ", "getenv"} for a in node.names):
-                return True
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in {"environ", "getenv"} for a in node.names)
+        ):
+            return True
     return False
 
 
@@ -43,7 +46,8 @@ def spawns(tree: ast.Module) -> bool:
     if any(n == "subprocess" or n.startswith("subprocess.") for n in imported(tree)):
         return True
     return any(
-        isinstance(node, ast.Attribute) and node.attr.startswith("create_subprocess_") for node in ast.walk(tree)
+        isinstance(node, ast.Attribute) and node.attr.startswith("create_subprocess_")
+        for node in ast.walk(tree)
     )
 
 

@@ -12,9 +12,9 @@ from wslmcp.observe.procstat import (
     KernelCounters,
     kernel_cpu_percent,
     parse_cmdline,
-    process_name,
     parse_kernel,
     parse_pid_stat,
+    process_name,
 )
 
 

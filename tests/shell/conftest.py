@@ -73,6 +73,7 @@ class CountingTransport:
     """A boundary double: the real local transport, counting calls and calls in flight."""
 
     kind = "local"
+    user: str | None = None
 
     def __init__(self) -> None:
         self.inner = LocalTransport()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import subprocess
 import sys
@@ -162,7 +163,7 @@ def test_check_with_the_local_transport_probes_and_prints_ok() -> None:
     done = _run_cli({"WSL_DISTRO": "Ubuntu", "WSLMCP_SHELL_TRANSPORT": "local"}, "--check")
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("Checking Ubuntu  →  (distro default)@Ubuntu")
+    assert lines[0].startswith(f"Checking Ubuntu  →  {getpass.getuser()}@Ubuntu  (transport: local)")
     ok = next(line for line in lines if line.startswith("  OK      uid="))
     assert ok.endswith("ms)")
     assert "distro: Running" in done.stdout and "kernel " in done.stdout

@@ -68,6 +68,7 @@ class _ShortStdin:
     or a killed feeder), which is what leaves a half-written file behind a plain `cat >`."""
 
     kind = "local"
+    user: str | None = None
 
     def __init__(self) -> None:
         self.inner = LocalTransport()
@@ -110,6 +111,7 @@ class _StallBeforeRename:
     so the deadline kills it with the new file fully written and not yet in place."""
 
     kind = "local"
+    user: str | None = None
 
     def __init__(self) -> None:
         self.inner = LocalTransport()
@@ -251,6 +253,7 @@ class _FailOnSecondChunk:
     """A boundary double: the real transport until the second download chunk, which fails."""
 
     kind = "local"
+    user: str | None = None
 
     def __init__(self) -> None:
         self.inner = LocalTransport()

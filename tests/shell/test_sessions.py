@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import getpass
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ async def test_cwd_persists_across_calls_and_cwd_argument_moves_the_session(tmp_
     b = build()
     opened = await b.service.connect(str(tmp_path))
     assert not opened.is_error, opened.text
-    assert f"Opened session Ubuntu#1 → (distro default)@Ubuntu\ncwd: {tmp_path}" in opened.text
+    assert f"Opened session Ubuntu#1 → {getpass.getuser()}@Ubuntu\ncwd: {tmp_path}" in opened.text
     first = await b.service.exec("mkdir -p sub/deeper && cd sub", session="Ubuntu#1")
     assert f"cwd: {tmp_path}/sub" in first.text.splitlines()[0]
     second = await b.service.exec("pwd", session="Ubuntu#1")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 from pathlib import Path
@@ -56,7 +57,7 @@ async def test_all_ten_tools_over_stdio(tmp_path: Path) -> None:
         assert set(schemas["wsl_upload"]["required"]) == {"localPath", "remotePath"}
 
         hosts = await client.call_tool("wsl_list_hosts", {})
-        assert not hosts.is_error and _text(hosts).startswith("box  →  (distro default)@Ubuntu")
+        assert not hosts.is_error and _text(hosts).startswith(f"box  →  {getpass.getuser()}@Ubuntu")
         opened = await client.call_tool("wsl_connect", {"cwd": str(tmp_path)})
         assert not opened.is_error and "Opened session box#1" in _text(opened)
         ran = await client.call_tool(
@@ -94,3 +95,74 @@ async def test_unconfigured_server_starts_and_explains(tmp_path: Path) -> None:
         assert not hosts.is_error and "No WSL distro is registered" in _text(hosts)
         ran = await client.call_tool("wsl_exec", {"command": "true"})
         assert ran.is_error and "not configured" in _text(ran)
+
+
+def test_stdout_carries_only_json_rpc_while_logs_go_to_stderr(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    from mcp_types import LATEST_PROTOCOL_VERSION
+
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LATEST_PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "wsl_exec",
+                "arguments": {"command": "echo visible-output", "cwd": str(tmp_path)},
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "wsl_exec", "arguments": {"command": "rm -rf /"}},
+        },
+    ]
+    params = _params(WSL_DISTRO="Ubuntu", WSL_MCP_LOG_LEVEL="debug")
+    proc = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=params.env,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdout_lines = []
+    try:
+        for request in requests:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            if "id" in request:  # wait for its answer before sending more (or closing stdin)
+                while True:
+                    line = proc.stdout.readline()
+                    assert line, "the server closed stdout early"
+                    stdout_lines.append(line)
+                    if json.loads(line).get("id") == request["id"]:
+                        break
+        rest, err = proc.communicate(timeout=30)  # closes stdin: the server shuts down
+    finally:
+        proc.kill()
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, "".join(stdout_lines) + rest, err)
+    out_lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all(m.get("jsonrpc") == "2.0" for m in out_lines)
+    answers = {m["id"]: m for m in out_lines if "id" in m}
+    assert "visible-output" in answers[2]["result"]["content"][0]["text"]
+    assert answers[3]["result"]["isError"] is True
+    logs = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    messages = {(r["level"], r["message"]) for r in logs}
+    assert ("debug", "running command") in messages and ("warn", "refused by the guard") in messages
+    assert "visible-output" not in done.stderr.replace('"echo visible-output"', "")

@@ -3,6 +3,7 @@
 Contract
 --------
 ``kind``            ``"wsl.exe"`` or ``"local"``.
+``user``            the Linux user scripts run as, or None for the distro's default user.
 ``run(script, stdin=None, timeout_s=None, max_output=...) -> Exchange``
     Runs ``script`` (one bash script, passed as ONE argument) in a login bash as the configured
     user. stdin is closed unless bytes are given; stdout/stderr are the Linux command's bytes,
@@ -48,6 +49,7 @@ class TransportError(RuntimeError):
 
 class ShellTransport(Protocol):
     kind: str
+    user: str | None  # the Linux user scripts run as, when known (None: the distro's default user)
 
     async def run(
         self,
@@ -141,7 +143,7 @@ class LocalTransport:
                 f"WSL_USER={user} but the local transport runs commands as '{me}', the user running this "
                 f"server; run the server as {user}, unset WSL_USER, or use WSLMCP_SHELL_TRANSPORT=wsl.exe"
             )
-        self.user = me
+        self.user: str | None = me
         self.bash = tuple(bash)
         self.home = os.path.expanduser("~")
 

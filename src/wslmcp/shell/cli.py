@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -14,7 +15,7 @@ def main(argv: Sequence[str]) -> int:
         return explain_main(args[1:])
     from wslmcp.shell.serve import main as serve_main
 
-    return serve_main(args)
+    return serve_main(args, os.environ)
 
 
 if __name__ == "__main__":  # pragma: no cover

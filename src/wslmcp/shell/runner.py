@@ -25,10 +25,15 @@ SWEEP_TIMEOUT_S = 10.0
 _TOKEN_RE = re.compile(r"[0-9a-f]{8,64}")
 
 _SWEEP = r"""t='WSLMCP_RUN={token}'
+if printf 'a\0' | grep -qzx a 2>/dev/null; then
+  carriers() {{ grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null; }}
+else  # a grep without -z (busybox builds): one process at a time
+  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF -- "$t" && echo "$f"; done; }}
+fi
 all=' '
 for round in 1 2 3; do
   new=0
-  for f in $(grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null); do
+  for f in $(carriers); do
     p=${{f#/proc/}}; p=${{p%/environ}}
     case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac
   done

@@ -77,16 +77,17 @@ def _replay_env(scenario_dir: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
+    """The CLI entry (``wslmcp.shell.cli`` passes the process environment)."""
     p = parser(PROG, "MCP server that runs commands and moves files in one WSL distro as one Linux user.")
     p.epilog = _epilog()
     p.add_argument("--check", action="store_true", help="probe the distro once, print the result and exit")
     p.add_argument("--replay", metavar="DIR", help="serve from a scenario's recorded wsl.exe exchanges")
     args = p.parse_args(list(argv))
-    env: Mapping[str, str] = os.environ
+    env: Mapping[str, str] = environ
     try:
         if args.replay:
-            env = {**os.environ, **_replay_env(args.replay)}
+            env = {**environ, **_replay_env(args.replay)}
         assembly = assemble(env, args.replay, log_level="silent" if args.check else None)
     except (ConfigError, TransportError, ScenarioError) as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")

@@ -45,7 +45,8 @@ def build_server(service: ShellService) -> MCPServer:
         name="wslmcp-shell",
         version=__version__,
         instructions=INSTRUCTIONS,
-        log_level="WARNING",
+        # the SDK's own logging (stderr): quiet unless something is wrong, silent when asked
+        log_level="CRITICAL" if service.config.log_level == "silent" else "WARNING",
     )
 
     @server.tool(

@@ -91,7 +91,8 @@ class ShellService:
         return self.transport.kind if self.transport is not None else "none"
 
     def _endpoint(self) -> str:
-        return f"{self.config.user_label}@{self.config.distro}"
+        user = self.config.user or (self.transport.user if self.transport is not None else None)
+        return f"{user or '(distro default)'}@{self.config.distro}"
 
     def _require(self) -> tuple[Runner, FileTools]:
         if self.runner is None or self.files is None or not self.config.configured:
@@ -156,6 +157,8 @@ class ShellService:
         try:
             runner, _ = self._require()
             sess = self._session(session)
+            if "\x00" in command or (cwd and "\x00" in cwd):
+                raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
             requested = cwd.strip() if cwd and cwd.strip() else None
             if requested is not None and not requested.startswith("/"):
                 raise ToolFailure(f"cwd must be an absolute directory path, got {requested!r}")
