@@ -15,8 +15,10 @@ then the last answer repeats. Launch material (command, args, env) is never reco
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -120,6 +122,18 @@ class FakeMcpLauncher:
         return answer
 
 
+def _escape_surrogates(text: str) -> str:
+    """A lone UTF-16 surrogate (legal in a server's JSON, not encodable as UTF-8) as its JSON escape.
+
+    ``ensure_ascii=False`` leaves such characters raw, and they can only stand inside JSON strings,
+    where ``\\udXXX`` reads back as the same character.
+    """
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class RecordingMcpLauncher:
     """Wraps a real launcher and writes every answer it gives into a fixture file (fake's format).
 
@@ -148,11 +162,16 @@ class RecordingMcpLauncher:
         # concurrent run gives the same file.
         ordered = sorted(self.answers, key=lambda a: a.name)
         doc = {"schema": SCHEMA, "answers": [answer_to_json(a) for a in ordered]}
-        text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+        text = _escape_surrogates(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         for old, new in self._rewrite.items():
             text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])
         self._path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self._path.parent, prefix=".answers-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, self._path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self._path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise

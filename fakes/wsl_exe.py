@@ -8,12 +8,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
-from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.process import FEED_BYTES, ByteSink, Exchange, Stdin
 from wslmcp.scenario.loader import Scenario
 
 
-def stdin_digest(stdin: bytes | None) -> str | None:
-    return None if stdin is None else hashlib.sha256(stdin).hexdigest()
+def stdin_digest(stdin: Stdin) -> str | None:
+    """SHA-256 of what stdin carries; a ``ByteSource`` is read to its end, a piece at a time."""
+    if stdin is None:
+        return None
+    if isinstance(stdin, bytes):
+        return hashlib.sha256(stdin).hexdigest()
+    digest = hashlib.sha256()
+    while piece := stdin.read(FEED_BYTES):
+        digest.update(piece)
+    return digest.hexdigest()
 
 
 class FakeWslExe:
@@ -21,6 +29,10 @@ class FakeWslExe:
 
     Identical requests recorded several times are answered in recorded order; once they are used
     up the last answer repeats (a host query asked again). Anything else is a ``ReplayMiss``.
+    Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` receives the
+    recorded stdout. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
+    deadline (``timed_out``) and the output cap (``overflowed``) are replayed as recorded.
+    (``scenarios/*/exchanges`` are written by ``wslmcp.scenario.recorder.RecordingWslExe``.)
     """
 
     boundary = "wsl_exe"
@@ -37,9 +49,10 @@ class FakeWslExe:
         self,
         args: Sequence[str],
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = 16 * 1024 * 1024,
+        stdout_sink: ByteSink | None = None,
     ) -> Exchange:
         await asyncio.sleep(0)
         self.calls.append(tuple(args))
@@ -60,15 +73,20 @@ class FakeWslExe:
         out = self._bytes(item, "stdout")
         err = self._bytes(item, "stderr")
         timed_out = bool(item.get("timed_out", False))
+        kept = out[:max_output]
+        if stdout_sink is not None:
+            stdout_sink(kept)
+            kept = b""
         return Exchange(
             argv=("wsl.exe", *args),
-            stdout=out[:max_output],
+            stdout=kept,
             stderr=err[:max_output],
             exit_code=None if timed_out else item.get("exit_code", 0),
             duration_s=int(item.get("duration_ms", 0)) / 1000.0,
             timed_out=timed_out,
-            stdout_total=len(out),
-            stderr_total=len(err),
+            stdout_total=max(len(out), int(item.get("stdout_total", 0))),
+            stderr_total=max(len(err), int(item.get("stderr_total", 0))),
+            overflowed=bool(item.get("overflowed", False)),
         )
 
     def _bytes(self, item: Mapping[str, Any], stream: str) -> bytes:

@@ -1,5 +1,7 @@
-"""Observe benchmarks: sampling cost per 1,000 processes, list_resources on a big retained
-snapshot, and a forced refresh over stdio with a warm sampler vs the plain two-sample collection.
+"""Observe benchmarks: sampling cost per 1,000 processes, the wsl.exe sample script's in-distro
+cost per reader (one cat per file, the old approach and today's fallback, vs bash builtins vs
+perl), list_resources on a big retained snapshot, and a forced refresh over stdio with a warm
+sampler vs the plain two-sample collection.
 
 Targets (printed, never asserted): <= 60 ms per 1,000 processes; list_resources p50 <= 5 ms on
 3,000 resources; warm forced refresh <= 0.5 s while the cold one costs >= one interval.
@@ -8,7 +10,9 @@ Targets (printed, never asserted): <= 60 ms per 1,000 processes; list_resources 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,6 +21,7 @@ from pathlib import Path
 from fakes.clock import FakeClock
 from tests.observe.scenario_factory import Kernel, Proc, sample_files
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSample
+from wslmcp.boundaries.procfs_wsl import SAMPLE_SCRIPT, parse_framed_sample
 from wslmcp.observe.accounting import parse_sample
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.queries import ListOptions, select
@@ -92,6 +97,60 @@ def bench_sampling() -> None:
         )
 
 
+READERS: dict[str, tuple[str, ...]] = {
+    "cat per file (old; fallback)": ("sh", "od", "tr", "getconf", "cat", "date"),
+    "bash builtins": ("sh", "od", "tr", "getconf", "cat", "date", "bash"),
+    "perl": ("sh", "od", "tr", "getconf", "cat", "date", "bash", "perl"),
+}
+
+
+def _distro_path(tmp: str, tools: tuple[str, ...]) -> str:
+    """A PATH holding only these tools: a distro that has (or lacks) perl and bash."""
+    path = Path(tmp, "-".join(tools))
+    path.mkdir()
+    for name in tools:
+        real = shutil.which(name)
+        if real is None:
+            raise SystemExit(f"bench needs {name!r}")
+        (path / name).symlink_to(real)
+    return str(path)
+
+
+def _run_script(root: str, path: str) -> tuple[float, int]:
+    t = time.perf_counter()
+    out = subprocess.run(
+        ["sh", "-s", root], input=SAMPLE_SCRIPT, capture_output=True, check=True, env={"PATH": path}
+    ).stdout
+    elapsed = time.perf_counter() - t
+    return elapsed, len(parse_framed_sample(out).pids)
+
+
+def bench_distro_script() -> None:
+    """What one sample costs inside a distro (`sh -s ROOT`, as wsl.exe runs it; wsl.exe's own
+    overhead on Windows comes on top), on a recorded /proc tree and on this machine's /proc."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {label: _distro_path(tmp, tools) for label, tools in READERS.items()}
+        targets: list[tuple[str, str]] = [("this machine's /proc", "/proc")]
+        for n in (300, 3000):
+            root = Path(tmp, f"tree-{n}")
+            for rel, data in recorded(n)[1].files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes(data)
+            targets.append((f"recorded tree, {n} processes", str(root)))
+        for target, root in targets:
+            baseline = None
+            for label, path in paths.items():
+                repeat = 1 if label.startswith("cat") and "3000" in target else 3
+                runs = [_run_script(root, path) for _ in range(repeat)]
+                seconds, pids = statistics.median(r[0] for r in runs), runs[-1][1]
+                baseline = baseline or seconds
+                print(
+                    f"in-distro sample script, {target:<30} ({pids:>4} pids), {label:<28}: "
+                    f"{seconds * 1000:8.1f} ms = {seconds / max(pids, 1) * 1e6:6.1f} us per process, "
+                    f"x{baseline / seconds:5.1f} vs cat per file"
+                )
+
+
 def bench_listing() -> None:
     samples = recorded(3000)
     clock = FakeClock(0.0)
@@ -154,6 +213,7 @@ async def _refresh_over_stdio(interval_ms: int) -> None:
 
 def main() -> None:
     bench_sampling()
+    bench_distro_script()
     bench_listing()
     asyncio.run(_refresh_over_stdio(3000))
 

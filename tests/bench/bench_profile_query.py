@@ -15,28 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-TEST_SERVER = ROOT / "tests" / "servers" / "stdio_server.py"
-
-
-def _home(base: Path, servers: int, sleep_s: float) -> Path:
-    home = base / f"home-{servers}x{sleep_s}"
-    home.mkdir(parents=True)
-    spec = {
-        f"srv{i}": {
-            "command": sys.executable,
-            "args": [str(TEST_SERVER), "--tools", "5", "--sleep", str(sleep_s)],
-        }
-        for i in range(servers)
-    }
-    (home / ".claude.json").write_text(json.dumps({"mcpServers": spec}), encoding="utf-8")
-    return home
+from tests.profile.homes import stdio_servers_home as _home
 
 
 def _mcp_top(home: Path, *extra: str) -> float:
@@ -75,10 +58,13 @@ def _case(label: str, home: Path, target: float, repeat: int) -> None:
     ratio = ours / theirs
     verdict = "ok" if ratio <= target else "MISSED"
     print(
-        f"   {label}: querying wslmcp {ours:.2f} s (pool 8), mcp-top {theirs:.2f} s, ratio {ratio:.2f} "
+        f"   {label}: querying wslmcp {ours * 1000:.0f} ms (pool 8), mcp-top {theirs * 1000:.0f} ms, ratio {ratio:.2f} "
         f"(target <= {target}) {verdict}"
     )
-    print(f"   {label}: wslmcp with a pool of 1: {serial:.2f} s (concurrency saves {serial - ours:.2f} s)")
+    print(
+        f"   {label}: wslmcp with a pool of 1: {serial * 1000:.0f} ms "
+        f"(concurrency saves {(serial - ours) * 1000:.0f} ms)"
+    )
 
 
 def main() -> None:

@@ -58,12 +58,36 @@ async def test_deadline_and_output_cap(transport: ShellTransport) -> None:
     await Runner(transport).sweep("0")  # harmless with no match
 
 
-async def test_the_runner_kills_what_the_transport_left_running(transport: ShellTransport) -> None:
+async def test_the_runner_kills_and_names_every_process_of_a_timed_out_script(
+    transport: ShellTransport,
+) -> None:
     runner = Runner(transport)
-    run = await runner.run("sleep 14.142135 & sleep 14.142136", timeout_s=1.5, max_output=1000)
+    run = await runner.run(
+        'echo "$$"; sleep 14.142135 & echo "$!"; sleep 14.142136; echo never', timeout_s=1.5, max_output=1000
+    )
     assert run.exchange.timed_out and run.sweep_error is None
-    if transport.kind == "wsl.exe":
-        # killing the stand-in left the Linux side alive; the sweep found and killed it
-        assert any(k.endswith(" sleep") for k in run.killed), run.killed
+    shell_pid, sleep_pid = run.exchange.stdout.decode().split()
+    # the local transport names its process group; killing the wsl.exe stand-in leaves the Linux
+    # side alive, and the token sweep finds, names and kills it: either way every process is named
+    assert f"{shell_pid} bash" in run.killed and f"{sleep_pid} sleep" in run.killed, run.killed
+    assert len({k.split()[0] for k in run.killed}) == len(run.killed)  # nobody named twice
     await asyncio.sleep(0.2)
     assert processes_with("sleep 14.14213") == []
+
+
+async def test_a_non_login_script_sources_no_profile(transport: ShellTransport) -> None:
+    login = await transport.run("shopt -q login_shell && echo login || echo plain", timeout_s=30)
+    plain = await transport.run("shopt -q login_shell && echo login || echo plain", timeout_s=30, login=False)
+    assert (login.stdout, plain.stdout) == (b"login\n", b"plain\n")
+
+
+async def test_stdin_streams_from_a_source_and_stdout_into_a_sink(transport: ShellTransport) -> None:
+    import io
+
+    payload = os.urandom(3 * 1024 * 1024 + 5)
+    received = bytearray()
+    ex = await transport.run(
+        "cat", stdin=io.BytesIO(payload), stdout_sink=received.extend, timeout_s=60, login=False
+    )
+    assert ex.exit_code == 0 and ex.stdout == b"" and ex.stdout_total == len(payload)
+    assert bytes(received) == payload

@@ -14,7 +14,7 @@ import pytest
 
 from tests.shell.conftest import build, processes_with
 from tests.shell.standin import WslStandIn, make_wsl_standin
-from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
 from wslmcp.boundaries.shell_transport import TransportError, WslExeTransport, wsl_exec_args
 from wslmcp.boundaries.wsl_exe import WslExeCli
 
@@ -98,9 +98,10 @@ class _OwnFailure:
         self,
         args: Sequence[str],
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = 0,
+        stdout_sink: ByteSink | None = None,
     ) -> Exchange:
         said = "There is no distribution with the supplied name.\r\n".encode("utf-16-le")
         return Exchange(tuple(args), said, b"", 4294967295, 0.01, stdout_total=len(said))

@@ -2,7 +2,8 @@
 
     .venv/bin/python -m tests.profile_sources.record_scenario profile-configs [--expected]
 
-Copies the scenario home to a temporary directory (fixture paths rewritten to it), discovers every
+Copies the scenario home to a temporary directory (fixture paths rewritten to it, the test server
+installed where the configs name it, see ``tests/profile/homes.py``), discovers every
 configured server, queries all of them through the real launcher (project scope included) and
 writes ``answers.json`` with the temporary home rewritten back to the fixture's ``/home/user``.
 With ``--expected`` it then re-renders every ``profile-report`` expected file from the replay
@@ -50,8 +51,13 @@ def refresh_expected(name: str) -> list[Path]:
     return written
 
 
-if __name__ == "__main__":
-    print(asyncio.run(record(sys.argv[1])))
-    if "--expected" in sys.argv[2:]:
-        for path in refresh_expected(sys.argv[1]):
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    print(asyncio.run(record(args[0])))
+    if "--expected" in args[1:]:
+        for path in refresh_expected(args[0]):
             print(path)
+
+
+if __name__ == "__main__":
+    main()

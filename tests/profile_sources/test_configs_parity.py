@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.profile.homes import FIXTURE_HOME, SCENARIOS, copy_home
+from tests.profile.homes import FIXTURE_HOME, SCENARIOS, TEST_SERVER, copy_home
 
 pytest.importorskip("mcp_top", reason="mcp-top==0.5.0 (dev extra) is the parity oracle")
 
@@ -62,13 +62,25 @@ def test_queried_output_matches_mcp_top_and_the_scenario(home: Path, args: list[
         assert "wslmcp" in doc
         assert {k: v for k, v in doc.items() if k != "wslmcp"} == json.loads(theirs)
         failed = dict(map(tuple, doc["clis"][0]["coverage"]["servers_query_failed"]))
-        assert set(failed) == {"crash", "exit", "refuses", "silent", "badcwd", "nocmd", "notools"}
+        assert set(failed) == {
+            *("crash", "exit", "refuses", "silent", "badcwd", "nocmd", "notools"),
+            *("nocode", "list-nocode", "noresult"),
+        }
+        tools = {row["server"]: row["tool_count"] for row in doc["clis"][0]["servers"]}
+        assert (tools["odd-entries"], tools["nullinit"]) == (4, 2), "nameless tools count, non-objects do not"
     else:
         assert ours == theirs
     assert ours == _expected(expected, home)
 
 
-def test_the_scenario_server_is_the_test_server() -> None:
-    copy = SCENARIO / "home" / ".servers" / "stdio_server.py"
-    original = Path(__file__).resolve().parent.parent / "servers" / "stdio_server.py"
-    assert copy.read_bytes() == original.read_bytes(), "re-copy tests/servers/stdio_server.py and re-record"
+def test_the_copy_runs_the_test_server_where_the_configs_name_it(home: Path) -> None:
+    assert not list((SCENARIO / "home").rglob("stdio_server.py")), "the scenario carries no server copy"
+    original = TEST_SERVER.read_bytes()
+    named = {
+        arg
+        for cfg in (home / ".claude.json", home / "proj" / ".mcp.json")
+        for arg in json.dumps(json.loads(cfg.read_text(encoding="utf-8"))).split('"')
+        if arg.endswith("stdio_server.py")
+    }
+    assert named == {str(home / ".servers" / "stdio_server.py")}
+    assert all(Path(p).read_bytes() == original for p in named)

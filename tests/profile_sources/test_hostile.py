@@ -31,14 +31,16 @@ def _pid(path: Path) -> int:
     return int(path.read_text())
 
 
-async def _query(tmp_path: Path, *args: str, max_output: int = 1024 * 1024) -> tuple[ServerAnswer, list[int]]:
+async def _query(
+    tmp_path: Path, *args: str, max_output: int = 1024 * 1024, timeout_s: float = TIMEOUT
+) -> tuple[ServerAnswer, list[int]]:
     pidfile, grandchild = tmp_path / "server.pid", tmp_path / "grandchild.pid"
     spec = ServerSpec(
         name="hostile",
         command=PYTHON,
         args=(SERVER, "--pidfile", str(pidfile), "--grandchild", str(grandchild), *args),
     )
-    answer = await SdkMcpLauncher(max_output=max_output).query(spec, TIMEOUT)
+    answer = await SdkMcpLauncher(max_output=max_output).query(spec, timeout_s)
     pids = [_pid(p) for p in (pidfile, grandchild) if p.exists()]
     return answer, pids
 
@@ -70,6 +72,25 @@ CASES = [
     pytest.param(("--tools", "50000"), "server output exceeded 1048576 bytes", None, id="enormous-tool-list"),
     pytest.param(("--mode", "error"), "initialize failed (code -32603)", None, id="json-rpc-error"),
     pytest.param(("--sleep", "30"), "timeout after 1 seconds", None, id="too-slow"),
+    pytest.param(
+        ("--mode", "error", "--error-code", '"x"'), "initialize failed (no code)", None, id="text-error-code"
+    ),
+    pytest.param(
+        ("--mode", "error", "--error-code", "1.5"), "initialize failed (no code)", None, id="float-error-code"
+    ),
+    pytest.param(
+        ("--mode", "error", "--error-code", "true"), "initialize failed (no code)", None, id="bool-error-code"
+    ),
+    pytest.param(
+        ("--mode", "listerror", "--error-code", "null"),
+        "tools/list failed (no code)",
+        None,
+        id="list-no-code",
+    ),
+    pytest.param(("--mode", "listerror"), "tools/list failed (code -32603)", None, id="list-error"),
+    pytest.param(
+        ("--mode", "noresult"), "tools/list response has no result object", None, id="list-result-array"
+    ),
 ]
 
 
@@ -77,7 +98,10 @@ CASES = [
 async def test_hostile_server_is_a_failed_query_and_leaves_nothing(
     tmp_path: Path, args: tuple[str, ...], error: str, detail: str | None
 ) -> None:
-    answer, pids = await _query(tmp_path, *args)
+    # Only the servers that never answer are given the short deadline: the others must be
+    # diagnosed from their answer, not by waiting (a timeout would show in the error text).
+    timeout_s = TIMEOUT if error.startswith("timeout") else 30.0
+    answer, pids = await _query(tmp_path, *args, timeout_s=timeout_s)
     assert answer.error == error
     assert answer.tools == () and answer.server_name is None
     if detail is not None:
@@ -211,3 +235,29 @@ async def test_a_loose_initialize_result_is_read_like_mcp_top(tmp_path: Path) ->
 async def test_an_unlaunchable_argument_is_a_launch_failure() -> None:
     answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=PYTHON, args=("a\x00b",)), TIMEOUT)
     assert answer.error == "embedded null byte"
+
+
+async def test_non_object_entries_are_dropped_and_nameless_tools_kept_on_every_page(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--odd-entries", "--tools", "3", "--page-size", "2", timeout_s=30.0)
+    assert answer.error is None
+    assert [t.get("name") for t in answer.tools] == ["tool_00000", None, "tool_00001", "tool_00002"]
+    assert answer.tools[1] == {"description": "A tool without a name.", "inputSchema": {}}
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_a_lone_surrogate_in_a_description_is_passed_on(tmp_path: Path) -> None:
+    answer, pids = await _query(tmp_path, "--surrogate", timeout_s=30.0)
+    assert answer.error is None
+    assert answer.tools[0]["description"] == "Lone surrogate \ud800 here."
+    assert [p for p in pids if _alive(p)] == []
+
+
+async def test_an_initialize_result_that_is_not_an_object_is_read_like_mcp_top(tmp_path: Path) -> None:
+    answer, _ = await _query(tmp_path, "--mode", "nullinit", timeout_s=30.0)
+    assert (answer.error, answer.server_name, answer.protocol_version, answer.instructions) == (
+        None,
+        None,
+        None,
+        None,
+    )
+    assert [t["name"] for t in answer.tools] == ["tool_00000", "tool_00001"]

@@ -41,6 +41,17 @@ async def test_recording_round_trips_and_rewrites_the_machine_path(tmp_path: Pat
     assert again.tools == ({"name": "t"},)
 
 
+async def test_a_lone_surrogate_is_recorded_escaped_and_replayed_as_received(tmp_path: Path) -> None:
+    tools = ({"name": "t", "description": "lone \ud800 and paired \U0001f680 and \u00fc"},)
+    inner = FakeMcpLauncher([ServerAnswer(name="a", instructions="x \udfff", tools=tools)])
+    out = tmp_path / "answers.json"
+    await RecordingMcpLauncher(inner, out).query(ServerSpec(name="a", command="x"), 5.0)
+    text = out.read_text(encoding="utf-8")
+    assert "\\ud800" in text and "\U0001f680 and \u00fc" in text, "valid text stays unescaped"
+    replayed = load_answers(out)[0]
+    assert (replayed.tools, replayed.instructions) == (tools, "x \udfff")
+
+
 async def test_repeated_names_replay_in_recorded_order_then_the_last_repeats() -> None:
     fake = FakeMcpLauncher([ServerAnswer(name="a", error="first"), ServerAnswer(name="a", error="second")])
     got = [(await fake.query(ServerSpec(name="a", command="x"), 1.0)).error for _ in range(3)]

@@ -14,6 +14,13 @@ Run as ``python tests/servers/stdio_server.py [options]``. It speaks newline-del
                      | stubborn (ignores SIGTERM and stdin EOF after answering)
                      | nonewline (last answer without a trailing newline, then exits)
                      | looseinit (an initialize result with no capabilities and no serverInfo.version)
+                     | listerror (JSON-RPC error on tools/list only) | noresult (a tools/list result
+                     that is not an object) | nullinit (an initialize result that is not an object)
+                     | floatid (answers carry the request id as a float: 2 -> 2.0)
+                     | resulterror (tools/list answers with both a result and an error)
+--error-code JSON    the error's "code" in modes error/listerror (default -32603; e.g. '"x"', 1.5)
+--odd-entries        also list a number, a string, null and a tool without a name
+--surrogate          put a lone UTF-16 surrogate (escaped \\ud800) in tool_00000's description
 --protocol V         answer initialize with protocolVersion V instead of echoing the client's
 --grandchild PIDFILE spawn a sleeping grandchild and write its pid to PIDFILE
 --pidfile FILE       write this server's own pid to FILE
@@ -46,6 +53,9 @@ def _args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--pidfile", default=None)
     p.add_argument("--trace", default=None)
     p.add_argument("--protocol", default=None)
+    p.add_argument("--error-code", default="-32603")
+    p.add_argument("--odd-entries", action="store_true")
+    p.add_argument("--surrogate", action="store_true")
     return p.parse_args(argv)
 
 
@@ -102,7 +112,11 @@ def main(argv: list[str]) -> int:
         )
     if a.sleep:
         time.sleep(a.sleep)
-    tools = [_tool(i) for i in range(a.tools)]
+    tools: list[Any] = [_tool(i) for i in range(a.tools)]
+    if a.surrogate and tools:
+        tools[0]["description"] = "Lone surrogate \ud800 here."
+    if a.odd_entries:
+        tools[1:1] = [7, "not a tool", None, {"description": "A tool without a name.", "inputSchema": {}}]
     size = a.page_size or max(len(tools), 1)
     for raw in sys.stdin:
         if not raw.strip():
@@ -116,8 +130,21 @@ def main(argv: list[str]) -> int:
         if a.mode == "invalid":
             _out('{"jsonrpc": "2.0", "id": ' + json.dumps(rid) + ', "result": {"tools": [}')
             continue
-        if a.mode == "error":
-            _send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "secret-ish detail"}})
+        if a.mode == "floatid":
+            rid = float(rid)
+        if a.mode == "resulterror" and method == "tools/list":
+            _send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "result": {"tools": tools},
+                    "error": {"code": 7, "message": "x"},
+                }
+            )
+            continue
+        if a.mode == "error" or (a.mode == "listerror" and method == "tools/list"):
+            code = json.loads(a.error_code)
+            _send({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": "secret-ish detail"}})
             continue
         if method == "initialize":
             result: dict[str, Any] = {
@@ -129,7 +156,7 @@ def main(argv: list[str]) -> int:
                 result["instructions"] = a.instructions
             if a.mode == "looseinit":
                 result = {"protocolVersion": result["protocolVersion"], "serverInfo": {"name": a.name}}
-            _send({"jsonrpc": "2.0", "id": rid, "result": result})
+            _send({"jsonrpc": "2.0", "id": rid, "result": None if a.mode == "nullinit" else result})
         elif method == "tools/list":
             if a.mode == "crash":
                 sys.stdout.write('{"jsonrpc":"2.0","id":' + json.dumps(rid) + ',"result":{"tools":[{"na')
@@ -150,6 +177,9 @@ def main(argv: list[str]) -> int:
                 return 0
             if a.mode == "notools":
                 _send({"jsonrpc": "2.0", "id": rid, "result": {"items": []}})
+                continue
+            if a.mode == "noresult":
+                _send({"jsonrpc": "2.0", "id": rid, "result": [tools[0]] if tools else []})
                 continue
             start = int((msg.get("params") or {}).get("cursor") or 0)
             page: dict[str, Any] = {"tools": tools[start : start + size]}

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fakes.clock import FakeClock
-from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
 from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport, ShellTransport
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
@@ -31,6 +31,7 @@ def build(
     transport: ShellTransport | None = None,
     chunk_bytes: int | None = None,
     max_concurrent: int = 32,
+    local_files: LocalFiles | None = None,
 ) -> Built:
     config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_MCP_LOG_LEVEL": "debug", **(env or {})})
     clock = FakeClock()
@@ -45,7 +46,7 @@ def build(
         guard=Guard(config.policy),
         clock=clock,
         log=Log(config.log_level, stream, clock),
-        local_files=LocalFiles(),
+        local_files=local_files or LocalFiles(),
         chunk_bytes=chunk_bytes,
     )
     return Built(service, clock, stream, runner)
@@ -69,31 +70,53 @@ def processes_with(marker: str) -> list[str]:
     return found
 
 
-class CountingTransport:
-    """A boundary double: the real local transport, counting calls and calls in flight."""
+def stdin_bytes(stdin: Stdin) -> bytes | None:
+    """What a call's stdin carries, read whole (test doubles only: small payloads)."""
+    if stdin is None or isinstance(stdin, bytes):
+        return stdin
+    return b"".join(iter(lambda: stdin.read(1 << 20), b""))
+
+
+class WrappedLocal:
+    """A boundary double: the real local transport, counting calls and calls in flight, with a hook
+    that may rewrite each call's script and stdin (to inject a failure the real transport would only
+    show by accident)."""
 
     kind = "local"
     user: str | None = None
 
     def __init__(self) -> None:
         self.inner = LocalTransport()
+        self.calls = 0
         self.in_flight = 0
         self.peak = 0
-        self.calls = 0
+
+    def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
+        return script, stdin
 
     async def run(
         self,
         script: str,
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = 1 << 20,
+        stdout_sink: ByteSink | None = None,
+        login: bool = True,
     ) -> Exchange:
         self.calls += 1
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
+        script, stdin = self.rewrite(script, stdin)
         try:
-            return await self.inner.run(script, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
+            return await self.inner.run(
+                script,
+                stdin=stdin,
+                timeout_s=timeout_s,
+                max_output=max_output,
+                stdout_sink=stdout_sink,
+                login=login,
+            )
         finally:
             self.in_flight -= 1
 

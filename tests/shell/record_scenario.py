@@ -1,6 +1,7 @@
 """Record scenarios/shell-basic: run a fixed series of tool calls through the shell server with the
 wsl.exe transport driving the `wsl.exe` stand-in (tests/shell/standin.py), record every wsl.exe
-exchange and every reply. Run: .venv/bin/python -m tests.shell.record_scenario [OUT_DIR]
+exchange (``wslmcp.scenario.recorder.RecordingWslExe``) and every reply.
+Run: .venv/bin/python -m tests.shell.record_scenario [OUT_DIR]
 
 The replay check ``shell-exchanges`` then serves the same calls from the recorded exchanges.
 """
@@ -8,22 +9,22 @@ The replay check ``shell-exchanges`` then serves the same calls from the recorde
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import io
 import itertools
 import json
+import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from fakes.clock import FakeClock
 from tests.shell.standin import make_wsl_standin
-from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.shell_transport import LocalFiles, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
+from wslmcp.scenario.recorder import RecordingWslExe, ScenarioWriter
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
@@ -69,104 +70,75 @@ CALLS: list[dict[str, Any]] = [
 ]
 
 
-class RecordingWslExe:
-    """Wraps a real WslExe and keeps every exchange."""
+async def _replies(wsl: WslExe) -> list[dict[str, Any]]:
+    """Every call of CALLS through the real server over ``wsl``; one ``{is_error, text}`` each."""
+    config = load_config(ENV)
+    clock = FakeClock(0.0, START_WALL)
+    counter = itertools.count(1)
+    transport = WslExeTransport(wsl, "Ubuntu", "dev")
+    service = ShellService(
+        config,
+        transport=transport,
+        runner=Runner(transport, lambda: f"{next(counter):016x}"),
+        guard=Guard(config.policy),
+        clock=clock,
+        log=Log(config.log_level, io.StringIO(), clock),
+        local_files=LocalFiles(),
+    )
+    server = build_server(service)
+    replies = []
+    for call in CALLS:
+        clock.advance(float(call.get("advance_s", 0)))
+        result = await server.call_tool(call["tool"], call["args"])
+        text = "\n".join(str(getattr(b, "text", "")) for b in result.content)  # type: ignore[union-attr]
+        replies.append({"is_error": bool(result.is_error), "text": text})  # type: ignore[union-attr]
+    return replies
 
-    def __init__(self, inner: WslExe) -> None:
-        self.inner = inner
-        self.exchanges: list[tuple[Sequence[str], bytes | None, Exchange]] = []
 
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: bytes | None = None,
-        timeout_s: float | None = None,
-        max_output: int = 16 * 1024 * 1024,
-    ) -> Exchange:
-        ex = await self.inner.run(args, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
-        self.exchanges.append((list(args), stdin, ex))
-        return ex
-
-
-async def record(out: Path) -> None:
+async def record(out: Path) -> list[dict[str, Any]]:
+    """Record into a new directory, then put it in place of ``out``."""
     shutil.rmtree(SANDBOX, ignore_errors=True)
     Path(SANDBOX).mkdir()
     with tempfile.TemporaryDirectory() as tmp:
-        standin = make_wsl_standin(Path(tmp), {"Ubuntu": "Running", "Debian": "Stopped"})
-        recorder = RecordingWslExe(WslExeCli(standin.executable, kill_on_overflow=True))
-        import os
-
+        standin = make_wsl_standin(Path(tmp) / "standin", {"Ubuntu": "Running", "Debian": "Stopped"})
         os.environ["WSLSH_STANDIN_DIR"] = str(standin.directory)
-        config = load_config(ENV)
-        clock = FakeClock(0.0, START_WALL)
-        counter = itertools.count(1)
-        transport = WslExeTransport(recorder, "Ubuntu", "dev")
-        runner = Runner(transport, lambda: f"{next(counter):016x}")
-        service = ShellService(
-            config,
-            transport=transport,
-            runner=runner,
-            guard=Guard(config.policy),
-            clock=clock,
-            log=Log(config.log_level, io.StringIO(), clock),
-            local_files=LocalFiles(),
+        writer = ScenarioWriter(
+            Path(tmp) / out.name,
+            out.name,
+            "The shell server's ten-tool workflow (sessions, exec, file tools, a guard refusal, a timeout "
+            "with its kill sweep) replayed from wsl.exe exchanges recorded against the wsl.exe stand-in",
+            SystemClock(),
+            keep_cmdlines=True,
         )
-        server = build_server(service)
-        replies = []
-        for call in CALLS:
-            clock.advance(float(call.get("advance_s", 0)))
-            result = await server.call_tool(call["tool"], call["args"])
-            text = "\n".join(str(getattr(b, "text", "")) for b in result.content)  # type: ignore[union-attr]
-            replies.append({"is_error": bool(result.is_error), "text": text})  # type: ignore[union-attr]
-    shutil.rmtree(SANDBOX, ignore_errors=True)
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "exchanges").mkdir(parents=True)
-    (out / "expected").mkdir()
-    items = []
-    for i, (args, stdin, ex) in enumerate(recorder.exchanges):
-        item: dict[str, Any] = {"args": list(args)}
-        if stdin is not None:
-            item["stdin_sha256"] = hashlib.sha256(stdin).hexdigest()
-        for stream, data in (("stdout", ex.stdout), ("stderr", ex.stderr)):
-            if data:
-                rel = f"exchanges/{i:03d}.{stream}"
-                (out / rel).write_bytes(data)
-                item[stream] = rel
-        item["exit_code"] = ex.exit_code
-        item["duration_ms"] = round(ex.duration_s * 1000)
-        if ex.timed_out:
-            item["timed_out"] = True
-        items.append(item)
-    calls = []
-    for i, (call, reply) in enumerate(zip(CALLS, replies, strict=True)):
-        rel = f"expected/{i:02d}-{call['tool']}.json"
-        (out / rel).write_text(json.dumps(reply, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        calls.append({**call, "expected": rel})
-    manifest = {
-        "schema": "wslmcp-scenario/1.0",
-        "name": out.name,
-        "description": "The shell server's ten-tool workflow (sessions, exec, file tools, a guard refusal, a "
-        "timeout with its kill sweep) replayed from wsl.exe exchanges recorded against the wsl.exe stand-in",
-        "source": "recorded",
-        "recorded_at": "2026-11-29T23:00:00+00:00",
-        "recorder": "tests/shell/record_scenario.py (wsl.exe stand-in on Linux)",
-        "clock": {"start_wall": START_WALL},
-        "exchanges": {"wsl_exe": items},
-        "shell": {"env": ENV, "calls": calls},
-        "expect": [{"kind": "shell-exchanges"}],
-    }
-    (out / "scenario.json").write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    for i, reply in enumerate(replies):
-        print(f"--- {i} {CALLS[i]['tool']} error={reply['is_error']}\n{reply['text']}")
+        try:
+            replies = await _replies(
+                RecordingWslExe(WslExeCli(standin.executable, kill_on_overflow=True), writer)
+            )
+            calls = []
+            for i, (call, reply) in enumerate(zip(CALLS, replies, strict=True)):
+                rel = f"expected/{i:02d}-{call['tool']}.json"
+                writer.add_file(rel, (json.dumps(reply, indent=2, ensure_ascii=False) + "\n").encode())
+                calls.append({**call, "expected": rel})
+            writer.manifest["recorder"] += " (tests/shell/record_scenario.py, wsl.exe stand-in on Linux)"
+            writer.manifest["clock"] = {"start_wall": START_WALL}
+            writer.manifest["shell"] = {"env": ENV, "calls": calls}
+            writer.expect({"kind": "shell-exchanges"})
+            recorded = writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+        finally:
+            shutil.rmtree(SANDBOX, ignore_errors=True)
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.move(recorded, out)
+    return replies
 
 
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "scenarios" / "shell-basic"
-    asyncio.run(record(out))
+    for i, reply in enumerate(asyncio.run(record(out))):
+        print(f"--- {i} {CALLS[i]['tool']} error={reply['is_error']}\n{reply['text']}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shell.conftest import Built, CountingTransport, build
+from tests.shell.conftest import Built, WrappedLocal, build
 
 
 @pytest.fixture
@@ -18,8 +18,8 @@ def sandbox(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _guarded(sandbox: Path, **extra: str) -> tuple[Built, CountingTransport]:
-    transport = CountingTransport()
+def _guarded(sandbox: Path, **extra: str) -> tuple[Built, WrappedLocal]:
+    transport = WrappedLocal()
     env = {
         "WSL_ALLOWED_PATHS": str(sandbox / "allowed"),
         "WSL_DENY_PATTERNS": r"^touch\b,created-by-a-refused-call",

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.shell.conftest import CountingTransport, build, processes_with
+from tests.shell.conftest import WrappedLocal, build, processes_with
 from wslmcp.boundaries.shell_transport import LocalTransport
 from wslmcp.shell.runner import Runner
 
@@ -38,21 +38,36 @@ async def test_a_missing_cwd_fails_with_exit_1_and_says_so(tmp_path: Path) -> No
     assert "cannot enter the working directory" in reply.text and "never" not in reply.text.split("stderr")[0]
 
 
-async def test_timeout_kills_every_process_the_command_started(tmp_path: Path) -> None:
+async def test_timeout_kills_every_process_the_command_started_and_names_each(tmp_path: Path) -> None:
     b = build()
     marker = "31.4159"
     reply = await b.service.exec(
-        f"sleep {marker}1 & setsid sleep {marker}2 & (sleep {marker}3 &) ; echo started; sleep {marker}4",
+        f'echo "bash=$$"; sleep {marker}1 & echo "in-group=$!"; setsid sleep {marker}2 & echo "escaped=$!"; '
+        f'(sleep {marker}3 & echo "double-forked=$!"); sleep 0.2; echo started; sleep {marker}4',
         cwd=str(tmp_path),
         timeout_ms=1500,
     )
     assert "TIMED OUT after 1500ms" in reply.text
     assert "exit code: none (killed)" in reply.text
     assert "started" in reply.text
-    # setsid'd and double-forked children escape the process group; the sweep names and kills them
-    assert re.search(r"\d+ process\(es\) outside its process group: \d+ sleep", reply.text), reply.text
+    pids = dict(re.findall(r"^([a-z-]+)=(\d+)$", reply.text, re.M))
+    assert set(pids) == {"bash", "in-group", "escaped", "double-forked"}, reply.text
+    kill_line = next(line for line in reply.text.splitlines() if line.startswith("TIMED OUT"))
+    group, _, outside = kill_line.partition("outside its process group: ")
+    # the process group's members, stopped and named before the kill: the command's bash and the
+    # sleeps that stayed in its group (including the double-forked one)
+    assert f"{pids['bash']} bash" in group
+    assert f"{pids['in-group']} sleep" in group and f"{pids['double-forked']} sleep" in group
+    assert re.search(r"the command's process group was killed \((\d+) process\(es\): ", group)
+    # the setsid'd child left the group; the token sweep found, named and killed it
+    assert outside.rstrip(".") == f"{pids['escaped']} sleep", kill_line
     await asyncio.sleep(0.2)
     assert processes_with(f"sleep {marker}") == []
+    for pid in pids.values():
+        assert (
+            not Path(f"/proc/{pid}").exists()
+            or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[1][:3]
+        )
 
 
 async def test_per_call_timeout_is_capped_by_the_profile(tmp_path: Path) -> None:
@@ -91,7 +106,7 @@ async def test_utf8_and_invalid_bytes_are_decoded_safely(tmp_path: Path) -> None
 
 
 async def test_concurrency_is_bounded(tmp_path: Path) -> None:
-    transport = CountingTransport()
+    transport = WrappedLocal()
     b = build(transport=transport, max_concurrent=3)
     replies = await asyncio.gather(
         *(b.service.exec(f"sleep 0.1; echo {i}", cwd=str(tmp_path)) for i in range(8))

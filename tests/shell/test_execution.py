@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,21 +53,28 @@ def test_the_script_quotes_the_cwd_and_evals_the_command_once() -> None:
     assert "trap" not in script
 
 
-async def test_the_sweep_fallback_without_grep_z_finds_token_carriers() -> None:
+@pytest.mark.parametrize("grep_z", [True, False], ids=["grep-z", "fallback-without-grep-z"])
+async def test_the_sweep_finds_token_carriers_and_the_scripts_own_shell(grep_z: bool) -> None:
     import subprocess
 
-    from wslmcp.shell.runner import _SWEEP
+    from wslmcp.shell.runner import sweep_script
 
     token = "abcdef0123456789"
-    script = _SWEEP.format(token=token).replace("printf 'a\\0' | grep -qzx a", "false")
-    assert script != _SWEEP.format(token=token)
-    carrier = subprocess.Popen(
-        ["bash", "-c", "exec sleep 12.3456"], env={"WSLMCP_RUN": token, "PATH": "/usr/bin:/bin"}
-    )
+    script = sweep_script(token)
+    if not grep_z:
+        script = script.replace("printf 'a\\0' | grep -qzx a", "false")
+        assert script != sweep_script(token)
+    path = {"PATH": "/usr/bin:/bin"}
+    # a child that inherited the token, and a top-level script shell that only exported it
+    carrier = subprocess.Popen(["bash", "-c", "exec sleep 12.3456"], env={"WSLMCP_RUN": token, **path})
+    shell = subprocess.Popen(["bash", "-c", f"export WSLMCP_RUN={token}\nsleep 12.3457\n:"], env=path)
     try:
-        await asyncio.sleep(0.2)
-        ex = await LocalTransport().run(script, timeout_s=30)
-        assert ex.stdout.decode() == f"{carrier.pid} sleep\n" and ex.stderr == b""
-        assert carrier.wait(timeout=10) == -9
+        await asyncio.sleep(0.3)
+        ex = await LocalTransport().run(script, timeout_s=30, login=False)
+        named = sorted(ex.stdout.decode().splitlines())
+        assert f"{carrier.pid} sleep" in named and f"{shell.pid} bash" in named, named
+        assert ex.stderr == b""
+        assert carrier.wait(timeout=10) == -9 and shell.wait(timeout=10) == -9
     finally:
         carrier.kill()
+        shell.kill()

@@ -9,12 +9,13 @@ import re
 import stat
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.shell.conftest import build, processes_with
-from wslmcp.boundaries.process import Exchange
-from wslmcp.boundaries.shell_transport import LocalTransport
+from tests.shell.conftest import WrappedLocal, build, processes_with, stdin_bytes
+from wslmcp.boundaries.process import Stdin
+from wslmcp.boundaries.shell_transport import LocalFiles, LocalSource
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -63,30 +64,13 @@ async def test_write_errors_change_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-class _ShortStdin:
-    """A boundary double: the real local transport, but stdin arrives cut in half (a broken pipe
-    or a killed feeder), which is what leaves a half-written file behind a plain `cat >`."""
+class _ShortStdin(WrappedLocal):
+    """Stdin arrives cut in half (a broken pipe or a killed feeder), which is what leaves a
+    half-written file behind a plain `cat >`."""
 
-    kind = "local"
-    user: str | None = None
-
-    def __init__(self) -> None:
-        self.inner = LocalTransport()
-
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: bytes | None = None,
-        timeout_s: float | None = None,
-        max_output: int = 1 << 20,
-    ) -> Exchange:
-        if stdin:
-            stdin = stdin[: len(stdin) // 2]
-        return await self.inner.run(script, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
-
-    async def list_distros(self) -> str | None:
-        return None
+    def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
+        data = stdin_bytes(stdin)
+        return script, None if data is None else data[: len(data) // 2]
 
 
 async def test_atomic_write_under_an_injected_failure(tmp_path: Path) -> None:
@@ -106,29 +90,12 @@ async def test_atomic_write_under_an_injected_failure(tmp_path: Path) -> None:
     assert _leftovers(tmp_path) == []
 
 
-class _StallBeforeRename:
-    """A boundary double: the real transport, but the script stalls just before its final rename,
-    so the deadline kills it with the new file fully written and not yet in place."""
+class _StallBeforeRename(WrappedLocal):
+    """The script stalls just before its final rename, so the deadline kills it with the new file
+    fully written and not yet in place."""
 
-    kind = "local"
-    user: str | None = None
-
-    def __init__(self) -> None:
-        self.inner = LocalTransport()
-
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: bytes | None = None,
-        timeout_s: float | None = None,
-        max_output: int = 1 << 20,
-    ) -> Exchange:
-        script = script.replace('mv -f -- "$tmp"', 'sleep 16.180339; mv -f -- "$tmp"')
-        return await self.inner.run(script, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
-
-    async def list_distros(self) -> str | None:
-        return None
+    def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
+        return script.replace('mv -f -- "$tmp"', 'sleep 16.180339; mv -f -- "$tmp"'), stdin
 
 
 async def test_a_write_killed_at_its_deadline_leaves_the_target_alone(tmp_path: Path) -> None:
@@ -249,32 +216,19 @@ async def test_download_needs_an_existing_directory_and_never_leaves_a_partial(t
     assert _leftovers(tmp_path) == []
 
 
-class _FailOnSecondChunk:
-    """A boundary double: the real transport until the second download chunk, which fails."""
-
-    kind = "local"
-    user: str | None = None
+class _FailOnSecondChunk(WrappedLocal):
+    """The real transport until the second download chunk, which fails."""
 
     def __init__(self) -> None:
-        self.inner = LocalTransport()
+        super().__init__()
         self.chunks = 0
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: bytes | None = None,
-        timeout_s: float | None = None,
-        max_output: int = 1 << 20,
-    ) -> Exchange:
+    def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
         if "tail -c +" in script:
             self.chunks += 1
             if self.chunks == 2:
                 script = "echo 'injected: the distro went away' >&2; exit 1"
-        return await self.inner.run(script, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
-
-    async def list_distros(self) -> str | None:
-        return None
+        return script, stdin
 
 
 async def test_a_failed_download_keeps_the_old_file_and_removes_the_partial(tmp_path: Path) -> None:
@@ -296,3 +250,62 @@ async def test_upload_refuses_a_missing_or_non_regular_local_file(tmp_path: Path
     isdir = await b.service.upload(str(tmp_path), str(tmp_path / "x"))
     assert isdir.is_error
     assert not (tmp_path / "x").exists()
+
+
+async def test_file_tools_do_not_source_the_login_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile that prints (a banner, a pyenv warning) would corrupt content read through a login
+    shell; the fixed file-tool scripts run in a plain bash -c. wsl_exec still gets the login shell."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bash_profile").write_text('echo PROFILE-NOISE; echo "$$" >> "$HOME/sourced"\n')
+    monkeypatch.setenv("HOME", str(home))
+    b = build(chunk_bytes=1000)
+    data = os.urandom(2500)
+    src = tmp_path / "src.bin"
+    src.write_bytes(data)
+    up = await b.service.upload(str(src), str(tmp_path / "remote.bin"))
+    down = await b.service.download(str(tmp_path / "remote.bin"), str(tmp_path / "back.bin"))
+    read = await b.service.read_file(str(tmp_path / "remote.bin"), max_bytes=10)
+    listing = await b.service.list_dir(str(tmp_path))
+    assert not (up.is_error or down.is_error or read.is_error or listing.is_error)
+    assert (tmp_path / "back.bin").read_bytes() == data == (tmp_path / "remote.bin").read_bytes()
+    assert "PROFILE-NOISE" not in read.text + listing.text
+    assert not (home / "sourced").exists()
+    ran = await b.service.exec("echo ran", cwd=str(tmp_path))
+    assert "--- stdout ---\nPROFILE-NOISE\nran\n" in ran.text and (home / "sourced").exists()
+
+
+class _ChangesAfterOpen(LocalFiles):
+    """A boundary double: the local file grows or shrinks right after it is opened for upload."""
+
+    def __init__(self, change: str) -> None:
+        self.change = change
+
+    def open_source(self, path: str) -> LocalSource:
+        source = super().open_source(path)
+        with open(path, "r+b") as f:
+            if self.change == "grow":
+                f.seek(0, os.SEEK_END)
+                f.write(b"late bytes")
+            else:
+                f.truncate(source.size // 2)
+        return source
+
+
+@pytest.mark.parametrize("change", ["grow", "shrink"])
+async def test_an_upload_whose_local_file_changes_fails_and_changes_nothing(
+    tmp_path: Path, change: str
+) -> None:
+    b = build(chunk_bytes=1000, local_files=_ChangesAfterOpen(change))
+    src = tmp_path / "src.bin"
+    src.write_bytes(os.urandom(2500))
+    target = tmp_path / "target.bin"
+    target.write_bytes(b"original")
+    reply = await b.service.upload(str(src), str(target))
+    assert reply.is_error, reply.text
+    said = "it grew past 2500 bytes" if change == "grow" else "partial upload holds 1250 bytes, expected 2000"
+    assert said in reply.text
+    assert target.read_bytes() == b"original"
+    assert _leftovers(tmp_path) == []

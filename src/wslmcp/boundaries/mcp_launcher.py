@@ -18,9 +18,15 @@ recorded initialize/tools/list answers keyed by server name; ``RecordingMcpLaunc
 
 Error texts follow mcp-top 0.5.0: ``timeout after {t:g} seconds``, ``server closed stdout before
 response id {N}`` (initialize is id 1, tools/list pages 2, 3, ...), ``{initialize|tools/list} failed
-(code {N})``, ``tools/list response has no tools list``, ``tools/list nextCursor is not a string``,
-the OS error text of a failed launch, ``cwd does not exist: {cwd}``; plus ours:
-``server output exceeded {N} bytes``. A server's own error message is never shown.
+(code {N})`` or ``... failed (no code)`` (an error whose code is not an integer),
+``tools/list response has no result object``, ``tools/list response has no tools list``,
+``tools/list nextCursor is not a string``, the OS error text of a failed launch,
+``cwd does not exist: {cwd}``; plus ours: ``server output exceeded {N} bytes``. A server's own
+error message is never shown.
+
+Tools are the tools/list entries that are JSON objects, in order, whatever else they hold or lack
+(a tool without a name is kept; a number or string entry is dropped), as mcp-top reads them. An
+initialize result that is not an object leaves name, version, protocol and instructions unset.
 """
 
 from __future__ import annotations

@@ -6,12 +6,15 @@ with the server's *whole process group* gone (the SDK's shutdown grants a server
 after the deadline), a server's stdout must be bounded (an enormous tools/list cannot exhaust
 memory), and stdout lines that are not JSON-RPC are tallied for the diagnosis.
 
-The JSON-RPC exchange (request ids, response matching, error responses, connection loss) is the
-SDK session's. What the server *answered* is read from the raw response objects the transport
-keeps, exactly as mcp-top reads them: the SDK validates results against the MCP schema and
-rejects handshake versions it does not know, while mcp-top accepts any result object; reading
-the raw answer keeps every field a server sends (for token estimation) and lets both tools agree
-on any server. The handshake is adopted by the session when it is schema-valid.
+The SDK session runs the exchange (request ids, sending, waiting, connection loss, answering a
+server's own requests); what the server *answered* is judged only from the raw response objects
+the transport keeps, exactly as mcp-top reads them. The transport parses every stdout line itself
+(the stdlib JSON parser, like mcp-top's, so a lone surrogate in a description is text, not a
+parse failure), matches a response to the request in flight the way mcp-top does, keeps it, and
+hands the session a plain stand-in success for that id. So no SDK schema check can turn a
+server both tools can read into a failure or a timeout: a non-object tool entry, a nameless tool,
+an error with a non-integer code or a result that is not an object are all decided here, in
+mcp-top's words. The handshake is adopted by the session when it is schema-valid.
 """
 
 from __future__ import annotations
@@ -83,10 +86,14 @@ class _ServerProcess:
     def __init__(self, process: anyio.abc.Process) -> None:
         self.process = process
         self.stdout = _Stdout()
-        #: Raw response objects by JSON-RPC id, parsed from stdout exactly as sent (mcp-top's view).
+        #: Raw response objects by the id of the request they answer, exactly as sent.
         self.responses: dict[object, dict[str, Any]] = {}
         #: Ids of the requests written to stdin, by method, in order.
         self.sent: dict[str, list[object]] = {}
+        #: Ids of the requests written and not answered yet.
+        self.awaiting: list[types.RequestId] = []
+        #: Opened at once, while the pid surely is this leader's (alive or not yet reaped).
+        self.exit_fd = _open_exit_fd(process.pid)
 
     def raw_response(self, method: str) -> dict[str, Any] | None:
         """The server's raw response to the last ``method`` request, if one arrived."""
@@ -96,22 +103,42 @@ class _ServerProcess:
     async def stop(self, *, polite: bool, grace_s: float) -> None:
         """Close stdin; SIGTERM the group and wait up to ``grace_s`` if ``polite``; then SIGKILL the
         whole group (grandchildren included) and reap the leader."""
-        proc = self.process
-        with contextlib.suppress(Exception):
-            if proc.stdin is not None:
-                await proc.stdin.aclose()
-        if polite and proc.returncode is None:
-            _signal_group(proc.pid, signal.SIGTERM)
-            await _wait_exit(proc, grace_s)
-        _signal_group(proc.pid, signal.SIGKILL)
-        await _wait_exit(proc, 2.0)
-        await _wait_group_gone(proc.pid, 2.0)
-        with contextlib.suppress(Exception):
-            await proc.aclose()
+        proc, exit_fd = self.process, self.exit_fd
+        try:
+            with contextlib.suppress(Exception):
+                if proc.stdin is not None:
+                    await proc.stdin.aclose()
+            if polite and proc.returncode is None:
+                _signal_group(proc.pid, signal.SIGTERM)
+                await _wait_exit(proc, grace_s, exit_fd)
+            _signal_group(proc.pid, signal.SIGKILL)
+            await _wait_exit(proc, 2.0, exit_fd)
+            await _wait_group_gone(proc.pid, 2.0)
+            with contextlib.suppress(Exception):
+                await proc.aclose()
+        finally:
+            if exit_fd is not None:
+                self.exit_fd = None
+                os.close(exit_fd)
 
 
-async def _wait_exit(proc: anyio.abc.Process, limit_s: float) -> None:
-    """Poll for the leader's exit (``wait()`` would also wait for pipe EOF held by stragglers)."""
+def _open_exit_fd(pid: int) -> int | None:
+    """A pidfd for the leader (readable once it has exited), where the kernel offers one."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3, or already reaped: poll instead
+        return None
+
+
+async def _wait_exit(proc: anyio.abc.Process, limit_s: float, exit_fd: int | None) -> None:
+    """Wait for the leader's exit, at most ``limit_s`` (``wait()`` would also wait for pipe EOF
+    held by stragglers): woken by its pidfd where there is one, else by polling."""
+    if proc.returncode is not None:
+        return
+    if exit_fd is not None:
+        with anyio.move_on_after(limit_s):
+            await anyio.wait_readable(exit_fd)
+        return
     deadline = time.monotonic() + limit_s
     while proc.returncode is None and time.monotonic() < deadline:  # noqa: ASYNC110
         await anyio.sleep(_POLL_S)
@@ -143,9 +170,19 @@ def _live_members(pgid: int) -> list[int]:
 
 
 async def _wait_group_gone(pgid: int, limit_s: float) -> None:
-    """SIGKILL is asynchronous: make sure the group (grandchildren too) is really gone on return."""
+    """SIGKILL is asynchronous: make sure the group (grandchildren too) is really gone on return.
+
+    Usually the group no longer exists at all (one ``killpg(pgid, 0)``); only when something of it
+    is still there (a zombie not yet reaped counts) is /proc read to tell the living from the dead.
+    """
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        except PermissionError:  # a member we cannot signal: only /proc can tell
+            pass
         alive = await anyio.to_thread.run_sync(_live_members, pgid)
         if not alive:
             return
@@ -198,24 +235,36 @@ async def _pump_stdout(
 async def _deliver(
     server: _ServerProcess, sink: MemoryObjectSendStream[SessionMessage | Exception], line: bytes
 ) -> None:
-    text = line.decode("utf-8", errors="replace").strip()
-    if not text:
+    """One stdout line: a response to the request in flight is kept raw and the session gets a
+    stand-in for it; a server request or notification goes to the session; the rest is junk.
+
+    mcp-top's reading: UTF-8 with replacement, the stdlib JSON parser, an object, no ``method``,
+    a ``result`` or an ``error``, and an ``id`` equal to the request's.
+    """
+    text = line.decode("utf-8", errors="replace")
+    if not text.strip(" \t\r\n"):
         return
     try:
-        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-    except ValueError:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        message = None
+    if not isinstance(message, dict):
         server.stdout.junk_lines += 1
         return
-    if isinstance(message, types.JSONRPCResponse):
-        _keep_raw(server, text)
-    await sink.send(SessionMessage(message))
-
-
-def _keep_raw(server: _ServerProcess, text: str) -> None:
-    with contextlib.suppress(ValueError, RecursionError):
-        raw = json.loads(text)
-        if isinstance(raw, dict) and "id" in raw:
-            server.responses[raw["id"]] = raw
+    if "method" not in message and ("result" in message or "error" in message):
+        answered = next((rid for rid in server.awaiting if rid == message.get("id")), None)
+        if answered is not None:  # any other id: a stray response, ignored like mcp-top does
+            server.awaiting.remove(answered)
+            server.responses[answered] = message
+            stand_in = types.JSONRPCResponse(jsonrpc="2.0", id=answered, result={})
+            await sink.send(SessionMessage(stand_in))
+        return
+    try:
+        forwarded = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except (ValueError, RecursionError):
+        server.stdout.junk_lines += 1
+        return
+    await sink.send(SessionMessage(forwarded))
 
 
 async def _pump_stdin(server: _ServerProcess, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
@@ -226,6 +275,7 @@ async def _pump_stdin(server: _ServerProcess, source: MemoryObjectReceiveStream[
             async for item in source:
                 if isinstance(item.message, types.JSONRPCRequest):
                     server.sent.setdefault(item.message.method, []).append(item.message.id)
+                    server.awaiting.append(item.message.id)
                 data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 await stream.send(data.encode("utf-8"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -325,7 +375,10 @@ class SdkMcpLauncher:
             ) as session,
         ):
             server = holder[0]
-            init = await _request(session, server, types.InitializeRequest(params=_INITIALIZE), "initialize")
+            answered = await _request(
+                session, server, types.InitializeRequest(params=_INITIALIZE), "initialize"
+            )
+            init: dict[str, Any] = answered if isinstance(answered, dict) else {}  # mcp-top reads on
             with contextlib.suppress(ValidationError):
                 typed = types.InitializeResult.model_validate(init)
                 if typed.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -338,6 +391,8 @@ class SdkMcpLauncher:
                 phase.request_id += 1
                 request = types.ListToolsRequest(params=types.PaginatedRequestParams(cursor=cursor))
                 result = await _request(session, server, request, "tools/list")
+                if not isinstance(result, dict):
+                    raise _QueryFailed("tools/list response has no result object")
                 page = result.get("tools")
                 if not isinstance(page, list):
                     raise _QueryFailed("tools/list response has no tools list")
@@ -370,19 +425,28 @@ _INITIALIZE = types.InitializeRequestParams(
 
 async def _request(
     session: ClientSession, server: _ServerProcess, request: types.Request[Any, Any], method: str
-) -> dict[str, Any]:
-    """One request through the SDK session; the raw result object as the server sent it.
+) -> object:
+    """One request through the SDK session; the server's raw ``result`` (any JSON value).
 
-    The SDK validates results against the MCP schema, mcp-top takes any object: the raw response
-    (kept by the transport) decides, so a server both tools can read is read the same way.
+    The session only ever receives a stand-in ``{}`` for the answer (its schema check of that
+    stand-in is irrelevant): the raw response kept by the transport decides, as in mcp-top.
     """
     with contextlib.suppress(ValidationError):
         await session.send_request(request, _RawResult)
     raw = server.raw_response(method)
-    result = raw.get("result") if raw is not None else None
-    if not isinstance(result, dict):
-        raise _QueryFailed(f"{method} response has no result object")
-    return result
+    if raw is None:  # the session returned without an answer kept: never expected
+        raise _QueryFailed(f"{method} response is not valid (no response)")
+    if "error" in raw:  # the server's message and data are never shown
+        raise _QueryFailed(f"{method} failed ({_error_category(raw['error'])})")
+    return raw.get("result")
+
+
+def _error_category(error: object) -> str:
+    """``code N`` when the error object carries an integer (not boolean) code, else ``no code``."""
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool):
+        return f"code {code}"
+    return "no code"
 
 
 def _text(value: object) -> str | None:
@@ -421,7 +485,7 @@ def _mcp_reason(err: MCPError, phase: _Phase, holder: list[_ServerProcess]) -> s
         return f"server output exceeded {seen.limit} bytes"
     if err.code == types.CONNECTION_CLOSED:
         return f"server closed stdout before response id {phase.request_id}"
-    return f"{phase.method} failed (code {err.code})"
+    return f"{phase.method} failed (code {err.code})"  # the session's own error (not the server's)
 
 
 def _other_reason(err: Exception, phase: _Phase) -> str:

@@ -13,7 +13,18 @@ import time
 from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+
+class ByteSource(Protocol):
+    """Bytes fed to a child's stdin a piece at a time (a local file, a bounded slice of one)."""
+
+    def read(self, n: int, /) -> bytes: ...
+
+
+ByteSink = Callable[[bytes], None]
+Stdin = bytes | ByteSource | None
+FEED_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,7 @@ class Exchange:
     stdout_total: int = 0
     stderr_total: int = 0
     overflowed: bool = False  # killed because a stream passed the capture limit (kill_on_overflow)
+    killed: tuple[str, ...] = ()  # "pid comm" of each process the kill reached (``name_killed``)
 
     @property
     def truncated(self) -> bool:
@@ -41,12 +53,24 @@ class Exchange:
 
 
 class _Capture:
-    """Bytes kept (up to ``limit``) and bytes seen, readable even if the drain is cancelled."""
+    """The first ``limit`` bytes of a stream, kept (or handed to ``sink``), and the count of every byte
+    seen; readable even if the drain is cancelled."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, sink: ByteSink | None = None) -> None:
         self.limit = limit
+        self.sink = sink
         self.kept = bytearray()
         self.total = 0
+
+    def take(self, chunk: bytes) -> None:
+        room = self.limit - self.total
+        self.total += len(chunk)
+        if room <= 0:
+            return
+        if self.sink is None:
+            self.kept += chunk[:room]
+        else:
+            self.sink(chunk[:room])
 
 
 async def _drain(
@@ -55,10 +79,7 @@ async def _drain(
     if stream is None:
         return
     while chunk := await stream.read(65536):
-        capture.total += len(chunk)
-        room = capture.limit - len(capture.kept)
-        if room > 0:
-            capture.kept += chunk[:room]
+        capture.take(chunk)
         if capture.total > capture.limit and on_overflow is not None:
             on_overflow()
             on_overflow = None
@@ -87,24 +108,69 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
             proc.kill()
 
 
+def group_members(pgid: int, proc_root: str = "/proc") -> list[tuple[int, str]]:
+    """(pid, comm) of every live (non-zombie) process in process group ``pgid``, read from /proc;
+    empty where there is no /proc."""
+    try:
+        entries = os.listdir(proc_root)
+    except OSError:
+        return []
+    members = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"{proc_root}/{entry}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        close = raw.rfind(b")")
+        fields = raw[close + 2 :].split()
+        if len(fields) < 3 or fields[0] == b"Z" or not fields[2].isdigit() or int(fields[2]) != pgid:
+            continue
+        members.append((int(entry), raw[raw.find(b"(") + 1 : close].decode("utf-8", "replace")))
+    return sorted(members)
+
+
+def _kill_group_named(proc: asyncio.subprocess.Process) -> tuple[str, ...]:
+    """Stop the child's process group (twice: a child forked while the first stop was delivered),
+    name its members, then kill them all."""
+    if os.name != "posix":
+        _kill_group(proc)
+        return ()
+    for _ in range(2):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGSTOP)
+    members = group_members(proc.pid)
+    _kill_group(proc)
+    return tuple(f"{pid} {comm}" for pid, comm in members)
+
+
 async def run_process(
     argv: Sequence[str],
     *,
-    stdin: bytes | None = None,
+    stdin: Stdin = None,
     timeout_s: float | None = None,
     max_output: int = 16 * 1024 * 1024,
+    stdout_sink: ByteSink | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     kill_on_overflow: bool = False,
     kill_group_on_exit: bool = True,
+    name_killed: bool = False,
 ) -> Exchange:
-    """Run ``argv``; stdin is closed unless bytes are given. On the deadline the child's whole
-    process group is killed. Raises ``FileNotFoundError`` / ``PermissionError`` if it cannot start.
+    """Run ``argv``; stdin is closed unless bytes (or a ``ByteSource``, read and fed a piece at a time
+    until it is exhausted) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
+    they arrive instead of keeping them (``stdout`` is then empty; ``stdout_total`` still counts).
+    On the deadline the child's whole process group is killed. Raises ``FileNotFoundError`` /
+    ``PermissionError`` if it cannot start.
 
     ``kill_on_overflow``: kill the process group as soon as either stream passes ``max_output``
     (``overflowed`` is then set), so a runaway writer cannot keep the caller busy until its deadline.
     ``kill_group_on_exit``: after a normal exit, also kill what the child left running in its
-    process group (default); False lets deliberately backgrounded jobs outlive the call."""
+    process group (default); False lets deliberately backgrounded jobs outlive the call.
+    ``name_killed``: at the deadline or overflow, stop the group first and report its members as
+    ``killed`` ("pid comm" each), so the caller can say what was killed."""
     started = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
@@ -121,21 +187,34 @@ async def run_process(
         if proc.stdin is None or stdin is None:
             return
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            proc.stdin.write(stdin)
-            await proc.stdin.drain()
+            if isinstance(stdin, bytes):
+                proc.stdin.write(stdin)
+                await proc.stdin.drain()
+            else:
+                while piece := stdin.read(FEED_BYTES):
+                    proc.stdin.write(piece)
+                    await proc.stdin.drain()
         proc.stdin.close()
 
     overflowed = False
     stopped = asyncio.Event()
+    killed: tuple[str, ...] = ()
+
+    def kill() -> None:
+        nonlocal killed
+        if name_killed:
+            killed = _kill_group_named(proc)
+        else:
+            _kill_group(proc)
 
     def overflow() -> None:
         nonlocal overflowed
         if kill_on_overflow and not overflowed:
             overflowed = True
-            _kill_group(proc)
+            kill()
             stopped.set()
 
-    out_cap, err_cap = _Capture(max_output), _Capture(max_output)
+    out_cap, err_cap = _Capture(max_output, stdout_sink), _Capture(max_output)
     drains = [
         asyncio.ensure_future(_drain(proc.stdout, out_cap, overflow)),
         asyncio.ensure_future(_drain(proc.stderr, err_cap, overflow)),
@@ -170,7 +249,7 @@ async def run_process(
         else:
             if not done:
                 timed_out = True
-                _kill_group(proc)
+                kill()
             await settle()
     except BaseException:
         _kill_group(proc)
@@ -191,4 +270,5 @@ async def run_process(
         stdout_total=out_total,
         stderr_total=err_total,
         overflowed=overflowed,
+        killed=killed,
     )

@@ -8,8 +8,15 @@ Contract (the same as ``procfs.ProcSource``, but asynchronous because it runs a 
     every ``/proc/<pid>/{stat,cmdline}``, each framed by ``\\n<marker> F <path>\\n`` and ending
     with ``\\n<marker> END\\n``. The marker is drawn inside the distro for each call, so no
     process name or command line can forge a frame; file bytes pass through untouched (NULs,
-    newlines, invalid UTF-8). A file that vanished mid-read is dropped (``<marker> X``).
-    ``distro=None`` reads the default distribution.
+    newlines, invalid UTF-8, a cmdline without its final NUL). A file that vanished mid-read is
+    absent (the fallback reader marks it ``<marker> X``), as with ``LocalProcSource``.
+    ``distro=None`` reads the default distribution. (``sh -s ROOT`` reads a directory laid out
+    like /proc instead; tests and the benchmark use that.)
+Cost inside the distro
+    One sample starts a fixed set of processes however many processes the distro has: ``sh``,
+    ``getconf`` twice and one reader — ``perl`` when present (Essential on Debian/Ubuntu), else
+    ``bash`` builtins. Only a distro with neither (e.g. a bare Alpine) falls back to one ``cat``
+    per file, the slow but always-available path.
 Errors
     ``ProcUnavailable`` when wsl.exe fails, times out, or its output is truncated or unframed (the
     message carries wsl.exe's own text, decoded from UTF-16LE or UTF-8).
@@ -30,30 +37,95 @@ SAMPLE_TIMEOUT_S = 10.0
 LIST_TIMEOUT_S = 10.0
 MAX_SAMPLE_BYTES = 64 * 1024 * 1024
 
-SAMPLE_SCRIPT = (
-    """export LC_ALL=C
-N=$(od -An -N16 -tx1 /dev/urandom 2>/dev/null | tr -d ' \\n')
-[ -n "$N" ] || N="m$$$(date +%s%N)"
-printf 'WSLMCP1 %s\\n' "$N"
-printf 'CLK_TCK %s\\n' "$(getconf CLK_TCK 2>/dev/null)"
-printf 'PAGESIZE %s\\n' "$(getconf PAGESIZE 2>/dev/null)"
+_GLOBALS = " ".join(GLOBAL_FILES)
+
+# Perl (Essential on Debian/Ubuntu, so nearly every distro): reads whole files with sysread, exactly
+# like LocalProcSource (an open or read error = the file vanished), buffers the whole sample and
+# prints it once. No single quotes: the program is one sh-quoted argument.
+_PERL_READER = (
+    r"""my ($n, $r) = @ARGV; my $o = "";
+sub rd { open(my $h, "<:raw", $_[0]) or return undef; my $c = "";
+  while (1) { my $k = sysread($h, $c, 65536, length $c); return undef unless defined $k; last unless $k }
+  return $c }
+for my $f (qw("""
+    + _GLOBALS
+    + r""")) { my $c = rd("$r/$f"); $o .= "\n$n F $f\n$c" if defined $c }
+opendir(my $dh, $r) or exit 1;
+for my $p (sort grep { /^[0-9]+\z/ } readdir $dh) {
+  my $s = rd("$r/$p/stat"); next unless defined $s && length $s;
+  $o .= "\n$n F $p/stat\n$s";
+  my $c = rd("$r/$p/cmdline"); $o .= "\n$n F $p/cmdline\n$c" if defined $c }
+binmode STDOUT; print($o, "\n$n END\n") or exit 1;"""
+)
+
+# Bash builtins only (no process per file). A variable cannot hold a NUL, so cmdline is read one
+# NUL-terminated argument at a time and re-emitted with its NULs; a last piece without a NUL
+# (setproctitle) is re-emitted without one. stat and the global files hold no NUL: one read each.
+# An empty stat means the process vanished (skipped); an empty cmdline of a process that is gone
+# by then is dropped, as LocalProcSource drops a cmdline whose read failed.
+_BASH_READER = (
+    r"""N=$1 R=$2
 for f in """
-    + " ".join(GLOBAL_FILES)
-    + """; do
-  [ -r "/proc/$f" ] || continue
-  printf '\\n%s F %s\\n' "$N" "$f"
-  cat "/proc/$f" 2>/dev/null || printf '\\n%s X\\n' "$N"
+    + _GLOBALS
+    + r"""; do
+  o= c=
+  { o=1; IFS= read -r -d "" c; } 2>/dev/null <"$R/$f"
+  [ -n "$o" ] && printf "\n%s F %s\n%s" "$N" "$f" "$c"
 done
-for d in /proc/[0-9]*; do
-  p=${d#/proc/}
+for d in "$R"/[0-9]*; do
+  p=${d##*/} s=
+  { IFS= read -r -d "" s; } 2>/dev/null <"$d/stat"
+  [ -n "$s" ] || continue
+  printf "\n%s F %s/stat\n%s" "$N" "$p" "$s"
+  o= a=() x=
+  { o=1; while IFS= read -r -d "" x; do a+=("$x"); x=; done; } 2>/dev/null <"$d/cmdline"
+  [ -n "$o" ] || continue
+  [ ${#a[@]} -gt 0 ] || [ -n "$x" ] || [ -e "$d/stat" ] || continue
+  printf "\n%s F %s/cmdline\n" "$N" "$p"
+  [ ${#a[@]} -eq 0 ] || printf "%s\0" "${a[@]}"
+  printf "%s" "$x"
+done
+printf "\n%s END\n" "$N"
+"""
+)
+
+# Runs under any POSIX sh (`sh -s [ROOT]`, ROOT defaulting to /proc). The marker comes from the
+# kernel's random UUID through the read builtin (od | tr only if that is unreadable). Then the
+# fastest reader the distro has: perl, else bash builtins, else one cat per file (slow, but right).
+# With perl or bash one sample starts a fixed set of processes (sh, getconf twice, the reader).
+SAMPLE_SCRIPT = (
+    r"""export LC_ALL=C
+R=${1:-/proc}
+N=
+IFS=- read -r u1 u2 u3 u4 u5 2>/dev/null </proc/sys/kernel/random/uuid && N=$u1$u2$u3$u4$u5
+case $N in *[!0-9a-f]*) N= ;; esac
+[ ${#N} -ge 16 ] || N=$(od -An -N16 -tx1 /dev/urandom 2>/dev/null | tr -d ' \n')
+[ -n "$N" ] || N="m$$$(date +%s%N)"
+printf 'WSLMCP1 %s\nCLK_TCK %s\nPAGESIZE %s\n' "$N" "$(getconf CLK_TCK 2>/dev/null)" "$(getconf PAGESIZE 2>/dev/null)"
+if command -v perl >/dev/null 2>&1 && perl -e '"""
+    + _PERL_READER
+    + r"""' "$N" "$R" </dev/null; then exit 0; fi
+if command -v bash >/dev/null 2>&1; then exec bash -c '"""
+    + _BASH_READER
+    + r"""' wslmcp-sample "$N" "$R" </dev/null; fi
+for f in """
+    + _GLOBALS
+    + r"""; do
+  [ -r "$R/$f" ] || continue
+  printf '\n%s F %s\n' "$N" "$f"
+  cat "$R/$f" 2>/dev/null || printf '\n%s X\n' "$N"
+done
+for d in "$R"/[0-9]*; do
+  p=${d##*/}
   for f in stat cmdline; do
-    printf '\\n%s F %s/%s\\n' "$N" "$p" "$f"
-    cat "$d/$f" 2>/dev/null || { printf '\\n%s X\\n' "$N"; break; }
+    printf '\n%s F %s/%s\n' "$N" "$p" "$f"
+    cat "$d/$f" 2>/dev/null || { printf '\n%s X\n' "$N"; break; }
   done
 done
-printf '\\n%s END\\n' "$N"
+printf '\n%s END\n' "$N"
 """
 ).encode()
+assert b"'" not in (_PERL_READER + _BASH_READER).encode()  # each is one single-quoted sh word
 
 _MARKER = re.compile(rb"WSLMCP1 ([0-9A-Za-z]{8,64})\n")
 

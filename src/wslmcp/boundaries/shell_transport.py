@@ -4,12 +4,15 @@ Contract
 --------
 ``kind``            ``"wsl.exe"`` or ``"local"``.
 ``user``            the Linux user scripts run as, or None for the distro's default user.
-``run(script, stdin=None, timeout_s=None, max_output=...) -> Exchange``
-    Runs ``script`` (one bash script, passed as ONE argument) in a login bash as the configured
-    user. stdin is closed unless bytes are given; stdout/stderr are the Linux command's bytes,
-    untouched; a non-zero exit is a normal result. At the deadline (or once a stream passes
-    ``max_output`` bytes, ``overflowed``) the transport's own process is killed; killing what
-    runs *inside the distro* is the caller's job (``wslmcp.shell.runner`` sweeps by run token).
+``run(script, stdin=None, timeout_s=None, max_output=..., stdout_sink=None, login=True) -> Exchange``
+    Runs ``script`` (one bash script, passed as ONE argument) in a login bash (``bash -lc``; with
+    ``login=False`` a plain ``bash -c`` that sources no profile, for fixed scripts) as the configured
+    user. stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are
+    the Linux command's bytes, untouched; ``stdout_sink`` takes stdout as it arrives. A non-zero exit
+    is a normal result. At the deadline (or once a stream passes ``max_output`` bytes,
+    ``overflowed``) the transport's own process is killed; the local transport stops its process
+    group first and names every member in ``Exchange.killed``. Killing what runs *inside the
+    distro* beyond that is the caller's job (``wslmcp.shell.runner`` sweeps by run token).
 ``list_distros() -> str | None``
     The decoded text of ``wsl.exe -l -v`` (wsl.exe transport), or None where there is no listing
     (local transport: the commands run on this machine, which is running by definition).
@@ -32,13 +35,12 @@ import getpass
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
-from wslmcp.boundaries.process import Exchange, run_process
-from wslmcp.boundaries.wsl_exe import WslExe, decode_wsl_output
+from wslmcp.boundaries.process import ByteSink, Exchange, Stdin, run_process
+from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslExe, decode_wsl_output
 
-WSL_OWN_FAILURE = (4294967295, -1)
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 LISTING_TIMEOUT_S = 10.0
 
@@ -55,20 +57,36 @@ class ShellTransport(Protocol):
         self,
         script: str,
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = DEFAULT_MAX_OUTPUT,
+        stdout_sink: ByteSink | None = None,
+        login: bool = True,
     ) -> Exchange: ...
 
     async def list_distros(self) -> str | None: ...
 
 
-def wsl_exec_args(distro: str, user: str | None, script: str) -> list[str]:
-    """The argument vector after ``wsl.exe``: ``-d D [-u U] --exec bash -lc SCRIPT``."""
+def bash_flags(login: bool) -> str:
+    return "-lc" if login else "-c"
+
+
+def wsl_exec_args(distro: str, user: str | None, script: str, *, login: bool = True) -> list[str]:
+    """The argument vector after ``wsl.exe``: ``-d D [-u U] --exec bash -lc SCRIPT`` (``-c``
+    without ``login``)."""
     args = ["-d", distro]
     if user:
         args += ["-u", user]
-    return [*args, "--exec", "bash", "-lc", script]
+    return [*args, "--exec", "bash", bash_flags(login), script]
+
+
+@contextlib.contextmanager
+def _starting(program: str) -> Iterator[None]:
+    """A program that cannot be started is the transport's own failure."""
+    try:
+        yield
+    except (FileNotFoundError, PermissionError) as exc:
+        raise TransportError(f"{program} could not be started: {exc}") from exc
 
 
 class WslExeTransport:
@@ -85,19 +103,20 @@ class WslExeTransport:
         self,
         script: str,
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = DEFAULT_MAX_OUTPUT,
+        stdout_sink: ByteSink | None = None,
+        login: bool = True,
     ) -> Exchange:
-        try:
+        with _starting("wsl.exe"):
             exchange = await self.wsl_exe.run(
-                wsl_exec_args(self.distro, self.user, script),
+                wsl_exec_args(self.distro, self.user, script, login=login),
                 stdin=stdin,
                 timeout_s=timeout_s,
                 max_output=max_output,
+                stdout_sink=stdout_sink,
             )
-        except (FileNotFoundError, PermissionError) as exc:
-            raise TransportError(f"wsl.exe could not be started: {exc}") from exc
         if exchange.exit_code in WSL_OWN_FAILURE:
             said = "\n".join(
                 part
@@ -114,10 +133,8 @@ class WslExeTransport:
         return exchange
 
     async def list_distros(self) -> str | None:
-        try:
+        with _starting("wsl.exe"):
             exchange = await self.wsl_exe.run(["-l", "-v"], timeout_s=LISTING_TIMEOUT_S, max_output=1 << 20)
-        except (FileNotFoundError, PermissionError) as exc:
-            raise TransportError(f"wsl.exe could not be started: {exc}") from exc
         if exchange.timed_out:
             raise TransportError(f"'wsl.exe -l -v' did not answer within {LISTING_TIMEOUT_S:g} s")
         return decode_wsl_output(exchange.stdout)
@@ -151,22 +168,24 @@ class LocalTransport:
         self,
         script: str,
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = DEFAULT_MAX_OUTPUT,
+        stdout_sink: ByteSink | None = None,
+        login: bool = True,
     ) -> Exchange:
-        try:
+        with _starting("bash"):
             return await run_process(
-                [*self.bash, "-lc", script],
+                [*self.bash, bash_flags(login), script],
                 stdin=stdin,
                 timeout_s=timeout_s,
                 max_output=max_output,
+                stdout_sink=stdout_sink,
                 kill_on_overflow=True,
                 kill_group_on_exit=False,
+                name_killed=True,
                 cwd=self.home,
             )
-        except (FileNotFoundError, PermissionError) as exc:
-            raise TransportError(f"bash could not be started: {exc}") from exc
 
     async def list_distros(self) -> str | None:
         return None

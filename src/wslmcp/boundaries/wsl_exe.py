@@ -2,10 +2,11 @@
 
 Contract
 --------
-``run(args, stdin=None, timeout_s=None, max_output=...) -> Exchange``
+``run(args, stdin=None, timeout_s=None, max_output=..., stdout_sink=None) -> Exchange``
     Runs ``wsl.exe`` with ``args`` (everything after the executable name, e.g.
     ``["-d", "Ubuntu", "-u", "dev", "--exec", "bash", "-lc", SCRIPT]``). stdin is closed unless
-    bytes are given. ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build
+    bytes, or a ``ByteSource`` streamed a piece at a time, are given; ``stdout_sink`` receives
+    stdout as it arrives instead of the exchange keeping it (bounded memory for transfers). ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build
     honours it; older builds write UTF-16LE, so callers decode wsl.exe's *own* output with
     ``decode_wsl_output``. Output of the Linux command itself passes through untouched (bytes).
     A non-zero exit is a normal result. On the deadline the process is killed and
@@ -25,7 +26,11 @@ import shutil
 from collections.abc import Sequence
 from typing import Protocol
 
-from wslmcp.boundaries.process import Exchange, run_process
+from wslmcp.boundaries.process import ByteSink, Exchange, Stdin, run_process
+
+# The exit status wsl.exe reports for a failure of its own (unknown distro, WSL service down), as
+# an unsigned or a signed 32-bit value.
+WSL_OWN_FAILURE = (4294967295, -1)
 
 
 class WslExe(Protocol):
@@ -33,9 +38,10 @@ class WslExe(Protocol):
         self,
         args: Sequence[str],
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = 16 * 1024 * 1024,
+        stdout_sink: ByteSink | None = None,
     ) -> Exchange: ...
 
 
@@ -57,15 +63,17 @@ class WslExeCli:
         self,
         args: Sequence[str],
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None = None,
         max_output: int = 16 * 1024 * 1024,
+        stdout_sink: ByteSink | None = None,
     ) -> Exchange:
         return await run_process(
             [self.executable, *args],
             stdin=stdin,
             timeout_s=timeout_s,
             max_output=max_output,
+            stdout_sink=stdout_sink,
             env={"WSL_UTF8": "1"},
             kill_on_overflow=self.kill_on_overflow,
         )
@@ -79,15 +87,22 @@ def decode_wsl_output(data: bytes) -> str:
     UTF-16LE while failing as UTF-8. Undecodable bytes are replaced, never raised. Windows line
     endings (including the ``\\r\\r\\n`` some builds write) become ``\\n``.
     """
-    if data.startswith(codecs.BOM_UTF16_LE):
-        text = data[2:].decode("utf-16-le", errors="replace")
-    elif data.startswith(codecs.BOM_UTF8):
-        text = data[3:].decode("utf-8", errors="replace")
-    elif _looks_utf16le(data):
+    if wsl_output_encoding(data) == "utf-16le":
+        data = data.removeprefix(codecs.BOM_UTF16_LE)
         text = data[: len(data) - len(data) % 2].decode("utf-16-le", errors="replace")
     else:
-        text = data.decode("utf-8", errors="replace")
+        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="replace")
     return text.replace("\r\r\n", "\n").replace("\r\n", "\n").replace("\x00", "")
+
+
+def wsl_output_encoding(data: bytes) -> str:
+    """``"utf-16le"`` or ``"utf-8"``: how wsl.exe wrote ``data`` (its own messages), by the rules of
+    ``decode_wsl_output``."""
+    if data.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16le"
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8"
+    return "utf-16le" if _looks_utf16le(data) else "utf-8"
 
 
 def _looks_utf16le(data: bytes) -> bool:

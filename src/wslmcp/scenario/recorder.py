@@ -7,18 +7,22 @@ non-empty directory is never overwritten.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
 import shutil
 import tempfile
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from wslmcp import __version__
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
 from wslmcp.boundaries.procfs import ProcSample, ProcSource
+from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslExe, wsl_output_encoding
 from wslmcp.scenario.loader import sample_digest
 from wslmcp.scenario.manifest import MANIFEST_NAME, SCHEMA
 
@@ -85,6 +89,27 @@ class ScenarioWriter:
         proc = {"dir": rel, "clk_tck": sample.clk_tck, "page_size": sample.page_size}
         timeline.append({"t_ms": t_ms, "procfs": {**proc, "sha256": sample_digest(sample)}})
 
+    def exchange_file(self, boundary: str, stream: str) -> tuple[str, Path]:
+        """Where the next exchange of ``boundary`` keeps ``stream``: (path relative to the scenario,
+        path to write now)."""
+        index = len(self.manifest.setdefault("exchanges", {}).setdefault(boundary, []))
+        rel = f"exchanges/{boundary}/{index:03d}.{stream}"
+        path = self._tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return rel, path
+
+    def add_file(self, rel: str, data: bytes) -> None:
+        """Write a file of the scenario (expected replies, fixtures) at ``rel``."""
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise RecordingRefused(f"{rel!r} is not a path inside the scenario")
+        path = self._tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    def add_exchange(self, boundary: str, item: dict[str, Any]) -> None:
+        """Append one recorded exchange (its stream files already written via ``exchange_file``)."""
+        self.manifest.setdefault("exchanges", {}).setdefault(boundary, []).append(item)
+
     def expect(self, check: dict[str, Any]) -> None:
         self.manifest["expect"].append(check)
 
@@ -120,6 +145,114 @@ class RecordingProcSource:
         sample = self._inner.read_sample()
         self._writer.add_procfs(sample, t_ms)
         return sample
+
+
+def declared_encoding(args: Sequence[str], exit_code: int | None, data: bytes) -> str:
+    """How a wsl.exe stream is encoded: a Linux command's output is raw ``bytes``; wsl.exe's own
+    messages (no ``--exec``, or its own failure) are ``utf-16le`` or ``utf-8``."""
+    if "--exec" in args and exit_code not in WSL_OWN_FAILURE:
+        return "bytes"
+    return wsl_output_encoding(data)
+
+
+class _HashingSource:
+    """Passes a ``ByteSource`` through while hashing it."""
+
+    def __init__(self, inner: ByteSource) -> None:
+        self.inner = inner
+        self.digest = hashlib.sha256()
+
+    def read(self, n: int, /) -> bytes:
+        data = self.inner.read(n)
+        self.digest.update(data)
+        return data
+
+    def drain(self) -> str:
+        """The digest of everything the source holds (what the callee did not read is read now)."""
+        while data := self.read(FEED_BYTES):
+            del data
+        return self.digest.hexdigest()
+
+
+class RecordingWslExe:
+    """A ``WslExe`` that writes every exchange of the wrapped one into a scenario, in the format
+    ``fakes.wsl_exe.FakeWslExe`` replays: args, stdin SHA-256, raw stdout/stderr files with declared
+    encodings, exit code, duration, deadline and overflow flags, and totals past the capture limit.
+    Streamed stdin is hashed as it passes; streamed stdout is written to its file as it passes."""
+
+    boundary = "wsl_exe"
+
+    def __init__(self, inner: WslExe, writer: ScenarioWriter) -> None:
+        self.inner = inner
+        self.writer = writer
+
+    async def run(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: Stdin = None,
+        timeout_s: float | None = None,
+        max_output: int = 16 * 1024 * 1024,
+        stdout_sink: ByteSink | None = None,
+    ) -> Exchange:
+        source = None if stdin is None or isinstance(stdin, bytes) else _HashingSource(stdin)
+        out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
+        # a local file of the recording, written as stdout streams through (recording is a dev tool)
+        with open(out_path, "wb") as out_file:  # noqa: ASYNC230
+            tee: ByteSink | None = None
+            if stdout_sink is not None:
+                sink = stdout_sink
+
+                def tee(data: bytes) -> None:
+                    out_file.write(data)
+                    sink(data)
+
+            ex = await self.inner.run(
+                args,
+                stdin=source if source is not None else stdin,
+                timeout_s=timeout_s,
+                max_output=max_output,
+                stdout_sink=tee,
+            )
+            if stdout_sink is None:
+                out_file.write(ex.stdout)
+        digest = None
+        if source is not None:
+            digest = source.drain()
+        elif isinstance(stdin, bytes):
+            digest = hashlib.sha256(stdin).hexdigest()
+        self.writer.add_exchange(self.boundary, self._item(args, digest, ex, out_rel, out_path))
+        return ex
+
+    def _item(
+        self, args: Sequence[str], digest: str | None, ex: Exchange, out_rel: str, out_path: Path
+    ) -> dict[str, Any]:
+        item: dict[str, Any] = {"args": list(args)}
+        if digest is not None:
+            item["stdin_sha256"] = digest
+        err_rel, err_path = self.writer.exchange_file(self.boundary, "stderr")
+        err_path.write_bytes(ex.stderr)
+        for stream, rel, path, total in (
+            ("stdout", out_rel, out_path, ex.stdout_total),
+            ("stderr", err_rel, err_path, ex.stderr_total),
+        ):
+            size = path.stat().st_size
+            if not size:
+                path.unlink()
+                continue
+            with open(path, "rb") as f:
+                head = f.read(1 << 16)
+            item[stream] = rel
+            item[f"{stream}_encoding"] = declared_encoding(args, ex.exit_code, head)
+            if total > size:
+                item[f"{stream}_total"] = total
+        item["exit_code"] = ex.exit_code
+        item["duration_ms"] = round(ex.duration_s * 1000)
+        if ex.timed_out:
+            item["timed_out"] = True
+        if ex.overflowed:
+            item["overflowed"] = True
+        return item
 
 
 async def record(

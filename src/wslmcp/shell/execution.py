@@ -75,9 +75,14 @@ class ExecOutcome:
     duration_ms: int
     timed_out: bool
     overflowed: bool
-    killed: tuple[str, ...]
+    group_killed: tuple[str, ...]  # killed by the transport with the command's process group
+    swept: tuple[str, ...]  # killed by the token sweep (inside the distro / outside the group)
     sweep_error: str | None
     reported_cwd: str | None
+
+    @property
+    def killed(self) -> tuple[str, ...]:
+        return self.group_killed + self.swept
 
 
 def shape(run: Run, *, max_chars: int, marker: str | None) -> ExecOutcome:
@@ -100,7 +105,8 @@ def shape(run: Run, *, max_chars: int, marker: str | None) -> ExecOutcome:
         duration_ms=round(ex.duration_s * 1000),
         timed_out=ex.timed_out,
         overflowed=ex.overflowed,
-        killed=run.killed,
+        group_killed=run.group_killed,
+        swept=run.swept,
         sweep_error=run.sweep_error,
         reported_cwd=reported,
     )
@@ -115,13 +121,23 @@ def _with_marker(stream: Stream) -> str:
     return text
 
 
+def _processes(names: tuple[str, ...]) -> str:
+    return f"{len(names)} process(es): {', '.join(names)}"
+
+
 def describe_kill(outcome: ExecOutcome, transport_kind: str) -> str:
-    first = "wsl.exe was killed" if transport_kind == "wsl.exe" else "the command's process group was killed"
+    """What was killed: the transport's own kill (naming the process group's members where the
+    transport reports them), then what the token sweep found beyond it."""
+    if transport_kind == "wsl.exe":
+        first, where = "wsl.exe was killed", "inside the distro"
+    else:
+        first, where = "the command's process group was killed", "outside its process group"
+        if outcome.group_killed:
+            first += f" ({_processes(outcome.group_killed)})"
     if outcome.sweep_error:
         return f"{first}; the sweep inside the distro failed, so processes may survive: {outcome.sweep_error}"
-    where = "inside the distro" if transport_kind == "wsl.exe" else "outside its process group"
-    if outcome.killed:
-        return f"{first}, and {len(outcome.killed)} process(es) {where}: {', '.join(outcome.killed)}"
+    if outcome.swept:
+        return f"{first}, and {len(outcome.swept)} process(es) {where}: {', '.join(outcome.swept)}"
     return f"{first}; no process of this command was left {where}"
 
 

@@ -8,24 +8,30 @@ resolved) through the guard first.
 Writes are atomic: content goes to a new file beside the target (``mktemp`` in the same
 directory), its size and SHA-256 are verified inside the distro, it takes the target's mode (and
 owner, where permitted), and it is renamed over the target. A failure, timeout or short stdin
-leaves the target as it was and removes the new file. Transfers move ``chunk_bytes`` per call, so
-memory stays bounded whatever the file size; downloads land in a partial file beside the local
-destination that is renamed into place only after the SHA-256 matches.
+leaves the target as it was and removes the new file. Transfers move up to ``chunk_bytes`` per
+call, streamed through the call's stdin / stdout a piece at a time, so memory stays bounded whatever
+the chunk or file size; downloads land in a partial file beside the local destination that is
+renamed into place only after the SHA-256 matches.
+
+These scripts are fixed and need no profile, so they run in a plain ``bash -c`` (``login=False``):
+a login shell's profile costs more than the work for small files.
 """
 
 from __future__ import annotations
 
 import hashlib
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from wslmcp.boundaries.process import ByteSink, Stdin
 from wslmcp.boundaries.shell_transport import LocalFiles, LocalPartial, LocalSource
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.guard import Access, Guard
 from wslmcp.shell.runner import Run, Runner, quote
 
-CHUNK_BYTES = 8 * 1024 * 1024
+CHUNK_BYTES = 64 * 1024 * 1024  # per call: bounds each call's time (memory is bounded by streaming)
 MAX_ENTRIES = 1000
 META_CAPTURE = 4 * 1024 * 1024
 _FAIL = 3  # exit status our scripts use for their own refusals (message on stderr)
@@ -73,14 +79,19 @@ printf '%s\n' "$n"
 """
 )
 
-_UPLOAD_OPEN = _TARGET_CHECKS + _CREATE_TEMP
-
-_UPLOAD_CHUNK = r"""tmp={temp}
-[ -f "$tmp" ] || {{ echo 'the partial upload file disappeared' >&2; exit 3; }}
-cat >> "$tmp" || exit 3
+_APPEND_CHUNK = r"""cat >> "$tmp" || exit 3
 n=$(wc -c < "$tmp")
 [ "$n" = {end} ] || {{ printf 'partial upload holds %s bytes, expected {end}\n' "$n" >&2; exit 3; }}
 """
+
+_UPLOAD_FIRST = _TARGET_CHECKS + _CREATE_TEMP + _APPEND_CHUNK
+
+_UPLOAD_NEXT = (
+    r"""tmp={temp}
+[ -f "$tmp" ] || {{ echo 'the partial upload file disappeared' >&2; exit 3; }}
+"""
+    + _APPEND_CHUNK
+)
 
 _UPLOAD_COMMIT = (
     r"""tmp={temp}
@@ -180,20 +191,31 @@ class FileTools:
 
     # -- plumbing -------------------------------------------------------------------------------
 
-    async def _run(self, script: str, *, stdin: bytes | None = None, max_output: int = META_CAPTURE) -> Run:
-        run = await self.runner.run(script, stdin=stdin, timeout_s=self.timeout_s, max_output=max_output)
+    async def _run(
+        self,
+        script: str,
+        *,
+        stdin: Stdin = None,
+        max_output: int = META_CAPTURE,
+        stdout_sink: ByteSink | None = None,
+        checked: bool = True,
+    ) -> Run:
+        """Run a fixed script (plain ``bash -c``). A deadline or an overflow is a failure, and so is
+        a non-zero exit when ``checked`` (the script's stderr says why)."""
+        run = await self.runner.run(
+            script,
+            stdin=stdin,
+            timeout_s=self.timeout_s,
+            max_output=max_output,
+            stdout_sink=stdout_sink,
+            login=False,
+        )
         if run.exchange.timed_out:
             killed = f"; killed: {', '.join(run.killed)}" if run.killed else ""
             raise ToolFailure(f"timed out after {round(self.timeout_s * 1000)}ms{killed}")
         if run.exchange.overflowed:
             raise ToolFailure("the distro sent more output than expected; the operation was stopped")
-        return run
-
-    async def _checked(
-        self, script: str, *, stdin: bytes | None = None, max_output: int = META_CAPTURE
-    ) -> Run:
-        run = await self._run(script, stdin=stdin, max_output=max_output)
-        if run.exchange.exit_code != 0:
+        if checked and run.exchange.exit_code != 0:
             said = run.exchange.stderr.decode("utf-8", "replace").strip()
             raise ToolFailure(said or f"exit code {run.exchange.exit_code}")
         return run
@@ -208,6 +230,17 @@ class FileTools:
         if not decision.allowed:
             raise Refused(decision, action)
 
+    def _local(self, path: str, access: Access, action: Callable[[str], str]) -> tuple[str, str, str]:
+        """The local path resolved (lexically) and symlink-resolved, each passed through the guard;
+        returns (resolved, real, the action text naming the resolved path)."""
+        resolved = self.local.resolve(path)
+        said = action(resolved)
+        self._guard_local(resolved, access, said)
+        real = self.local.real(resolved)
+        if real != resolved:
+            self._guard_local(real, access, said)
+        return resolved, real, said
+
     async def resolve(self, path: str, access: Access, action: str) -> Target:
         """Guard the path as given, resolve it in the distro, guard the resolved path."""
         if not path.startswith("/"):
@@ -215,7 +248,7 @@ class FileTools:
         if "\x00" in path or "\n" in path:
             raise ToolFailure("the path contains a NUL or newline character")
         self._guard_remote(path, access, action)
-        run = await self._checked(_PROBE.format(path=quote(path)))
+        run = await self._run(_PROBE.format(path=quote(path)))
         fields = run.exchange.stdout.decode("utf-8", "surrogateescape").split("\0")
         if len(fields) < 5 or not fields[0].startswith("/"):
             raise ToolFailure(f"could not resolve {path} in the distro")
@@ -236,7 +269,7 @@ class FileTools:
             raise ToolFailure(f"{path} is a directory; use wsl_list_dir")
         if target.kind != "f":
             raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
-        run = await self._checked(
+        run = await self._run(
             _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
         )
         data = run.exchange.stdout
@@ -254,7 +287,7 @@ class FileTools:
             digest=hashlib.sha256(content).hexdigest(),
         )
         try:
-            await self._checked(script, stdin=content)
+            await self._run(script, stdin=content)
         except ToolFailure:
             await self._remove(temp)  # a run killed at its deadline never reached its EXIT trap
             raise
@@ -267,7 +300,7 @@ class FileTools:
 
     async def _remove(self, temp: str) -> None:
         try:
-            await self._run(_REMOVE.format(temp=quote(temp)))
+            await self._run(_REMOVE.format(temp=quote(temp)), checked=False)
         except Exception as cleanup:
             raise ToolFailure(
                 f"the operation failed and its partial file {temp} could not be removed: {cleanup}"
@@ -285,7 +318,7 @@ class FileTools:
             raise ToolFailure(f"no such directory: {path}")
         if target.kind != "d":
             raise ToolFailure(f"{path} is not a directory; use wsl_read_file for a file")
-        run = await self._checked(_LIST.format(target=quote(target.resolved), cap=MAX_ENTRIES))
+        run = await self._run(_LIST.format(target=quote(target.resolved), cap=MAX_ENTRIES))
         fields = run.exchange.stdout.decode("utf-8", "replace").split("\0")
         total = int(fields[0]) if fields and fields[0].isdigit() else 0
         entries = []
@@ -306,12 +339,9 @@ class FileTools:
         return Listing(target, kept, max(total, len(entries)))
 
     async def upload(self, local_path: str, remote_path: str) -> Transfer:
-        resolved_local = self.local.resolve(local_path)
-        action = f"upload {resolved_local} to {remote_path}"
-        self._guard_local(resolved_local, "read", action)
-        real_local = self.local.real(resolved_local)
-        if real_local != resolved_local:
-            self._guard_local(real_local, "read", action)
+        resolved_local, _, action = self._local(
+            local_path, "read", lambda local: f"upload {local} to {remote_path}"
+        )
         self._guard_remote(remote_path, "write", action)
         try:
             source = self.local.open_source(resolved_local)
@@ -325,18 +355,31 @@ class FileTools:
             source.close()
 
     async def _upload(self, source: LocalSource, local: str, target: Target) -> Transfer:
+        """The first call checks the target, creates the hidden file and appends the first chunk;
+        each further call appends one more; the last verifies the SHA-256 and renames."""
         temp = self._temp_for(target.resolved)
         digest = hashlib.sha256()
         sent = 0
+        first = True
         try:
-            await self._checked(_UPLOAD_OPEN.format(target=quote(target.resolved), temp=quote(temp)))
-            while chunk := source.read(self.chunk_bytes):
-                digest.update(chunk)
-                sent += len(chunk)
-                await self._checked(_UPLOAD_CHUNK.format(temp=quote(temp), end=sent), stdin=chunk)
-            if sent != source.size:
-                raise ToolFailure(f"the local file changed while it was read ({sent} of {source.size} bytes)")
-            await self._checked(
+            while first or sent < source.size:
+                piece = _Slice(source, min(self.chunk_bytes, source.size - sent), digest)
+                script = _UPLOAD_FIRST if first else _UPLOAD_NEXT
+                end = sent + piece.limit
+                await self._run(
+                    script.format(target=quote(target.resolved), temp=quote(temp), end=end), stdin=piece
+                )
+                sent, first = end, False
+                if piece.taken != piece.limit:
+                    raise ToolFailure(
+                        f"the local file changed while it was read ({sent - piece.limit + piece.taken} "
+                        f"of {source.size} bytes)"
+                    )
+            if source.read(1):
+                raise ToolFailure(
+                    f"the local file changed while it was read (it grew past {source.size} bytes)"
+                )
+            await self._run(
                 _UPLOAD_COMMIT.format(
                     temp=quote(temp), target=quote(target.resolved), digest=digest.hexdigest()
                 )
@@ -347,12 +390,9 @@ class FileTools:
         return Transfer(local, target.resolved, sent, digest.hexdigest())
 
     async def download(self, remote_path: str, local_path: str) -> Transfer:
-        resolved_local = self.local.resolve(local_path)
-        action = f"download {remote_path} to {resolved_local}"
-        self._guard_local(resolved_local, "write", action)
-        real_local = self.local.real(resolved_local)
-        if real_local != resolved_local:
-            self._guard_local(real_local, "write", action)
+        resolved_local, real_local, action = self._local(
+            local_path, "write", lambda local: f"download {remote_path} to {local}"
+        )
         target = await self.resolve(remote_path, "read", action)
         if target.kind == "-":
             raise ToolFailure(f"no such file: {remote_path}")
@@ -371,26 +411,47 @@ class FileTools:
         return transfer
 
     async def _download(self, target: Target, partial: LocalPartial, local: str) -> Transfer:
+        """Chunks stream into the partial file until one comes back short (or the size the probe saw
+        is reached); when more than one call was needed, the distro's SHA-256 must match."""
         digest = hashlib.sha256()
         calls = 0
+
+        def sink(data: bytes) -> None:
+            digest.update(data)
+            partial.write(data)
+
         while True:
-            run = await self._checked(
+            run = await self._run(
                 _DOWNLOAD_CHUNK.format(
                     target=quote(target.resolved), start=partial.written + 1, count=self.chunk_bytes
                 ),
-                max_output=self.chunk_bytes + 1,
+                max_output=self.chunk_bytes,
+                stdout_sink=sink,
             )
             calls += 1
-            data = run.exchange.stdout
-            digest.update(data)
-            partial.write(data)
-            if len(data) < self.chunk_bytes:
+            if run.exchange.stdout_total < self.chunk_bytes or partial.written == target.size:
                 break
         if calls > 1:
-            run = await self._checked(_DIGEST.format(target=quote(target.resolved)))
+            run = await self._run(_DIGEST.format(target=quote(target.resolved)))
             remote = run.exchange.stdout.decode("ascii", "replace").strip()
             if remote != digest.hexdigest():
                 raise ToolFailure(
                     f"{target.path} changed while it was downloaded (checksums differ); nothing was written locally"
                 )
         return Transfer(local, target.resolved, partial.written, digest.hexdigest())
+
+
+class _Slice:
+    """At most ``limit`` bytes of ``source``, fed to a call's stdin a piece at a time and hashed."""
+
+    def __init__(self, source: LocalSource, limit: int, digest: hashlib._Hash) -> None:
+        self.source = source
+        self.limit = limit
+        self.digest = digest
+        self.taken = 0
+
+    def read(self, n: int, /) -> bytes:
+        data = self.source.read(min(n, self.limit - self.taken))
+        self.taken += len(data)
+        self.digest.update(data)
+        return data

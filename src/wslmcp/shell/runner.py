@@ -4,9 +4,11 @@ or runaway command left running inside the distro.
 Every script gets ``export WSLMCP_RUN=<token>`` as its first line. Every process it starts inherits
 that variable, so when the deadline passes (or a stream passes the hard cap) a second, short
 script finds every process in the distro whose environment carries the token, stops them all
-(twice, to catch children forked meanwhile), names them, and kills them. The wsl.exe transport
-only kills wsl.exe itself; this sweep is what kills the Linux side. The local transport kills the
-command's process group at the deadline; the sweep then catches what escaped it (``setsid``).
+(three rounds, to catch children forked meanwhile), names them, and kills them. The wsl.exe
+transport only kills wsl.exe itself; this sweep is what kills the Linux side. The local transport
+stops the command's process group at the deadline, names its members and kills them
+(``Exchange.killed``); the sweep then catches what escaped the group (``setsid``). Either way
+``Run.killed`` names every process that was killed.
 """
 
 from __future__ import annotations
@@ -17,24 +19,31 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
 from wslmcp.boundaries.shell_transport import ShellTransport, TransportError
 
 MAX_CONCURRENT = 32
 SWEEP_TIMEOUT_S = 10.0
 _TOKEN_RE = re.compile(r"[0-9a-f]{8,64}")
 
+# Carriers of run token T: processes whose environment holds WSLMCP_RUN=T (everything the command
+# started), and processes whose command line holds the script's first line "export WSLMCP_RUN=T"
+# (the script's own top-level shell, whose /proc environ predates its export). The command-line
+# pattern is written "=[x]yz..." so that neither this script's shell nor grep matches itself.
 _SWEEP = r"""t='WSLMCP_RUN={token}'
+c='export WSLMCP_RUN=[{head}]{tail}'
 if printf 'a\0' | grep -qzx a 2>/dev/null; then
-  carriers() {{ grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null; }}
+  carriers() {{ grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null; grep -lsa -- "$c" /proc/[0-9]*/cmdline 2>/dev/null; }}
 else  # a grep without -z (busybox builds): one process at a time
-  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF -- "$t" && echo "$f"; done; }}
+  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF -- "$t" && echo "$f"; done
+    for f in /proc/[0-9]*/cmdline; do grep -qs -- "$c" "$f" 2>/dev/null && echo "$f"; done; }}
 fi
 all=' '
 for round in 1 2 3; do
   new=0
   for f in $(carriers); do
-    p=${{f#/proc/}}; p=${{p%/environ}}
+    p=${{f#/proc/}}; p=${{p%/*}}
+    [ "$p" = $$ ] && continue
     case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac
   done
   [ "$new" = 0 ] && break
@@ -42,6 +51,11 @@ done
 for p in $all; do printf '%s %s\n' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done
 for p in $all; do kill -KILL "$p" 2>/dev/null; done
 exit 0"""
+
+
+def sweep_script(token: str) -> str:
+    """The kill sweep for ``token`` (see ``_SWEEP``)."""
+    return _SWEEP.format(token=token, head=token[0], tail=token[1:])
 
 
 def quote(text: str) -> str:
@@ -55,12 +69,22 @@ def random_token() -> str:
 
 @dataclass(frozen=True)
 class Run:
-    """One script's exchange, plus what the sweep killed inside the distro (``pid comm`` lines)."""
+    """One script's exchange, plus what was killed when it was cut short (``pid comm`` each):
+    ``group_killed`` by the transport (the local process group), ``swept`` by the token sweep."""
 
     exchange: Exchange
     token: str
-    killed: tuple[str, ...] = ()
+    swept: tuple[str, ...] = ()
     sweep_error: str | None = None
+
+    @property
+    def group_killed(self) -> tuple[str, ...]:
+        return self.exchange.killed
+
+    @property
+    def killed(self) -> tuple[str, ...]:
+        """Every process killed, the transport's kill first."""
+        return self.group_killed + self.swept
 
     @property
     def stopped(self) -> bool:
@@ -88,12 +112,15 @@ class Runner:
         self,
         script: str,
         *,
-        stdin: bytes | None = None,
+        stdin: Stdin = None,
         timeout_s: float | None,
         max_output: int,
         token: str | None = None,
+        stdout_sink: ByteSink | None = None,
+        login: bool = True,
     ) -> Run:
-        """Run ``script`` under a run token (``token``, or a fresh one from ``tokens``)."""
+        """Run ``script`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
+        for fixed scripts that need no profile."""
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
@@ -105,19 +132,22 @@ class Runner:
                     stdin=stdin,
                     timeout_s=timeout_s,
                     max_output=max_output,
+                    stdout_sink=stdout_sink,
+                    login=login,
                 )
             finally:
                 self.running -= 1
         if not (exchange.timed_out or exchange.overflowed):
             return Run(exchange, token)
-        killed, error = await self.sweep(token)
-        return Run(exchange, token, killed, error)
+        swept, error = await self.sweep(token)
+        already = {line.split(" ", 1)[0] for line in exchange.killed}
+        return Run(exchange, token, tuple(s for s in swept if s.split(" ", 1)[0] not in already), error)
 
     async def sweep(self, token: str) -> tuple[tuple[str, ...], str | None]:
         """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
         try:
             exchange = await self.transport.run(
-                _SWEEP.format(token=token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20
+                sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False
             )
         except TransportError as exc:
             return (), str(exc)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, Tool, ToolAnnotations
 from pydantic import Field
 
 from wslmcp import __version__
@@ -24,24 +27,159 @@ There is no TTY and stdin is closed: use non-interactive flags (apt-get -y, sudo
 A refusal by the guard is a policy decision: do not retry it in another spelling. A non-zero exit code is normal output, not a tool error. Ask the operator before irreversible actions."""
 
 
+_Handler = Callable[..., Awaitable[CallToolResult]]
+
+
 def _result(reply: Reply) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=reply.is_error)
 
 
-def _hints(
-    read_only: bool, destructive: bool, idempotent: bool, open_world: bool, title: str
-) -> ToolAnnotations:
-    return ToolAnnotations(
-        title=title,
-        read_only_hint=read_only,
-        destructive_hint=destructive,
-        idempotent_hint=idempotent,
-        open_world_hint=open_world,
-    )
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool's title, hints (readOnly, destructive, idempotent, openWorld) and description."""
+
+    title: str
+    hints: tuple[bool, bool, bool, bool]
+    description: str
+
+    def annotations(self) -> ToolAnnotations:
+        read_only, destructive, idempotent, open_world = self.hints
+        return ToolAnnotations(
+            title=self.title,
+            read_only_hint=read_only,
+            destructive_hint=destructive,
+            idempotent_hint=idempotent,
+            open_world_hint=open_world,
+        )
+
+
+TOOLS: dict[str, ToolSpec] = {  # in tools/list order
+    "wsl_list_hosts": ToolSpec(
+        "Show the WSL distro and policy",
+        (True, False, True, False),
+        "Show the one WSL distro and Linux user this server works in, its state (running or stopped, "
+        "WSL version, networking mode, whether systemd is PID 1, kernel) and the guard policy: read-only, "
+        "sudo, Windows interop, allowed commands and paths, limits. Call it first; the policy decides what "
+        "every other tool accepts. A stopped distro is reported, not started. In mirrored networking a port "
+        "Windows holds cannot be bound inside the distro. Without WSL_DISTRO it returns setup instructions.",
+    ),
+    "wsl_connect": ToolSpec(
+        "Open a WSL session",
+        (False, False, False, False),
+        "Open a session and return its id. A session remembers one thing: the working directory, so "
+        "'cd /opt/app' in one wsl_exec applies to the next wsl_exec that passes the session. Environment "
+        "variables, shell functions and background jobs do not persist (each call is a new process). Use "
+        "it for a series of related commands; for one command, call wsl_exec without a session. Fails if "
+        "the directory does not exist or the guard refuses it, or when 32 sessions are open. Sessions idle "
+        "for 15 minutes are forgotten; close with wsl_disconnect.",
+    ),
+    "wsl_disconnect": ToolSpec(
+        "Close a WSL session",
+        (False, False, True, False),
+        "Forget a session opened with wsl_connect. Nothing runs in the distro and no process is killed; "
+        "only this server's memory of the directory goes. An unknown or expired id is an error that "
+        "lists the open sessions.",
+    ),
+    "wsl_list_sessions": ToolSpec(
+        "List open WSL sessions",
+        (True, False, True, False),
+        "List this server's open sessions with their working directory, command count, idle time and "
+        "time left before idle expiry. Use it to recover a session id; use wsl_list_hosts for the distro "
+        "itself.",
+    ),
+    "wsl_exec": ToolSpec(
+        "Run a command in WSL",
+        (False, True, False, True),
+        "Run a bash command in the distro (login shell, as the configured user) and return exit code, "
+        "duration, stdout and stderr. A non-zero exit code is normal output, not a tool error: read it. "
+        "Pass 'session' to run in, and update, that session's directory. stdin is closed and there is no "
+        "TTY, so prompts fail at once: use -y / sudo -n / top -bn1. On timeout every process the command "
+        "started is killed and the reply names them; a job meant to outlive the call must detach all "
+        "three streams: nohup cmd > log 2>&1 < /dev/null &. Output past WSL_MAX_OUTPUT characters per "
+        "stream is cut with a marker; a runaway writer is killed. Refused before anything runs: "
+        "catastrophic commands (wiping /, formatting disks, shutting the distro down) and whatever the "
+        "policy in wsl_list_hosts forbids (read-only, sudo, Windows .exe interop and /mnt writes by "
+        "default). For files prefer wsl_read_file, wsl_write_file and wsl_list_dir.",
+    ),
+    "wsl_list_dir": ToolSpec(
+        "List a directory in WSL",
+        (True, False, True, False),
+        "List a directory in the distro: type, octal mode, size and modification time (UTC) per entry, "
+        "directories first; at most 1000 entries (the reply says when more exist). Cheaper and more "
+        "exact than 'ls -la' through wsl_exec, and allowed on a read-only profile. Symlinks in the path "
+        "are resolved and the reply shows the resolved path. Fails on a missing path or a file.",
+    ),
+    "wsl_read_file": ToolSpec(
+        "Read a file in WSL",
+        (True, False, True, False),
+        "Read a text file in the distro and return its leading bytes as UTF-8, up to WSL_MAX_READ_BYTES "
+        "(or maxBytes if lower); a longer file is cut and the reply says so, so large logs are safe. "
+        "/proc and /sys files that report size 0 are read. Invalid UTF-8 is shown as U+FFFD with a note: "
+        "use wsl_download for binary files. Fails on a missing path, a directory (use wsl_list_dir) or a "
+        "device/FIFO.",
+    ),
+    "wsl_write_file": ToolSpec(
+        "Write a file in WSL",
+        (False, True, False, False),
+        "Write (or append) UTF-8 text to a file in the distro, atomically: the text goes to a new file "
+        "beside the target, is verified, takes the target's mode and replaces it in one rename, so a "
+        "failure never leaves a half-written file. The content never passes through a shell: prefer this "
+        "to heredocs or echo in wsl_exec. The parent directory must exist. Refused on a read-only profile, "
+        "outside WSL_ALLOWED_PATHS, and under /mnt/<drive>/ unless Windows writes are allowed. For binary "
+        "data use wsl_upload.",
+    ),
+    "wsl_upload": ToolSpec(
+        "Upload a file into WSL",
+        (False, True, True, False),
+        "Copy a file from this machine into the distro, byte-exact (binary is fine, any size). The "
+        "destination is replaced atomically only after its SHA-256 matches. The reply gives the resolved "
+        "local path (check it: on Windows '/tmp/x' means <current drive>:\\tmp\\x), the size and the "
+        "SHA-256. The remote parent directory must exist. Refused: local credential files and MCP "
+        "configuration, read-only profiles, paths outside WSL_ALLOWED_PATHS. For text you already hold, "
+        "wsl_write_file is simpler.",
+    ),
+    "wsl_download": ToolSpec(
+        "Download a file from WSL",
+        (False, True, True, False),
+        "Copy a file from the distro to this machine, byte-exact (binary is fine, any size). It lands in "
+        "a partial file that replaces the destination only when complete and its SHA-256 matches, so a "
+        "failure leaves any existing file untouched. The reply gives the resolved local path (check it), "
+        "the size and the SHA-256. The local directory must already exist. Refused: local credential and "
+        "MCP configuration locations, paths outside WSL_ALLOWED_PATHS. To just look at text, "
+        "wsl_read_file is cheaper.",
+    ),
+}
+
+
+class StrictArgumentsServer(MCPServer):
+    """Refuses arguments a tool does not declare, where the SDK would drop them silently.
+
+    A misspelt ``timeout_ms`` (for ``timeoutMs``) must not run a command for the profile's full
+    timeout; a caller who names an option expects it to count. Schemas say so
+    (``additionalProperties: false``) and calls are checked before the tool runs.
+    """
+
+    async def list_tools(self) -> list[Tool]:
+        return [
+            tool.model_copy(update={"input_schema": {**tool.input_schema, "additionalProperties": False}})
+            for tool in await super().list_tools()
+        ]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        declared = {t.name: set(t.input_schema.get("properties", {})) for t in await super().list_tools()}
+        accepted = declared.get(name)
+        unknown = sorted(set(arguments) - accepted) if accepted is not None else []
+        if unknown:
+            given = ", ".join(repr(u) for u in unknown)
+            takes = f"it accepts {', '.join(sorted(accepted or ()))}" if accepted else "it takes no arguments"
+            raise ToolError(f"{name} does not take {given}: {takes}. Nothing was run.")
+        return await super().call_tool(name, arguments, context)
 
 
 def build_server(service: ShellService) -> MCPServer:
-    server: MCPServer = MCPServer(
+    server: MCPServer = StrictArgumentsServer(
         name="wslmcp-shell",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -49,32 +187,15 @@ def build_server(service: ShellService) -> MCPServer:
         log_level="CRITICAL" if service.config.log_level == "silent" else "WARNING",
     )
 
-    @server.tool(
-        name="wsl_list_hosts",
-        description=(
-            "Show the one WSL distro and Linux user this server works in, its state (running or stopped, "
-            "WSL version, networking mode, whether systemd is PID 1, kernel) and the guard policy: read-only, "
-            "sudo, Windows interop, allowed commands and paths, limits. Call it first; the policy decides what "
-            "every other tool accepts. A stopped distro is reported, not started. In mirrored networking a port "
-            "Windows holds cannot be bound inside the distro. Without WSL_DISTRO it returns setup instructions."
-        ),
-        annotations=_hints(True, False, True, False, "Show the WSL distro and policy"),
-    )
+    def tool(name: str) -> Callable[[_Handler], _Handler]:
+        spec = TOOLS[name]
+        return server.tool(name=name, description=spec.description, annotations=spec.annotations())
+
+    @tool("wsl_list_hosts")
     async def wsl_list_hosts() -> CallToolResult:
         return _result(await service.list_hosts())
 
-    @server.tool(
-        name="wsl_connect",
-        description=(
-            "Open a session and return its id. A session remembers one thing: the working directory, so "
-            "'cd /opt/app' in one wsl_exec applies to the next wsl_exec that passes the session. Environment "
-            "variables, shell functions and background jobs do not persist (each call is a new process). Use "
-            "it for a series of related commands; for one command, call wsl_exec without a session. Fails if "
-            "the directory does not exist or the guard refuses it, or when 32 sessions are open. Sessions idle "
-            "for 15 minutes are forgotten; close with wsl_disconnect."
-        ),
-        annotations=_hints(False, False, False, False, "Open a WSL session"),
-    )
+    @tool("wsl_connect")
     async def wsl_connect(
         cwd: Annotated[
             str | None,
@@ -85,48 +206,17 @@ def build_server(service: ShellService) -> MCPServer:
     ) -> CallToolResult:
         return _result(await service.connect(cwd))
 
-    @server.tool(
-        name="wsl_disconnect",
-        description=(
-            "Forget a session opened with wsl_connect. Nothing runs in the distro and no process is killed; "
-            "only this server's memory of the directory goes. An unknown or expired id is an error that "
-            "lists the open sessions."
-        ),
-        annotations=_hints(False, False, True, False, "Close a WSL session"),
-    )
+    @tool("wsl_disconnect")
     async def wsl_disconnect(
         session: Annotated[str, Field(min_length=1, description="Session id returned by wsl_connect.")],
     ) -> CallToolResult:
         return _result(await service.disconnect(session))
 
-    @server.tool(
-        name="wsl_list_sessions",
-        description=(
-            "List this server's open sessions with their working directory, command count, idle time and "
-            "time left before idle expiry. Use it to recover a session id; use wsl_list_hosts for the distro "
-            "itself."
-        ),
-        annotations=_hints(True, False, True, False, "List open WSL sessions"),
-    )
+    @tool("wsl_list_sessions")
     async def wsl_list_sessions() -> CallToolResult:
         return _result(await service.list_sessions())
 
-    @server.tool(
-        name="wsl_exec",
-        description=(
-            "Run a bash command in the distro (login shell, as the configured user) and return exit code, "
-            "duration, stdout and stderr. A non-zero exit code is normal output, not a tool error: read it. "
-            "Pass 'session' to run in, and update, that session's directory. stdin is closed and there is no "
-            "TTY, so prompts fail at once: use -y / sudo -n / top -bn1. On timeout every process the command "
-            "started is killed and the reply names them; a job meant to outlive the call must detach all "
-            "three streams: nohup cmd > log 2>&1 < /dev/null &. Output past WSL_MAX_OUTPUT characters per "
-            "stream is cut with a marker; a runaway writer is killed. Refused before anything runs: "
-            "catastrophic commands (wiping /, formatting disks, shutting the distro down) and whatever the "
-            "policy in wsl_list_hosts forbids (read-only, sudo, Windows .exe interop and /mnt writes by "
-            "default). For files prefer wsl_read_file, wsl_write_file and wsl_list_dir."
-        ),
-        annotations=_hints(False, True, False, True, "Run a command in WSL"),
-    )
+    @tool("wsl_exec")
     async def wsl_exec(
         command: Annotated[
             str,
@@ -156,16 +246,7 @@ def build_server(service: ShellService) -> MCPServer:
     ) -> CallToolResult:
         return _result(await service.exec(command, session=session, cwd=cwd, timeout_ms=timeoutMs))
 
-    @server.tool(
-        name="wsl_list_dir",
-        description=(
-            "List a directory in the distro: type, octal mode, size and modification time (UTC) per entry, "
-            "directories first; at most 1000 entries (the reply says when more exist). Cheaper and more "
-            "exact than 'ls -la' through wsl_exec, and allowed on a read-only profile. Symlinks in the path "
-            "are resolved and the reply shows the resolved path. Fails on a missing path or a file."
-        ),
-        annotations=_hints(True, False, True, False, "List a directory in WSL"),
-    )
+    @tool("wsl_list_dir")
     async def wsl_list_dir(
         path: Annotated[
             str,
@@ -178,17 +259,7 @@ def build_server(service: ShellService) -> MCPServer:
     ) -> CallToolResult:
         return _result(await service.list_dir(path, session))
 
-    @server.tool(
-        name="wsl_read_file",
-        description=(
-            "Read a text file in the distro and return its leading bytes as UTF-8, up to WSL_MAX_READ_BYTES "
-            "(or maxBytes if lower); a longer file is cut and the reply says so, so large logs are safe. "
-            "/proc and /sys files that report size 0 are read. Invalid UTF-8 is shown as U+FFFD with a note: "
-            "use wsl_download for binary files. Fails on a missing path, a directory (use wsl_list_dir) or a "
-            "device/FIFO."
-        ),
-        annotations=_hints(True, False, True, False, "Read a file in WSL"),
-    )
+    @tool("wsl_read_file")
     async def wsl_read_file(
         path: Annotated[str, Field(min_length=1, description="Absolute file path in the distro.")],
         session: Annotated[str | None, Field(description=SESSION_FOR_FILES)] = None,
@@ -199,18 +270,7 @@ def build_server(service: ShellService) -> MCPServer:
     ) -> CallToolResult:
         return _result(await service.read_file(path, session, maxBytes))
 
-    @server.tool(
-        name="wsl_write_file",
-        description=(
-            "Write (or append) UTF-8 text to a file in the distro, atomically: the text goes to a new file "
-            "beside the target, is verified, takes the target's mode and replaces it in one rename, so a "
-            "failure never leaves a half-written file. The content never passes through a shell: prefer this "
-            "to heredocs or echo in wsl_exec. The parent directory must exist. Refused on a read-only profile, "
-            "outside WSL_ALLOWED_PATHS, and under /mnt/<drive>/ unless Windows writes are allowed. For binary "
-            "data use wsl_upload."
-        ),
-        annotations=_hints(False, True, False, False, "Write a file in WSL"),
-    )
+    @tool("wsl_write_file")
     async def wsl_write_file(
         path: Annotated[str, Field(min_length=1, description="Absolute file path in the distro.")],
         content: Annotated[str, Field(description="Text to write (may be empty).")],
@@ -219,18 +279,7 @@ def build_server(service: ShellService) -> MCPServer:
     ) -> CallToolResult:
         return _result(await service.write_file(path, content, append, session))
 
-    @server.tool(
-        name="wsl_upload",
-        description=(
-            "Copy a file from this machine into the distro, byte-exact (binary is fine, any size). The "
-            "destination is replaced atomically only after its SHA-256 matches. The reply gives the resolved "
-            "local path (check it: on Windows '/tmp/x' means <current drive>:\\tmp\\x), the size and the "
-            "SHA-256. The remote parent directory must exist. Refused: local credential files and MCP "
-            "configuration, read-only profiles, paths outside WSL_ALLOWED_PATHS. For text you already hold, "
-            "wsl_write_file is simpler."
-        ),
-        annotations=_hints(False, True, True, False, "Upload a file into WSL"),
-    )
+    @tool("wsl_upload")
     async def wsl_upload(
         localPath: Annotated[str, Field(min_length=1, description="File on this machine; '~' is expanded.")],
         remotePath: Annotated[
@@ -243,18 +292,7 @@ def build_server(service: ShellService) -> MCPServer:
     ) -> CallToolResult:
         return _result(await service.upload(localPath, remotePath, session))
 
-    @server.tool(
-        name="wsl_download",
-        description=(
-            "Copy a file from the distro to this machine, byte-exact (binary is fine, any size). It lands in "
-            "a partial file that replaces the destination only when complete and its SHA-256 matches, so a "
-            "failure leaves any existing file untouched. The reply gives the resolved local path (check it), "
-            "the size and the SHA-256. The local directory must already exist. Refused: local credential and "
-            "MCP configuration locations, paths outside WSL_ALLOWED_PATHS. To just look at text, "
-            "wsl_read_file is cheaper."
-        ),
-        annotations=_hints(False, True, True, False, "Download a file from WSL"),
-    )
+    @tool("wsl_download")
     async def wsl_download(
         remotePath: Annotated[
             str, Field(min_length=1, description="Absolute source file path in the distro.")

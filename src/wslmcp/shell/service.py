@@ -8,9 +8,11 @@ paths inside ``FileTools``) before any transport call is made.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Concatenate, ParamSpec
 
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport, TransportError
@@ -32,6 +34,33 @@ from wslmcp.shell.status import (
     status_line,
 )
 
+FAILURES = (ToolFailure, SessionError, TransportError, OSError)
+
+_P = ParamSpec("_P")
+
+
+_ToolMethod = Callable[Concatenate["ShellService", _P], Awaitable["Reply"]]
+
+
+def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
+    """Turn what a tool method raises into its reply: a guard refusal (logged at warn, rendered with
+    its rule and "nothing was run"), or ``<tool> failed: <reason>`` for any of ``FAILURES``."""
+
+    def wrap(method: _ToolMethod[_P]) -> _ToolMethod[_P]:
+        @functools.wraps(method)
+        async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Reply:
+            try:
+                return await method(self, *args, **kwargs)
+            except Refused as refused:
+                return self._refusal(tool, refused)
+            except FAILURES as exc:
+                return self._failure(tool, exc)
+
+        return answered
+
+    return wrap
+
+
 NOT_CONFIGURED = (
     "not configured: no WSL distro is registered for this server. Set WSL_DISTRO (and optionally "
     "WSL_USER) in this server's env block, then restart it; see wsl_list_hosts."
@@ -42,6 +71,11 @@ NOT_CONFIGURED = (
 class Reply:
     text: str
     is_error: bool = False
+
+
+def shown_path(path: str, resolved: str) -> str:
+    """The path as given, with where it resolved to when that differs."""
+    return path if resolved == path else f"{path} (→ {resolved})"
 
 
 def format_bytes(n: int) -> str:
@@ -146,6 +180,7 @@ class ShellService:
 
     # -- wsl_exec ---------------------------------------------------------------------------------
 
+    @_answers("wsl_exec")
     async def exec(
         self,
         command: str,
@@ -154,24 +189,19 @@ class ShellService:
         cwd: str | None = None,
         timeout_ms: int | None = None,
     ) -> Reply:
-        try:
-            runner, _ = self._require()
-            sess = self._session(session)
-            if "\x00" in command or (cwd and "\x00" in cwd):
-                raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
-            requested = cwd.strip() if cwd and cwd.strip() else None
-            if requested is not None and not requested.startswith("/"):
-                raise ToolFailure(f"cwd must be an absolute directory path, got {requested!r}")
-            limit = self.config.exec_timeout_ms
-            effective = min(timeout_ms, limit) if timeout_ms else limit
-            async with self._using(sess):
-                run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
-                self._check_command(command, run_cwd)
-                return await self._exec(runner, command, sess, run_cwd, effective)
-        except Refused as refused:
-            return self._refusal("wsl_exec", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_exec", exc)
+        runner, _ = self._require()
+        sess = self._session(session)
+        if "\x00" in command or (cwd and "\x00" in cwd):
+            raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
+        requested = cwd.strip() if cwd and cwd.strip() else None
+        if requested is not None and not requested.startswith("/"):
+            raise ToolFailure(f"cwd must be an absolute directory path, got {requested!r}")
+        limit = self.config.exec_timeout_ms
+        effective = min(timeout_ms, limit) if timeout_ms else limit
+        async with self._using(sess):
+            run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
+            self._check_command(command, run_cwd)
+            return await self._exec(runner, command, sess, run_cwd, effective)
 
     async def _exec(
         self, runner: Runner, command: str, sess: Session | None, cwd: str | None, timeout_ms: int
@@ -244,20 +274,16 @@ class ShellService:
 
     # -- sessions ---------------------------------------------------------------------------------
 
+    @_answers("wsl_connect")
     async def connect(self, cwd: str | None = None) -> Reply:
-        try:
-            runner, _ = self._require()
-            start = cwd.strip() if cwd and cwd.strip() else self.config.cwd
-            if start is not None and not start.startswith("/"):
-                raise ToolFailure(f"cwd must be an absolute directory path, got {start!r}")
-            if start is not None:
-                self._check_cwd(start, "open a session")
-            self._check_command("pwd", start)
-            sess = self.sessions.open(start)
-        except Refused as refused:
-            return self._refusal("wsl_connect", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_connect", exc)
+        runner, _ = self._require()
+        start = cwd.strip() if cwd and cwd.strip() else self.config.cwd
+        if start is not None and not start.startswith("/"):
+            raise ToolFailure(f"cwd must be an absolute directory path, got {start!r}")
+        if start is not None:
+            self._check_cwd(start, "open a session")
+        self._check_command("pwd", start)
+        sess = self.sessions.open(start)
         try:
             async with self._using(sess):
                 token = runner.tokens()
@@ -278,10 +304,10 @@ class ShellService:
                 note, _ = self._adopt(sess, outcome.reported_cwd)
                 if note is not None:
                     raise ToolFailure(note)
-        except (ToolFailure, TransportError) as exc:
+        except BaseException:
             with contextlib.suppress(SessionError):
                 self.sessions.close(sess.id)
-            return self._failure("wsl_connect", exc)
+            raise
         self.log.info("session opened", session=sess.id, open_sessions=len(self.sessions.all()))
         lines = [f"Opened session {sess.id} → {self._endpoint()}", f"cwd: {sess.cwd}"]
         if self.config.policy.readonly:
@@ -289,11 +315,9 @@ class ShellService:
         lines.append(f'Run commands with wsl_exec({{"session": "{sess.id}", "command": "..."}}).')
         return Reply("\n".join(lines))
 
+    @_answers("wsl_disconnect")
     async def disconnect(self, session: str) -> Reply:
-        try:
-            sess = self.sessions.close(session)
-        except SessionError as exc:
-            return Reply(f"wsl_disconnect failed: {exc}", True)
+        sess = self.sessions.close(session)
         self.log.info("session closed", session=sess.id, open_sessions=len(self.sessions.all()))
         return Reply(
             f"Closed session {sess.id}. Nothing ran in the distro; only this server forgot the directory."
@@ -320,31 +344,24 @@ class ShellService:
 
     # -- file tools -------------------------------------------------------------------------------
 
-    async def _file_call(self, tool: str, session: str | None) -> FileTools:
+    def _files(self, session: str | None) -> FileTools:
+        """The file tools, once the server is configured and ``session`` (if given) exists."""
         _, files = self._require()
         self._session(session)
         return files
 
+    @_answers("wsl_list_dir")
     async def list_dir(self, path: str, session: str | None = None) -> Reply:
-        try:
-            files = await self._file_call("wsl_list_dir", session)
-            return Reply(render_listing(path, await files.list_dir(path)))
-        except Refused as refused:
-            return self._refusal("wsl_list_dir", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_list_dir", exc)
+        files = self._files(session)
+        return Reply(render_listing(path, await files.list_dir(path)))
 
+    @_answers("wsl_read_file")
     async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Reply:
-        try:
-            files = await self._file_call("wsl_read_file", session)
-            limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
-            result = await files.read(path, limit)
-        except Refused as refused:
-            return self._refusal("wsl_read_file", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_read_file", exc)
+        files = self._files(session)
+        limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
+        result = await files.read(path, limit)
         target, data = result.target, result.data
-        shown = path if target.resolved == path else f"{path} (→ {target.resolved})"
+        shown = shown_path(path, target.resolved)
         if target.size:
             header = f"{shown} — {format_bytes(target.size)}"
         else:
@@ -356,42 +373,30 @@ class ShellService:
             header += "\nNote: the content is not valid UTF-8 text (binary bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
         return Reply(f"{header}\n\n{text}")
 
+    @_answers("wsl_write_file")
     async def write_file(
         self, path: str, content: str, append: bool = False, session: str | None = None
     ) -> Reply:
-        try:
-            files = await self._file_call("wsl_write_file", session)
-            target, n = await files.write(path, content.encode("utf-8"), append=append)
-        except Refused as refused:
-            return self._refusal("wsl_write_file", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_write_file", exc)
-        shown = path if target.resolved == path else f"{path} (→ {target.resolved})"
+        files = self._files(session)
+        target, n = await files.write(path, content.encode("utf-8"), append=append)
+        shown = shown_path(path, target.resolved)
         verb = "Appended" if append else "Wrote"
         return Reply(
             f"{verb} {format_bytes(n)} to {shown} (atomically: a new file was verified and renamed into place)."
         )
 
+    @_answers("wsl_upload")
     async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Reply:
-        try:
-            files = await self._file_call("wsl_upload", session)
-            t = await files.upload(local_path, remote_path)
-        except Refused as refused:
-            return self._refusal("wsl_upload", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_upload", exc)
+        files = self._files(session)
+        t = await files.upload(local_path, remote_path)
         return Reply(
             f"Uploaded {format_bytes(t.size)} ({t.size} bytes): {t.local} → {t.remote}\nsha256: {t.sha256}"
         )
 
+    @_answers("wsl_download")
     async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Reply:
-        try:
-            files = await self._file_call("wsl_download", session)
-            t = await files.download(remote_path, local_path)
-        except Refused as refused:
-            return self._refusal("wsl_download", refused)
-        except (ToolFailure, SessionError, TransportError, OSError) as exc:
-            return self._failure("wsl_download", exc)
+        files = self._files(session)
+        t = await files.download(remote_path, local_path)
         return Reply(
             f"Downloaded {format_bytes(t.size)} ({t.size} bytes): {t.remote} → {t.local}\nsha256: {t.sha256}"
         )
@@ -440,13 +445,11 @@ class ShellService:
         )
         return lines
 
+    @_answers("wsl_list_hosts")
     async def list_hosts(self) -> Reply:
         if not self.config.configured:
             return Reply(SETUP_TEXT)
-        try:
-            state, facts = await self.state()
-        except (ToolFailure, TransportError) as exc:
-            return self._failure("wsl_list_hosts", exc)
+        state, facts = await self.state()
         lines = [
             f"{self.config.name}  →  {self._endpoint()} (WSL, this machine; transport: {self.transport_kind})"
         ]
@@ -503,7 +506,7 @@ class ShellService:
 
 
 def render_listing(path: str, listing: Listing) -> str:
-    shown = path if listing.target.resolved == path else f"{path} (→ {listing.target.resolved})"
+    shown = shown_path(path, listing.target.resolved)
     if listing.total == 0:
         return f"{shown} is empty."
     head = f"{shown} — {listing.total} entrie(s)"
