@@ -43,8 +43,9 @@ def _compare(label: str, home: Path, target: float, repeat: int, *, show: bool =
     from wslmcp.profile.cli import main as ours_main
 
     args = ["--home", str(home), "--project", str(home), "--json", "--timeout", "30"]
-    ours = min(_run(ours_main, args) for _ in range(repeat))
-    theirs = min(_run(mcp_top_main, args) for _ in range(repeat))
+    # interleaved, so both see the same load on a shared machine
+    pairs = [(_run(ours_main, args), _run(mcp_top_main, args)) for _ in range(repeat)]
+    ours, theirs = min(p[0] for p in pairs), min(p[1] for p in pairs)
     ratio = ours / theirs
     verdict = "ok" if ratio <= target else "MISSED"
     if show:
@@ -63,8 +64,8 @@ def _cold(label: str, home: Path, repeat: int) -> None:
         subprocess.run([sys.executable, "-m", *tool, *args], capture_output=True, check=True)
         return time.perf_counter() - started
 
-    ours = min(once(["wslmcp", "profile"]) for _ in range(repeat))
-    theirs = min(once(["mcp_top"]) for _ in range(repeat))
+    pairs = [(once(["wslmcp", "profile"]), once(["mcp_top"])) for _ in range(repeat)]
+    ours, theirs = min(p[0] for p in pairs), min(p[1] for p in pairs)
     bare = min(once(["wslmcp", "profile", "--no-query"]) for _ in range(repeat))
     print(
         f"   {label}: wslmcp {ours * 1000:.0f} ms (--no-query {bare * 1000:.0f} ms), "
