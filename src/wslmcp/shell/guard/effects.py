@@ -737,6 +737,25 @@ def _editor(name: str, args: list[Arg]) -> Effects:
     return Effects(writes=files, mutation=f"'{name}' edits files")
 
 
+_PIP_READS = (
+    {
+        "list",
+        "show",
+        "freeze",
+        "check",
+        "search",
+        "help",
+        "config",
+        "debug",
+        "inspect",
+        "index",
+        "hash",
+        "cache",
+        "completion",
+    },
+    True,
+)
+
 _PKG_READS = {
     "apt": (
         {"list", "show", "search", "policy", "depends", "rdepends", "showsrc", "changelog", "help", "moo"},
@@ -899,42 +918,8 @@ _PKG_READS = {
         },
         False,
     ),
-    "pip": (
-        {
-            "list",
-            "show",
-            "freeze",
-            "check",
-            "search",
-            "help",
-            "config",
-            "debug",
-            "inspect",
-            "index",
-            "hash",
-            "cache",
-            "completion",
-        },
-        True,
-    ),
-    "pip3": (
-        {
-            "list",
-            "show",
-            "freeze",
-            "check",
-            "search",
-            "help",
-            "config",
-            "debug",
-            "inspect",
-            "index",
-            "hash",
-            "cache",
-            "completion",
-        },
-        True,
-    ),
+    "pip": _PIP_READS,
+    "pip3": _PIP_READS,
     "pipx": ({"list", "environment", "help"}, True),
     "gem": (
         {
