@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from fakes.replay import ReplayMiss
 from wslmcp.boundaries.client_files import FileInfo
 from wslmcp.scenario.loader import Scenario
 
@@ -15,24 +16,36 @@ class FakeClientFiles:
 
     Modification times come from ``home.mtimes`` (relative path -> epoch seconds), else
     ``home.mtime_default``: git keeps no mtimes, and transcript windows depend on them.
+
+    A scenario without a ``home`` holds no client files at all: every request is a ``ReplayMiss``,
+    so a replay never falls through to the real filesystem.
     """
 
     def __init__(self, scenario: Scenario) -> None:
+        self._scenario = scenario.name
         home = scenario.section("home")
-        self._dir = scenario.file(str(home["dir"]))
-        self._home = str(home["path"]).rstrip("/")
+        self._dir = scenario.file(str(home["dir"])) if home else None
+        self._home = str(home.get("path", "")).rstrip("/")
         self._mtimes = {str(k): float(v) for k, v in dict(home.get("mtimes", {})).items()}
-        self._default = float(home["mtime_default"])
+        self._default = float(home.get("mtime_default", 0.0))
 
     @property
     def home(self) -> str:
         return self._home
 
+    def _root(self, path: str) -> Path:
+        if self._dir is None:
+            raise ReplayMiss(
+                "client_files", self._scenario, f"{path} (the scenario holds no client files)", []
+            )
+        return self._dir
+
     def _local(self, path: str) -> Path | None:
+        root = self._root(path)
         norm = os.path.normpath(path)
         if norm != self._home and not norm.startswith(self._home + "/"):
             return None
-        return self._dir / norm[len(self._home) :].lstrip("/")
+        return root / norm[len(self._home) :].lstrip("/")
 
     def read_bytes(self, path: str) -> bytes:
         local = self._local(path)
@@ -45,10 +58,14 @@ class FakeClientFiles:
 
     def stat(self, path: str) -> FileInfo | None:
         local = self._local(path)
-        if local is None or not local.exists():
+        if local is None:
             return None
-        rel = local.relative_to(self._dir).as_posix()
-        return FileInfo(path=path, size=local.stat().st_size, mtime=self._mtimes.get(rel, self._default))
+        try:
+            size = local.stat().st_size
+        except OSError:
+            return None
+        rel = local.relative_to(self._root(path)).as_posix()
+        return FileInfo(path=path, size=size, mtime=self._mtimes.get(rel, self._default))
 
     def iter_files(self, root: str, suffix: str) -> Iterator[FileInfo]:
         local = self._local(root)
@@ -59,7 +76,7 @@ class FakeClientFiles:
             dirnames.sort()
             for name in filenames:
                 if name.endswith(suffix):
-                    rel = Path(dirpath, name).relative_to(self._dir).as_posix()
+                    rel = Path(dirpath, name).relative_to(self._root(root)).as_posix()
                     info = self.stat(f"{self._home}/{rel}")
                     if info is not None:
                         found.append(info)

@@ -137,10 +137,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class RecordingMcpLauncher:
     """Wraps a real launcher and writes every answer it gives into a fixture file (fake's format).
 
-    Answers are written sorted by server name. The file is rewritten whole after each answer (a temporary file renamed over it), so a
-    recording is never half-written. ``rewrite`` maps text to its stand-in in everything written
-    (e.g. a temporary copy's home path -> ``/home/user``): a recording names the fixture home,
-    not the machine it was made on.
+    Answers are written sorted by server name. The file is rewritten whole after each answer (a
+    temporary file renamed over it), so a recording is never half-written. ``rewrite`` maps text to
+    its stand-in in everything written (e.g. a temporary copy's home path -> ``/home/user``): a
+    recording names the fixture home, not the machine it was made on.
     """
 
     def __init__(

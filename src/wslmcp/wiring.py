@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +41,6 @@ class _OnDemandMcpLauncher:
         return await self._inner.query(spec, timeout_s)
 
 
-def _real_mcp_launcher() -> McpLauncher:
-    # Imported on demand: the mcp SDK is heavy and only the profiler launches servers.
-    return _OnDemandMcpLauncher()
-
-
 @dataclass
 class Boundaries:
     clock: Clock
@@ -52,7 +48,7 @@ class Boundaries:
     wsl_exe: WslExe
     client_files: ClientFiles
     scenario: Scenario | None = None
-    mcp_launcher: McpLauncher = field(default_factory=_real_mcp_launcher)
+    mcp_launcher: McpLauncher = field(default_factory=_OnDemandMcpLauncher)
 
     @property
     def replaying(self) -> bool:
@@ -79,14 +75,11 @@ def replay(scenario_dir: str | Path) -> Boundaries:
 
     scenario = Scenario.load(scenario_dir)
     clock = FakeClock(0.0, scenario.start_wall)
-    client_files: ClientFiles = (
-        FakeClientFiles(scenario) if "home" in scenario.manifest else LocalClientFiles()
-    )
     return Boundaries(
         clock=clock,
         procfs=FakeProcSource(scenario, clock),
         wsl_exe=FakeWslExe(scenario),
-        client_files=client_files,
+        client_files=FakeClientFiles(scenario),
         scenario=scenario,
         mcp_launcher=FakeMcpLauncher.from_scenario(scenario),
     )
@@ -99,9 +92,6 @@ def observe_parts(b: Boundaries, distro: str | None = None, platform: str | None
     are read through wsl.exe when it is reachable. Windows: the primary is ``distro`` (or WSL's
     default) read through wsl.exe. Host facts come from a scenario until part 2's Windows collectors.
     """
-    import shutil
-    import sys
-
     from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
     from wslmcp.observe.assembly import ObserveParts
     from wslmcp.observe.scenario_section import read_section
@@ -124,7 +114,16 @@ def observe_parts(b: Boundaries, distro: str | None = None, platform: str | None
 
     if windows:
         chosen = WindowsPrimary(distro, lambda: default_distro(b.wsl_exe), lister, remote)
-        return ObserveParts(b.clock, chosen, host, lister, remote, None, True, chosen.name)
+        return ObserveParts(
+            clock=b.clock,
+            primary=chosen,
+            host=host,
+            lister=lister,
+            remote=remote,
+            local_distro=None,
+            windows_native=True,
+            primary_name=chosen.name,
+        )
     primary: SampleReader = ThreadedReader(b.procfs)
     return ObserveParts(
         clock=b.clock,
@@ -151,18 +150,16 @@ def shell_transport(
 
     if boundaries.replaying:
         return WslExeTransport(boundaries.wsl_exe, distro, user)
+    executable = env.get("WSLMCP_WSL_EXE", "wsl.exe")
     if choice == "auto":
         inside = env.get("WSL_DISTRO_NAME", "")
-        executable = env.get("WSLMCP_WSL_EXE", "wsl.exe")
         if inside and inside.casefold() == distro.casefold():
             choice = "local"
         else:
             choice = "wsl.exe" if shutil.which(executable, path=env.get("PATH")) else "local"
     if choice == "local":
         return LocalTransport(user)
-    return WslExeTransport(
-        WslExeCli(env.get("WSLMCP_WSL_EXE", "wsl.exe"), kill_on_overflow=True), distro, user
-    )
+    return WslExeTransport(WslExeCli(executable, kill_on_overflow=True), distro, user)
 
 
 def run_tokens(boundaries: Boundaries) -> Callable[[], str]:

@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 from fakes.mcp_launcher import RecordingMcpLauncher
+from tests.servers import STDIO_SERVER
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
 from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
 
-SERVER = str(Path(__file__).resolve().parent.parent / "servers" / "stdio_server.py")
+SERVER = str(STDIO_SERVER)
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_answers.json"
 RECORD_TIMEOUT_S = 10.0
 
@@ -29,6 +30,14 @@ SERVERS: dict[str, tuple[str, ...]] = {
     "crashes": ("--mode", "crash"),
     "refuses": ("--mode", "error"),
     "slow": ("--sleep", "1"),
+    "textcode": ("--mode", "error", "--error-code", '"x"'),
+    "boolcode": ("--mode", "listerror", "--error-code", "true"),
+    "noresult": ("--mode", "noresult"),
+    "nullinit": ("--mode", "nullinit"),
+    "odd": ("--odd-entries", "--tools", "3", "--page-size", "2"),
+    "surrogate": ("--surrogate", "--tools", "1"),
+    "floatid": ("--mode", "floatid"),
+    "resulterror": ("--mode", "resulterror"),
 }
 
 

@@ -47,6 +47,11 @@ async def test_every_page_is_collected_in_order(launcher: McpLauncher) -> None:
     assert [t["name"] for t in answer.tools] == [f"tool_{i:05d}" for i in range(7)]
 
 
+async def test_ids_echoed_as_floats_still_answer_their_requests(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("floatid"), 10.0)
+    assert (answer.error, [t["name"] for t in answer.tools]) == (None, ["tool_00000", "tool_00001"])
+
+
 async def test_no_tools_and_no_instructions(launcher: McpLauncher) -> None:
     answer = await launcher.query(spec("empty"), 10.0)
     assert (answer.error, answer.tools, answer.instructions) == (None, (), None)
@@ -64,11 +69,41 @@ async def test_stdout_junk_is_tolerated_and_reported(launcher: McpLauncher) -> N
         ("exits", "server closed stdout before response id 1"),
         ("crashes", "server closed stdout before response id 2"),
         ("refuses", "initialize failed (code -32603)"),
+        ("textcode", "initialize failed (no code)"),
+        ("boolcode", "tools/list failed (no code)"),
+        ("noresult", "tools/list response has no result object"),
+        ("resulterror", "tools/list failed (code 7)"),
     ],
 )
 async def test_failures_are_answers_not_exceptions(launcher: McpLauncher, name: str, error: str) -> None:
     answer = await launcher.query(spec(name), 10.0)
     assert (answer.error, answer.tools, answer.server_name) == (error, (), None)
+
+
+async def test_an_initialize_result_that_is_not_an_object_leaves_the_server_unnamed(
+    launcher: McpLauncher,
+) -> None:
+    answer = await launcher.query(spec("nullinit"), 10.0)
+    assert (answer.error, answer.server_name, answer.protocol_version, answer.instructions) == (
+        None,
+        None,
+        None,
+        None,
+    )
+    assert [t["name"] for t in answer.tools] == ["tool_00000", "tool_00001"]
+
+
+async def test_non_object_entries_are_dropped_and_nameless_tools_kept(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("odd"), 10.0)
+    assert answer.error is None
+    assert [t.get("name") for t in answer.tools] == ["tool_00000", None, "tool_00001", "tool_00002"]
+    assert answer.tools[1] == {"description": "A tool without a name.", "inputSchema": {}}
+
+
+async def test_a_lone_surrogate_in_a_description_is_passed_on(launcher: McpLauncher) -> None:
+    answer = await launcher.query(spec("surrogate"), 10.0)
+    assert answer.error is None
+    assert answer.tools[0]["description"] == "Lone surrogate \ud800 here."
 
 
 async def test_a_deadline_shorter_than_the_server_is_a_timeout(launcher: McpLauncher) -> None:

@@ -11,7 +11,7 @@ import pytest
 from fakes.clock import FakeClock
 from fakes.procfs import FakeProcSource
 from wslmcp.boundaries.clock import Clock, SystemClock
-from wslmcp.boundaries.procfs import GLOBAL_FILES, PID_FILES, LocalProcSource, ProcSource
+from wslmcp.boundaries.procfs import GLOBAL_FILES, PID_FILES, LocalProcSource, ProcSample, ProcSource
 from wslmcp.scenario.loader import Scenario
 
 HAS_PROC = Path("/proc/stat").is_file()
@@ -104,3 +104,14 @@ def test_cpu_counters_never_decrease(rig: Rig) -> None:
     rig.step()
     second = rig.source.read_sample()
     assert all(b >= a for a, b in zip(busy(first.files["stat"]), busy(second.files["stat"]), strict=True))
+
+
+def test_pids_are_every_numeric_entry_of_a_sample_however_it_was_made() -> None:
+    files = {
+        "stat": b"cpu  1\n",
+        "12/cmdline": b"",
+        "7/stat": b"7 (x) S",
+        "\u00b2/stat": b"",
+        "self/stat": b"",
+    }
+    assert ProcSample(files, 100, 4096).pids == ProcSample.build(files, 100, 4096).pids == (7, 12)

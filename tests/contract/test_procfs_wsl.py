@@ -32,6 +32,7 @@ from wslmcp.boundaries.procfs_wsl import (
     SAMPLE_SCRIPT,
     WslDistroLister,
     WslProcSource,
+    default_distro,
     parse_framed_sample,
     sample_args,
 )
@@ -100,6 +101,16 @@ async def test_a_stopped_distribution_raises_with_wsl_exe_message(rig: Rig) -> N
         await source.read_sample()
     with pytest.raises(ProcUnavailable, match="is not running"):
         await source.read_sample()
+
+
+async def test_a_missing_wsl_exe_is_proc_unavailable_naming_what_failed(tmp_path: Path) -> None:
+    wsl = WslExeCli(str(tmp_path / "no-such-wsl.exe"))
+    with pytest.raises(ProcUnavailable, match=r"^/proc of WSL distribution Debian: wsl\.exe not found$"):
+        await WslProcSource(wsl, "Debian").read_sample()
+    with pytest.raises(ProcUnavailable, match=r"^listing running WSL distributions: wsl\.exe not found$"):
+        await WslDistroLister(wsl).running()
+    with pytest.raises(ProcUnavailable, match=r"^finding the default WSL distribution: wsl\.exe not found$"):
+        await default_distro(wsl)
 
 
 MARK = b"0123456789abcdef"

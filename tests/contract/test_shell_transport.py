@@ -4,14 +4,13 @@ as inside a real distro)."""
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.shell.conftest import processes_with
+from tests.shell.conftest import survivors
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.shell_transport import LocalTransport, ShellTransport, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExeCli
@@ -71,8 +70,7 @@ async def test_the_runner_kills_and_names_every_process_of_a_timed_out_script(
     # side alive, and the token sweep finds, names and kills it: either way every process is named
     assert f"{shell_pid} bash" in run.killed and f"{sleep_pid} sleep" in run.killed, run.killed
     assert len({k.split()[0] for k in run.killed}) == len(run.killed)  # nobody named twice
-    await asyncio.sleep(0.2)
-    assert processes_with("sleep 14.14213") == []
+    assert await survivors("sleep 14.14213") == []
 
 
 async def test_a_non_login_script_sources_no_profile(transport: ShellTransport) -> None:

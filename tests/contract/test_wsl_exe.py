@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shell.conftest import build, processes_with
+from tests.shell.conftest import build, survivors
 from tests.shell.standin import WslStandIn, make_wsl_standin
 from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
 from wslmcp.boundaries.shell_transport import TransportError, WslExeTransport, wsl_exec_args
@@ -87,7 +87,7 @@ async def test_timeout_kills_inside_the_distro_and_says_so(standin: WslStandIn, 
     reply = await b.service.exec("sleep 17.320508 & sleep 17.320509", cwd=str(tmp_path))
     assert "TIMED OUT after 2000ms — wsl.exe was killed, and " in reply.text
     assert "process(es) inside the distro:" in reply.text and " sleep" in reply.text
-    assert processes_with("sleep 17.32050") == []
+    assert await survivors("sleep 17.32050") == []
 
 
 class _OwnFailure:

@@ -73,11 +73,21 @@ def test_record_validate_replay(tmp_path: Path) -> None:
 def test_record_refuses_bad_interval_and_existing_output(tmp_path: Path) -> None:
     bad = wslmcp("scenario", "record", "--out", str(tmp_path / "x"), "--interval-ms", "50")
     assert bad.returncode == 2 and "--interval-ms" in bad.stderr
+    assert bad.stderr.startswith("wslmcp scenario record: error: ") and len(bad.stderr.splitlines()) == 1
+    assert not (tmp_path / "x").exists()
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep").write_text("mine")
     taken = wslmcp("scenario", "record", "--out", str(tmp_path / "full"))
     assert taken.returncode == 1 and "nothing was written" in taken.stderr
     assert (tmp_path / "full" / "keep").read_text() == "mine"
+
+
+@pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="needs /proc, where nothing can be created")
+def test_record_into_an_unwritable_place_is_one_clear_line() -> None:
+    failed = wslmcp("scenario", "record", "--out", "/proc/wslmcp-recording", "--duration", "0")
+    assert failed.returncode == 1 and failed.stdout == ""
+    assert failed.stderr.startswith("wslmcp scenario: recording into /proc/wslmcp-recording failed")
+    assert len(failed.stderr.splitlines()) == 1
 
 
 def test_replay_reports_a_tampered_sample_as_mismatch(tmp_path: Path, recorded_linux: Path) -> None:

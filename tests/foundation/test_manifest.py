@@ -95,3 +95,11 @@ def test_a_broken_sample_in_a_copy_of_a_real_recording_is_named(tmp_path: Path, 
         ScenarioError, match=r"timeline\[1\]\.procfs\.clk_tck: expected an integer >= 1, got \"100\""
     ):
         Scenario.load(copy)
+
+
+def test_scenario_files_stay_inside_the_scenario(tmp_path: Path) -> None:
+    sc = Scenario.load(write(tmp_path / "s", minimal()))
+    assert sc.file("expected/a.json") == (tmp_path / "s" / "expected" / "a.json").resolve()
+    for rel in ("../outside.json", str(tmp_path / "s" / "scenario.json"), "/etc/passwd"):
+        with pytest.raises(ScenarioError, match="a path inside the scenario directory"):
+            sc.file(rel)

@@ -60,6 +60,19 @@ async def test_round_trip_is_byte_identical(tmp_path: Path) -> None:
     assert [r.ok for r in run_checks(Scenario.load(out))] == [True]
 
 
+async def test_samples_keep_their_schedule_however_long_a_read_takes(tmp_path: Path) -> None:
+    clock = FakeClock()
+
+    class Slow(Keeping):
+        def read_sample(self) -> ProcSample:
+            clock.advance(0.2)  # a read that takes 200 ms of the clock's time
+            return super().read_sample()
+
+    out = tmp_path / "rec"
+    await record(Slow(), ScenarioWriter(out, "rec", "", clock), clock, duration_s=2.0, interval_ms=500)
+    assert [t.t_ms for t in Scenario.load(out).timeline] == [0, 500, 1000, 1500, 2000]
+
+
 async def test_redaction_keeps_argv0_only_and_is_declared(tmp_path: Path) -> None:
     clock = FakeClock()
     keeping = Keeping()

@@ -109,3 +109,20 @@ async def test_same_args_different_stdin_is_a_miss(tmp_path: Path) -> None:
     fake = FakeWslExe(exchange_scenario(tmp_path))
     with pytest.raises(ReplayMiss):
         await fake.run(["-d", "U", "--exec", "sh"], stdin=b"echo bye")
+
+
+def test_a_replay_without_a_fixture_home_never_reads_the_real_one(recorded_linux: Path) -> None:
+    """A scenario that holds no client files must refuse every file request, not fall through to
+    the real filesystem: a replay reads only what the scenario recorded."""
+    from wslmcp import wiring
+
+    files = wiring.replay(recorded_linux).client_files
+    for ask in (
+        lambda: files.read_bytes("/etc/hostname"),
+        lambda: files.stat("/etc/hostname"),
+        lambda: list(files.iter_files("/etc", ".conf")),
+        lambda: list(files.iter_lines("/etc/hostname")),
+        lambda: files.same_file("/etc/hostname", "/etc/hostname"),
+    ):
+        with pytest.raises(ReplayMiss, match="holds no client files"):
+            ask()

@@ -85,6 +85,9 @@ def hostile_processes(cases: tuple[Hostile, ...] = CASES) -> Iterator[Running]:
         for zombie in zombies:  # wait until the forked child has really exited (a zombie)
             while _state(zombie) not in ("Z", None):
                 os.sched_yield()
+        for pid in pids:  # "ready" comes just before the read of stdin: wait until blocked in it
+            while _state(pid) != "S":
+                os.sched_yield()
         yield Running((*pids, *zombies))
     finally:
         for child in children:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tests.observe.scenario_factory import Proc, stat_line
 from wslmcp.boundaries.procfs import ProcSample
-from wslmcp.observe.accounting import RawSample, parse_sample, process_rows
+from wslmcp.observe.accounting import RawSample, parse_sample, process_rows, wsl_environment
 from wslmcp.observe.procstat import (
     KernelCounters,
     kernel_cpu_percent,
@@ -102,3 +102,17 @@ def test_cpu_from_deltas_matched_by_pid_and_starttime() -> None:
     assert rows[4].cpu_percent is None  # new process
     assert 3 not in rows  # ended processes are not observed
     assert rows[1].identity.start_id == 10 and rows[1].cpu_time_seconds == 3.0
+
+
+def kernel_only(t: float, busy: int, uptime: float, clk_tck: int) -> RawSample:
+    stat = b"cpu  %d 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0 0 0\n" % busy
+    fs = files(stat=stat, uptime=b"%.2f 0.00\n" % uptime)
+    return RawSample(t, parse_sample(ProcSample.build(fs, clk_tck=clk_tck, page_size=4096)))
+
+
+def test_wsl_cpu_is_null_when_the_tick_rate_changes_between_samples() -> None:
+    same, warnings = wsl_environment(kernel_only(0, 100, 10.0, 100), kernel_only(1, 200, 11.0, 100), [], 2)
+    assert same.cpu_percent == 50.0 and warnings == []
+    changed, warnings = wsl_environment(kernel_only(0, 100, 10.0, 100), kernel_only(1, 200, 11.0, 250), [], 2)
+    assert changed.cpu_percent is None
+    assert any("WSL cpu_percent is null" in w for w in warnings)

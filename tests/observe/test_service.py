@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from tests.observe.helpers import ScriptedReader, make_service
+from wslmcp.boundaries.procfs import ProcUnavailable
 from wslmcp.observe.errors import CollectionFailed, SnapshotUnavailable, UnknownResource
 from wslmcp.observe.queries import ListOptions, inspect, select
 
@@ -140,3 +141,23 @@ async def test_expired_snapshot_is_unavailable_by_id() -> None:
     clock.advance(60.0)
     with pytest.raises(SnapshotUnavailable):
         service.pinned(snap.snapshot_id)
+
+
+class FailingLister:
+    """wsl.exe answering the listing with a failure of its own."""
+
+    async def running(self) -> list[str]:
+        raise ProcUnavailable("listing running WSL distributions: wsl.exe exited with 1: service down")
+
+
+async def test_a_failed_listing_is_a_warning_and_leaves_wsl_memory_unknown() -> None:
+    service, _ = make_service(
+        ScriptedReader(), wsl_only=False, lister=FailingLister(), remote=lambda name: ScriptedReader()
+    )
+    snap = await service.latest(0)
+    assert (
+        "additional WSL distributions were not sampled: listing running WSL distributions: "
+        "wsl.exe exited with 1: service down"
+    ) in snap.meta["warnings"]
+    wsl = snap.summary["environments"]["wsl"]
+    assert wsl["memory_bytes"] is None and wsl["cpu_percent"] is not None

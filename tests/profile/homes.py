@@ -16,8 +16,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from tests.servers import STDIO_SERVER
+
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-TEST_SERVER = Path(__file__).resolve().parents[1] / "servers" / "stdio_server.py"
+TEST_SERVER = STDIO_SERVER
 FIXTURE_HOME = "/home/user"
 FIXTURE_SLUG = "-home-user"
 _NAMED_TEST_SERVER = re.compile(re.escape(FIXTURE_HOME).encode() + rb"/([^\"'\s]*/)?stdio_server\.py")

@@ -160,7 +160,7 @@ def test_codex_sessions_are_keyed_by_file_name_and_need_rollout_prefix(tmp_path:
     jsonl(".codex/sessions/2026/01/other.jsonl", meta)
     jsonl(".codex/sessions/.hidden/rollout-h.jsonl", meta)
     assert list(codex.find(FILES, str(tmp_path))) == [str(a)]
-    assert codex.session_key(str(a), str(tmp_path)) == "rollout-a"
+    assert codex.session_key(str(a)) == "rollout-a"
 
 
 @pytest.mark.parametrize(
@@ -243,11 +243,9 @@ def codex_item(payload: dict[str, Any], kind: str = "response_item") -> dict[str
 
 def test_codex_admission_is_structural_without_version_gate(tmp_path: Path, jsonl: Make) -> None:
     meta = codex_item({"cli_version": "99.0", "cwd": "/work/./proj/"}, "session_meta")
-    got = codex.parse(FILES, str(jsonl(".codex/sessions/rollout-a.jsonl", [meta])), str(tmp_path))
+    got = codex.parse(FILES, str(jsonl(".codex/sessions/rollout-a.jsonl", [meta])))
     assert got.parsed and got.project == "/work/proj"
-    missing = codex.parse(
-        FILES, str(jsonl(".codex/sessions/rollout-b.jsonl", [codex_item({})])), str(tmp_path)
-    )
+    missing = codex.parse(FILES, str(jsonl(".codex/sessions/rollout-b.jsonl", [codex_item({})])))
     assert missing.skip_reason == "no session metadata found"
 
 
@@ -263,7 +261,7 @@ def test_codex_namespaces_and_call_ids(tmp_path: Path, jsonl: Make) -> None:
         codex_item({"type": "function_call_output", "call_id": "c1", "output": "four"}),
         codex_item({"type": "function_call_output", "call_id": "c2", "output": {"o": 1}}),
     ]
-    got = codex.parse(FILES, str(jsonl(".codex/sessions/rollout-a.jsonl", lines)), str(tmp_path))
+    got = codex.parse(FILES, str(jsonl(".codex/sessions/rollout-a.jsonl", lines)))
     kinds = [(c.kind, c.server, c.tool) for c in got.calls]
     assert kinds == [
         ("mcp", "srv", "look"),

@@ -127,7 +127,7 @@ def test_codex_adapter_agrees_with_mcp_top(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / ".codex" / "sessions" / "rollout-x.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    ours = codex.parse(FILES, str(path), str(tmp_path))
+    ours = codex.parse(FILES, str(path))
     theirs = mcp_top_codex.parse_session(str(path), set())
     event(f"{theirs.status}: {str(theirs.skip_reason)[:24]}")
     assert (ours.status, ours.skip_reason) == (theirs.status, theirs.skip_reason)

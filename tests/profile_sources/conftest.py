@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from tests.servers import STDIO_SERVER
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.profile.configs import discover
 from wslmcp.profile.model import CliDiscovery, DiscoveryResult
 
-SERVER = str(Path(__file__).resolve().parent.parent / "servers" / "stdio_server.py")
+SERVER = str(STDIO_SERVER)
 PYTHON = sys.executable
 
 

@@ -15,7 +15,7 @@ from wslmcp.profile.querying import PoolStats, query_all
 from .conftest import PYTHON, SERVER
 
 
-def _servers(trace: Path, n: int) -> list[ConfiguredServer]:
+def _servers(trace: Path, n: int, sleep_s: str = "1") -> list[ConfiguredServer]:
     return [
         ConfiguredServer(
             cli="claude-code",
@@ -23,9 +23,8 @@ def _servers(trace: Path, n: int) -> list[ConfiguredServer]:
             scope="user",
             source_path="/h/.claude.json",
             transport="stdio",
-            has_command=True,
             command=PYTHON,
-            args=(SERVER, "--sleep", "1", "--trace", str(trace)),
+            args=(SERVER, "--sleep", sleep_s, "--trace", str(trace)),
         )
         for i in range(n)
     ]
@@ -58,19 +57,7 @@ async def test_eight_slow_servers_run_concurrently(tmp_path: Path) -> None:
 
 async def test_a_pool_of_two_never_overlaps_more_than_two(tmp_path: Path) -> None:
     trace = tmp_path / "trace.log"
-    servers = [
-        ConfiguredServer(
-            cli="codex",
-            name=f"s{i}",
-            scope="user",
-            source_path="/h/c.toml",
-            transport="stdio",
-            has_command=True,
-            command=PYTHON,
-            args=(SERVER, "--sleep", "0.2", "--trace", str(trace)),
-        )
-        for i in range(4)
-    ]
+    servers = _servers(trace, 4, sleep_s="0.2")
     stats = PoolStats()
     results = await query_all(SdkMcpLauncher(), servers, timeout_s=20.0, concurrency=2, stats=stats)
     assert all(r.ok for r in results.values())

@@ -250,14 +250,3 @@ async def test_a_lone_surrogate_in_a_description_is_passed_on(tmp_path: Path) ->
     assert answer.error is None
     assert answer.tools[0]["description"] == "Lone surrogate \ud800 here."
     assert [p for p in pids if _alive(p)] == []
-
-
-async def test_an_initialize_result_that_is_not_an_object_is_read_like_mcp_top(tmp_path: Path) -> None:
-    answer, _ = await _query(tmp_path, "--mode", "nullinit", timeout_s=30.0)
-    assert (answer.error, answer.server_name, answer.protocol_version, answer.instructions) == (
-        None,
-        None,
-        None,
-        None,
-    )
-    assert [t["name"] for t in answer.tools] == ["tool_00000", "tool_00001"]

@@ -25,7 +25,6 @@ def srv(name: str = "s", **kw: Any) -> ConfiguredServer:
         "source_path": "/h/.claude.json",
         "transport": "stdio",
         "command": "cmd",
-        "has_command": True,
     }
     return ConfiguredServer(**{**base, **kw})
 
@@ -76,7 +75,7 @@ def test_gate_non_stdio_is_never_contacted(transport: str) -> None:
 
 
 def test_gate_stdio_without_command_is_an_error() -> None:
-    gated = plan(srv(command=None, has_command=False, transport="stdio"), no_query=False, query_project=False)
+    gated = plan(srv(command=None, transport="stdio"), no_query=False, query_project=False)
     assert gated is not None and (gated.status, gated.error) == ("error", "stdio server has no command")
 
 

@@ -41,7 +41,6 @@ def build(
         runner = Runner(transport or LocalTransport(), max_concurrent=max_concurrent)
     service = ShellService(
         config,
-        transport=runner.transport if runner else None,
         runner=runner,
         guard=Guard(config.policy),
         clock=clock,
@@ -67,6 +66,19 @@ def processes_with(marker: str) -> list[str]:
             continue
         if marker in cmd:
             found.append(f"{pid} {cmd}")
+    return found
+
+
+async def survivors(marker: str, *, within_s: float = 10.0) -> list[str]:
+    """``processes_with(marker)``, asked again until none is left or ``within_s`` has passed: a
+    SIGKILLed process leaves /proc when the kernel has reaped it, not when ``kill`` returns. The
+    bound only limits how long a real survivor takes to be reported; no result depends on it."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while (found := processes_with(marker)) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
     return found
 
 

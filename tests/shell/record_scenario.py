@@ -75,11 +75,9 @@ async def _replies(wsl: WslExe) -> list[dict[str, Any]]:
     config = load_config(ENV)
     clock = FakeClock(0.0, START_WALL)
     counter = itertools.count(1)
-    transport = WslExeTransport(wsl, "Ubuntu", "dev")
     service = ShellService(
         config,
-        transport=transport,
-        runner=Runner(transport, lambda: f"{next(counter):016x}"),
+        runner=Runner(WslExeTransport(wsl, "Ubuntu", "dev"), lambda: f"{next(counter):016x}"),
         guard=Guard(config.policy),
         clock=clock,
         log=Log(config.log_level, io.StringIO(), clock),

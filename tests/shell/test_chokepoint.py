@@ -48,6 +48,7 @@ async def test_refused_requests_never_reach_the_transport(sandbox: Path) -> None
         s.connect(f"{sandbox}/$(touch {outside}/v)"),
         s.write_file(str(outside / "f.txt"), "x"),
         s.write_file(str(allowed / ".." / "outside" / "g.txt"), "x"),
+        s.write_file(f"{allowed}\t", "x"),  # a sibling of the allowed directory, not inside it
         s.read_file(str(outside / "nothing.txt")),
         s.list_dir(str(outside)),
         s.upload(str(allowed / "ok.txt"), str(outside / "up.txt")),
@@ -60,6 +61,7 @@ async def test_refused_requests_never_reach_the_transport(sandbox: Path) -> None
         assert reply.is_error, reply.text
         _refused(reply.text)
     assert transport.calls == 0
+    assert sorted(p.name for p in sandbox.iterdir()) == [".ssh", "allowed", "outside"]
     assert sorted(p.name for p in outside.iterdir()) == []
     assert sorted(p.name for p in allowed.iterdir()) == ["ok.txt"]
     assert sorted(p.name for p in (sandbox / ".ssh").iterdir()) == ["id_ed25519"]

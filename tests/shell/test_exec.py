@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.shell.conftest import WrappedLocal, build, processes_with
+from tests.shell.conftest import WrappedLocal, build, survivors
 from wslmcp.boundaries.shell_transport import LocalTransport
 from wslmcp.shell.runner import Runner
 
@@ -61,8 +61,7 @@ async def test_timeout_kills_every_process_the_command_started_and_names_each(tm
     assert re.search(r"the command's process group was killed \((\d+) process\(es\): ", group)
     # the setsid'd child left the group; the token sweep found, named and killed it
     assert outside.rstrip(".") == f"{pids['escaped']} sleep", kill_line
-    await asyncio.sleep(0.2)
-    assert processes_with(f"sleep {marker}") == []
+    assert await survivors(f"sleep {marker}") == []
     for pid in pids.values():
         assert (
             not Path(f"/proc/{pid}").exists()
@@ -74,7 +73,7 @@ async def test_per_call_timeout_is_capped_by_the_profile(tmp_path: Path) -> None
     b = build({"WSL_EXEC_TIMEOUT_MS": "500"})
     reply = await b.service.exec("sleep 27.182818", cwd=str(tmp_path), timeout_ms=60_000)
     assert "TIMED OUT after 500ms" in reply.text
-    assert processes_with("sleep 27.182818") == []
+    assert await survivors("sleep 27.182818") == []
 
 
 async def test_output_is_cut_per_stream_with_a_marker(tmp_path: Path) -> None:
@@ -96,7 +95,7 @@ async def test_a_runaway_writer_is_killed_at_the_hard_cap(tmp_path: Path) -> Non
     runner = Runner(LocalTransport())
     run = await runner.run("cat /dev/zero", timeout_s=30, max_output=4000)
     assert run.exchange.overflowed and len(run.exchange.stdout) == 4000
-    assert processes_with("cat /dev/zero") == []
+    assert await survivors("cat /dev/zero") == []
 
 
 async def test_utf8_and_invalid_bytes_are_decoded_safely(tmp_path: Path) -> None:

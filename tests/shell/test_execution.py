@@ -4,6 +4,7 @@ streams are cut with honest counts."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -69,7 +70,8 @@ async def test_the_sweep_finds_token_carriers_and_the_scripts_own_shell(grep_z: 
     carrier = subprocess.Popen(["bash", "-c", "exec sleep 12.3456"], env={"WSLMCP_RUN": token, **path})
     shell = subprocess.Popen(["bash", "-c", f"export WSLMCP_RUN={token}\nsleep 12.3457\n:"], env=path)
     try:
-        await asyncio.sleep(0.3)
+        while Path(f"/proc/{carrier.pid}/comm").read_text().strip() != "sleep":  # bash has yet to exec
+            await asyncio.sleep(0.01)
         ex = await LocalTransport().run(script, timeout_s=30, login=False)
         named = sorted(ex.stdout.decode().splitlines())
         assert f"{carrier.pid} sleep" in named and f"{shell.pid} bash" in named, named

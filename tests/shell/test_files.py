@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.shell.conftest import WrappedLocal, build, processes_with, stdin_bytes
+from tests.shell.conftest import WrappedLocal, build, stdin_bytes, survivors
 from wslmcp.boundaries.process import Stdin
 from wslmcp.boundaries.shell_transport import LocalFiles, LocalSource
 
@@ -110,7 +110,7 @@ async def test_a_write_killed_at_its_deadline_leaves_the_target_alone(tmp_path: 
     up = await b.service.upload(str(src), str(target))
     assert up.is_error and target.read_text() == "before\n"
     assert _leftovers(tmp_path) == []
-    assert processes_with("sleep 16.180339") == []
+    assert await survivors("sleep 16.180339") == []
 
 
 async def test_fifos_are_not_read(tmp_path: Path) -> None:
@@ -309,3 +309,48 @@ async def test_an_upload_whose_local_file_changes_fails_and_changes_nothing(
     assert said in reply.text
     assert target.read_bytes() == b"original"
     assert _leftovers(tmp_path) == []
+
+
+HOSTILE_NAMES = [
+    "a b",
+    "it's",
+    '"dq"',
+    "$(touch pwned)",
+    "`touch pwned`",
+    "-rf",
+    "--help",
+    "x;touch pwned",
+    "*",
+    "back\\slash",
+    "tab\there",
+    "$HOME",
+    "ünï",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+async def test_hostile_names_are_never_interpreted_by_the_fixed_scripts(tmp_path: Path, name: str) -> None:
+    """Every file tool, on a directory and a file whose names are shell syntax, option-like or
+    glob characters: each is one literal name, nothing else is created, no option is taken."""
+    b = build()
+    directory = tmp_path / name
+    directory.mkdir()
+    target = directory / name
+    wrote = await b.service.write_file(str(target), "one\n")
+    assert not wrote.is_error, wrote.text
+    appended = await b.service.write_file(str(target), "two\n", append=True)
+    assert not appended.is_error, appended.text
+    read = await b.service.read_file(str(target))
+    assert read.text.endswith("\n\none\ntwo\n"), read.text
+    listing = await b.service.list_dir(str(directory))
+    assert listing.text.endswith(f"  {name}"), listing.text
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"\x00payload\xff")
+    up = await b.service.upload(str(src), str(target))
+    assert not up.is_error, up.text
+    back = directory / f"{name}.back"
+    down = await b.service.download(str(target), str(back))
+    assert not down.is_error, down.text
+    assert target.read_bytes() == back.read_bytes() == b"\x00payload\xff"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "src.bin"])
+    assert sorted(p.name for p in directory.iterdir()) == sorted([name, f"{name}.back"])

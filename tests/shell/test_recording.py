@@ -3,7 +3,6 @@ scenario is committed, and FakeWslExe replays every exchange byte for byte."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import io
 import json
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 
 from fakes.wsl_exe import FakeWslExe
-from tests.shell.conftest import processes_with
+from tests.shell.conftest import survivors
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.process import Exchange
@@ -83,8 +82,7 @@ async def test_a_recording_replays_byte_identical(tmp_path: Path, monkeypatch: p
     writer = ScenarioWriter(tmp_path / "rec", "rec", "round trip", SystemClock())
     recorded = await _play(RecordingWslExe(WslExeCli("wsl.exe", kill_on_overflow=True), writer))
     writer.commit()
-    await asyncio.sleep(0.2)  # SIGKILLed by the sweep; give the kernel a moment to reap
-    assert processes_with("sleep 19.5") == []
+    assert await survivors("sleep 19.5") == []
 
     scenario = Scenario.load(tmp_path / "rec")
     replayed = await _play(FakeWslExe(scenario))

@@ -65,11 +65,11 @@ class _QueryFailed(Exception):
 class _Stdout:
     """What the transport saw on the server's stdout."""
 
-    limit: int = 0
     bytes_read: int = 0
     junk_lines: int = 0
     eof: bool = False
-    overflow: bool = False
+    #: The byte limit the output went past (reading stopped there); None while within it.
+    exceeded: int | None = None
 
 
 @dataclass
@@ -218,8 +218,7 @@ async def _pump_stdout(
                     return
                 seen.bytes_read += len(chunk)
                 if seen.bytes_read > max_output:
-                    seen.limit = max_output
-                    seen.overflow = True
+                    seen.exceeded = max_output
                     return
                 buffer += chunk
                 if b"\n" not in chunk:
@@ -361,7 +360,7 @@ class SdkMcpLauncher:
             with anyio.CancelScope(shield=True):
                 # A server that answered gets a short SIGTERM grace, never past the deadline.
                 grace = min(self._grace_s, max(0.0, deadline - time.monotonic()))
-                await server.stop(polite=not server.stdout.overflow and grace > 0, grace_s=grace)
+                await server.stop(polite=server.stdout.exceeded is None and grace > 0, grace_s=grace)
                 for stream in (read_recv, write_send):
                     await stream.aclose()
 
@@ -370,9 +369,7 @@ class SdkMcpLauncher:
     ) -> ServerAnswer:
         async with (
             self._transport(spec, holder, deadline) as (read, write),
-            ClientSession(
-                read, write, client_info=types.Implementation(name="wslmcp", version=__version__)
-            ) as session,
+            ClientSession(read, write, client_info=_CLIENT_INFO) as session,
         ):
             server = holder[0]
             answered = await _request(
@@ -416,10 +413,11 @@ class SdkMcpLauncher:
         )
 
 
+_CLIENT_INFO = types.Implementation(name="wslmcp", version=__version__)
 _INITIALIZE = types.InitializeRequestParams(
     protocol_version=LATEST_HANDSHAKE_VERSION,
     capabilities=types.ClientCapabilities(),
-    client_info=types.Implementation(name="wslmcp", version=__version__),
+    client_info=_CLIENT_INFO,
 )
 
 
@@ -481,8 +479,8 @@ def _failed(spec: ServerSpec, start: float, reason: str, holder: list[_ServerPro
 
 def _mcp_reason(err: MCPError, phase: _Phase, holder: list[_ServerProcess]) -> str:
     seen = holder[0].stdout if holder else None
-    if seen is not None and seen.overflow:
-        return f"server output exceeded {seen.limit} bytes"
+    if seen is not None and seen.exceeded is not None:
+        return f"server output exceeded {seen.exceeded} bytes"
     if err.code == types.CONNECTION_CLOSED:
         return f"server closed stdout before response id {phase.request_id}"
     return f"{phase.method} failed (code {err.code})"  # the session's own error (not the server's)

@@ -109,8 +109,8 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
 
 
 def group_members(pgid: int, proc_root: str = "/proc") -> list[tuple[int, str]]:
-    """(pid, comm) of every live (non-zombie) process in process group ``pgid``, read from /proc;
-    empty where there is no /proc."""
+    """(pid, comm) of every live process (neither zombie nor dead) in process group ``pgid``, read
+    from /proc; empty where there is no /proc."""
     try:
         entries = os.listdir(proc_root)
     except OSError:
@@ -126,7 +126,7 @@ def group_members(pgid: int, proc_root: str = "/proc") -> list[tuple[int, str]]:
             continue
         close = raw.rfind(b")")
         fields = raw[close + 2 :].split()
-        if len(fields) < 3 or fields[0] == b"Z" or not fields[2].isdigit() or int(fields[2]) != pgid:
+        if len(fields) < 3 or fields[0] in (b"Z", b"X") or not fields[2].isdigit() or int(fields[2]) != pgid:
             continue
         members.append((int(entry), raw[raw.find(b"(") + 1 : close].decode("utf-8", "replace")))
     return sorted(members)

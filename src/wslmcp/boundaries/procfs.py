@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 GLOBAL_FILES: tuple[str, ...] = ("stat", "uptime", "meminfo", "sys/kernel/random/boot_id")
@@ -40,12 +41,15 @@ class ProcSample:
     files: Mapping[str, bytes]
     clk_tck: int
     page_size: int
-    pids: tuple[int, ...] = field(default=())
 
     @staticmethod
     def build(files: Mapping[str, bytes], clk_tck: int, page_size: int) -> ProcSample:
-        pids = sorted({int(p.split("/", 1)[0]) for p in files if p.split("/", 1)[0].isdigit()})
-        return ProcSample(files=dict(files), clk_tck=clk_tck, page_size=page_size, pids=tuple(pids))
+        return ProcSample(files=dict(files), clk_tck=clk_tck, page_size=page_size)
+
+    @cached_property
+    def pids(self) -> tuple[int, ...]:
+        """Every process with at least one file in the sample, ascending."""
+        return tuple(numeric_entries({path.split("/", 1)[0] for path in self.files}))
 
 
 class ProcSource(Protocol):
@@ -53,7 +57,7 @@ class ProcSource(Protocol):
 
 
 def numeric_entries(names: Iterable[str]) -> list[int]:
-    return sorted(int(n) for n in names if n.isdigit())
+    return sorted(int(n) for n in names if n.isascii() and n.isdigit())
 
 
 class LocalProcSource:

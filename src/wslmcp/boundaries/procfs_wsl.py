@@ -22,14 +22,15 @@ Errors
     message carries wsl.exe's own text, decoded from UTF-16LE or UTF-8).
 
 ``await WslDistroLister(wsl_exe).running() -> list[str]``
-    ``wsl.exe --list --running --quiet``: one name per line (UTF-16LE or UTF-8). A non-zero exit
-    raises ``ProcUnavailable`` with wsl.exe's message.
+    ``wsl.exe --list --running --quiet``: one name per line (UTF-16LE or UTF-8). It fails as a
+    sample does: ``ProcUnavailable`` with wsl.exe's message.
 """
 
 from __future__ import annotations
 
 import re
 
+from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.procfs import GLOBAL_FILES, ProcSample, ProcUnavailable
 from wslmcp.boundaries.wsl_exe import WslExe, decode_wsl_output
 
@@ -174,13 +175,30 @@ def _positive(raw: bytes | None, default: int) -> int:
     return value if value > 0 else default
 
 
-def _failure(
-    what: str, stdout: bytes, stderr: bytes, exit_code: int | None, timed_out: bool
-) -> ProcUnavailable:
-    if timed_out:
-        return ProcUnavailable(f"{what}: wsl.exe timed out")
-    message = decode_wsl_output(stderr).strip() or decode_wsl_output(stdout).strip()
-    return ProcUnavailable(f"{what}: wsl.exe exited with {exit_code}: {message[:500] or 'no message'}")
+async def _call(
+    wsl_exe: WslExe,
+    what: str,
+    args: list[str],
+    *,
+    stdin: bytes | None = None,
+    timeout_s: float = LIST_TIMEOUT_S,
+    max_output: int,
+) -> Exchange:
+    """Run wsl.exe once; every way it can fail (not found, deadline, non-zero exit, output past
+    ``max_output``) becomes ``ProcUnavailable`` saying what failed, in wsl.exe's own words when it
+    has any."""
+    try:
+        ex = await wsl_exe.run(args, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
+    except FileNotFoundError as exc:
+        raise ProcUnavailable(f"{what}: wsl.exe not found") from exc
+    if ex.timed_out:
+        raise ProcUnavailable(f"{what}: wsl.exe timed out")
+    if ex.exit_code != 0:
+        message = decode_wsl_output(ex.stderr).strip() or decode_wsl_output(ex.stdout).strip()
+        raise ProcUnavailable(f"{what}: wsl.exe exited with {ex.exit_code}: {message[:500] or 'no message'}")
+    if ex.truncated:
+        raise ProcUnavailable(f"{what}: output larger than {max_output} bytes")
+    return ex
 
 
 class WslProcSource:
@@ -191,19 +209,14 @@ class WslProcSource:
 
     async def read_sample(self) -> ProcSample:
         what = f"/proc of WSL distribution {self.distro or '(default)'}"
-        try:
-            ex = await self._wsl.run(
-                sample_args(self.distro),
-                stdin=SAMPLE_SCRIPT,
-                timeout_s=SAMPLE_TIMEOUT_S,
-                max_output=MAX_SAMPLE_BYTES,
-            )
-        except FileNotFoundError as exc:
-            raise ProcUnavailable(f"{what}: wsl.exe not found") from exc
-        if ex.timed_out or ex.exit_code != 0 or ex.truncated:
-            if ex.truncated and not ex.timed_out and ex.exit_code == 0:
-                raise ProcUnavailable(f"{what}: output larger than {MAX_SAMPLE_BYTES} bytes")
-            raise _failure(what, ex.stdout, ex.stderr, ex.exit_code, ex.timed_out)
+        ex = await _call(
+            self._wsl,
+            what,
+            sample_args(self.distro),
+            stdin=SAMPLE_SCRIPT,
+            timeout_s=SAMPLE_TIMEOUT_S,
+            max_output=MAX_SAMPLE_BYTES,
+        )
         try:
             return parse_framed_sample(ex.stdout)
         except ProcUnavailable as exc:
@@ -218,14 +231,7 @@ class WslDistroLister:
         self._wsl = wsl_exe
 
     async def running(self) -> list[str]:
-        try:
-            ex = await self._wsl.run(LIST_ARGS, timeout_s=LIST_TIMEOUT_S, max_output=1024 * 1024)
-        except FileNotFoundError as exc:
-            raise ProcUnavailable("wsl.exe not found") from exc
-        if ex.timed_out or ex.exit_code != 0:
-            raise _failure(
-                "listing running WSL distributions", ex.stdout, ex.stderr, ex.exit_code, ex.timed_out
-            )
+        ex = await _call(self._wsl, "listing running WSL distributions", LIST_ARGS, max_output=1024 * 1024)
         names = (line.strip() for line in decode_wsl_output(ex.stdout).split("\n"))
         return [n for n in names if n]
 
@@ -236,13 +242,6 @@ DEFAULT_NAME_ARGS = ["--exec", "sh", "-c", 'printf "%s" "$WSL_DISTRO_NAME"']
 async def default_distro(wsl_exe: WslExe) -> str | None:
     """The name of WSL's default distribution (``$WSL_DISTRO_NAME`` inside it), None when wsl.exe
     answers but names none; raises ``ProcUnavailable`` when wsl.exe fails."""
-    try:
-        ex = await wsl_exe.run(DEFAULT_NAME_ARGS, timeout_s=LIST_TIMEOUT_S, max_output=64 * 1024)
-    except FileNotFoundError as exc:
-        raise ProcUnavailable("wsl.exe not found") from exc
-    if ex.timed_out or ex.exit_code != 0:
-        raise _failure(
-            "finding the default WSL distribution", ex.stdout, ex.stderr, ex.exit_code, ex.timed_out
-        )
+    ex = await _call(wsl_exe, "finding the default WSL distribution", DEFAULT_NAME_ARGS, max_output=64 * 1024)
     name = ex.stdout.decode("utf-8", errors="replace").strip()
     return name or None

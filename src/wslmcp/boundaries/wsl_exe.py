@@ -6,8 +6,9 @@ Contract
     Runs ``wsl.exe`` with ``args`` (everything after the executable name, e.g.
     ``["-d", "Ubuntu", "-u", "dev", "--exec", "bash", "-lc", SCRIPT]``). stdin is closed unless
     bytes, or a ``ByteSource`` streamed a piece at a time, are given; ``stdout_sink`` receives
-    stdout as it arrives instead of the exchange keeping it (bounded memory for transfers). ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build
-    honours it; older builds write UTF-16LE, so callers decode wsl.exe's *own* output with
+    stdout as it arrives instead of the exchange keeping it (bounded memory for transfers).
+    ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build honours it;
+    older builds write UTF-16LE, so callers decode wsl.exe's *own* output with
     ``decode_wsl_output``. Output of the Linux command itself passes through untouched (bytes).
     A non-zero exit is a normal result. On the deadline the process is killed and
     ``timed_out`` is set (killing what runs *inside* the distro is the caller's job).

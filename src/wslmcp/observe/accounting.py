@@ -46,10 +46,11 @@ def parse_sample(sample: ProcSample) -> ParsedProc:
         if stat is None or stat.pid != pid:
             continue
         processes[pid] = (stat, parse_cmdline(files.get(f"{pid}/cmdline")))
+    kernel = parse_kernel(files)
     return ParsedProc(
         processes=processes,
-        kernel=parse_kernel(files),
-        cpu_count=count_cpus(files.get("stat")),
+        kernel=kernel,
+        cpu_count=kernel.cpu_count if kernel is not None else count_cpus(files.get("stat")),
         clk_tck=sample.clk_tck,
         page_size=sample.page_size,
     )
@@ -110,7 +111,11 @@ def wsl_environment(
     """WSL CPU from the primary's kernel counters (covers every distro on the shared kernel);
     WSL memory as the sum of observed process RSS, only when every capture was complete."""
     warnings: list[str] = []
-    cpu = kernel_cpu_percent(before.primary.kernel, after.primary.kernel, after.primary.clk_tck, host_cpus)
+    cpu = (
+        kernel_cpu_percent(before.primary.kernel, after.primary.kernel, after.primary.clk_tck, host_cpus)
+        if before.primary.clk_tck == after.primary.clk_tck
+        else None
+    )
     if cpu is None:
         warnings.append(
             "WSL kernel CPU counters unavailable or inconsistent between samples; WSL cpu_percent is null"

@@ -70,9 +70,6 @@ class Collector:
     def cpu_scope(self) -> CpuScope:
         return "windows_host" if self._host is not None else "wsl_visible"
 
-    def forget_warm_sample(self) -> None:
-        self._warm = None
-
     async def collect(self) -> Observation:
         try:
             before = self._usable_warm()
@@ -116,7 +113,7 @@ class Collector:
         try:
             names = await self._lister.running()
         except Exception as exc:
-            return {}, [f"running WSL distributions could not be listed: {exc}"]
+            return {}, [f"additional WSL distributions were not sampled: {exc}"]
         local_name = self.config.local_distro
         if local_name is None and self._primary_name is not None:
             local_name = await self._primary_name()

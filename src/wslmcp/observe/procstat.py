@@ -134,8 +134,9 @@ def parse_kernel(files: Mapping[str, bytes]) -> KernelCounters | None:
 def kernel_cpu_percent(
     before: KernelCounters | None, after: KernelCounters | None, clk_tck: int, host_cpus: int
 ) -> float | None:
-    """Busy share of all ``host_cpus`` between two kernel samples, or None when it cannot be trusted:
-    a different boot, CPU count or tick rate, uptime not increasing, a counter going backwards."""
+    """Busy share of all ``host_cpus`` between two kernel samples taken at the same tick rate
+    ``clk_tck``, or None when it cannot be trusted: a different boot or CPU count, uptime not
+    increasing, a counter going backwards."""
     if before is None or after is None or host_cpus <= 0 or clk_tck <= 0:
         return None
     if before.boot_id != after.boot_id or before.cpu_count != after.cpu_count:

@@ -25,6 +25,8 @@ class ListOptions:
 
 
 def select(entries: Iterable[Entry], opts: ListOptions) -> list[dict[str, Any]]:
+    if opts.limit == 0:
+        return []
     rows = [
         e
         for e in entries
@@ -32,8 +34,6 @@ def select(entries: Iterable[Entry], opts: ListOptions) -> list[dict[str, Any]]:
         and (opts.resource_kind is None or e.kind == opts.resource_kind)
         and (not opts.name_contains or opts.name_contains in e.name)
     ]
-    if opts.limit == 0:
-        return []
     desc = opts.sort_order == "desc"
     if opts.sort_by == "name":
         rows.sort(key=lambda e: e.name, reverse=desc)  # stable: ties keep catalog order

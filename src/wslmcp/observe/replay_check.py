@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from wslmcp.observe.scenario_section import read_section
+from wslmcp.observe.scenario_section import ObserveSection, read_section
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 
@@ -83,19 +83,21 @@ def normalize(answers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [walk(dict(a)) for a in answers]
 
 
-def run(scenario: Scenario) -> list[dict[str, Any]]:
-    section = read_section(scenario)
+def run(scenario: Scenario, section: ObserveSection | None = None) -> list[dict[str, Any]]:
+    """The normalized answers to the scenario's ``observe.calls``."""
+    section = section or read_section(scenario)
     answers: list[dict[str, Any]] = anyio.run(drive, scenario.root, section.args, section.calls)
     return normalize(answers)
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     section = read_section(scenario)
-    got = run(scenario)
+    for i, call in enumerate(section.calls):
+        if not isinstance(call.get("expected"), str):
+            return CheckResult(KIND, False, f"observe.calls[{i}] names no expected file")
+    got = run(scenario, section)
     for i, (call, answer) in enumerate(zip(section.calls, got, strict=True), start=1):
-        expected_file = call.get("expected")
-        if not isinstance(expected_file, str):
-            return CheckResult(KIND, False, f"observe.calls[{i - 1}] names no expected file")
+        expected_file = call["expected"]
         expected = json.loads(scenario.file(expected_file).read_text(encoding="utf-8"))
         if expected != answer:
             return CheckResult(KIND, False, f"call {i} ({call['tool']}) differs from {expected_file}")

@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +79,7 @@ def read_section(scenario: Scenario) -> ObserveSection:
     )
 
 
-def _host(raw: object, fail: Any) -> HostFacts:
+def _host(raw: object, fail: Callable[..., ScenarioError]) -> HostFacts:
     if not isinstance(raw, dict):
         raise fail("host", "an object", raw)
     cpus = raw.get("logical_cpus")

@@ -4,10 +4,8 @@ JSON-RPC invalid params, results as ``structuredContent`` plus the same JSON as 
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -19,8 +17,6 @@ from wslmcp.observe.errors import ObserveError
 from wslmcp.observe.handlers import answer
 from wslmcp.observe.service import ObserveService
 from wslmcp.observe.tools import INSTRUCTIONS, TOOLS, InvalidArguments, parse_call
-
-log = logging.getLogger("wslmcp.observe")
 
 _ANNOTATIONS = types.ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False
@@ -83,10 +79,3 @@ async def serve_stdio(service: ObserveService) -> None:
     server = build_server(service)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-def run(service_factory: Any) -> None:
-    async def main() -> None:
-        await serve_stdio(service_factory())
-
-    anyio.run(main)

@@ -67,12 +67,7 @@ class WindowsPrimary:
         lister: DistroLister,
         remote: Callable[[str], SampleReader],
     ) -> None:
-        self._requested, self._default_name, self._lister, self._remote = (
-            requested,
-            default_name,
-            lister,
-            remote,
-        )
+        self._default_name, self._lister, self._remote = default_name, lister, remote
         self._name: str | None = requested
 
     async def name(self) -> str:

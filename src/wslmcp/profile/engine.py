@@ -79,8 +79,8 @@ def scan(files: ClientFiles, cli: str, home: str, configured: Sequence[str]) -> 
         return result
     if cli == "codex":
         for path in codex.find(files, home):
-            result.transcripts.append(codex.parse(files, path, home))
-            result.keys.append(codex.session_key(path, home))
+            result.transcripts.append(codex.parse(files, path))
+            result.keys.append(codex.session_key(path))
         return result
     return None
 

@@ -94,10 +94,6 @@ class ConfiguredServer:
     shadowed: tuple[ShadowedEntry, ...] = ()
     #: Codex: a project-layer config may redefine this server (text is mcp-top's caveat).
     resolution_caveat: str | None = None
-    #: Names of the env variables the config sets (values are never kept outside ``env``).
-    env_keys: tuple[str, ...] = ()
-    has_command: bool = False
-    has_url: bool = False
     # ---- launch material: secret, never serialized, never in repr ----
     command: str | None = field(default=None, repr=False, compare=False)
     args: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -111,6 +107,19 @@ class ConfiguredServer:
     @property
     def precedence(self) -> int:
         return SCOPE_PRECEDENCE[self.scope]
+
+    @property
+    def env_keys(self) -> tuple[str, ...]:
+        """Names of the env variables the config sets (their values stay in ``env``)."""
+        return tuple(self.env)
+
+    @property
+    def has_command(self) -> bool:
+        return self.command is not None
+
+    @property
+    def has_url(self) -> bool:
+        return self.url is not None
 
     def to_public_dict(self) -> dict[str, Any]:
         """Everything except command, args, env values and url."""

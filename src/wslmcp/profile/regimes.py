@@ -9,7 +9,6 @@ environment is never read. Codex and Cursor regimes are not observable locally: 
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.profile.configs.reading import read_json
 
 MANAGED_SETTINGS_LINUX = "/etc/claude-code/managed-settings.json"
 UPFRONT = "upfront"
@@ -68,32 +68,21 @@ def _join(base: str, rel: str) -> str:
 
 
 def read_layers(files: ClientFiles, paths: Sequence[tuple[str, str]], warnings: list[str]) -> list[_Layer]:
-    """Read every settings layer that exists; read failures become config warnings."""
+    """Read every settings layer that exists; read failures become config warnings.
+
+    A layer exists when it can be stat'ed (as ``os.path.exists`` tells): one behind an unsearchable
+    directory is absent, not unreadable.
+    """
     layers = []
     for name, path in paths:
         if files.stat(path) is None:
             layers.append(_Layer(name, path, None, False))
             continue
-        settings, warning = _read_object(files, path)
-        if warning is not None:
-            warnings.append(warning)
-        layers.append(_Layer(name, path, settings, warning is not None))
+        loaded = read_json(files, path)
+        if loaded.warning is not None:
+            warnings.append(loaded.warning)
+        layers.append(_Layer(name, path, loaded.root, loaded.warning is not None))
     return layers
-
-
-def _read_object(files: ClientFiles, path: str) -> tuple[dict[str, Any] | None, str | None]:
-    try:
-        raw = files.read_bytes(path)
-    except OSError as err:
-        return None, f"could not read {path}: {err}"
-    try:
-        # newlines normalised as a text-mode reader would, so error positions match
-        data = json.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
-    except (ValueError, RecursionError) as err:
-        return None, f"could not parse {path}: {err}"
-    if not isinstance(data, dict):
-        return None, f"{path}: config root is not an object"
-    return data, None
 
 
 def _resolve(layers: Sequence[_Layer], section: str, key: str) -> tuple[Any, str | None]:

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-HEURISTIC = "chars/4"
 CLAUDE_TEXT_LIMIT_BYTES = 2048
 
 

@@ -9,7 +9,7 @@ project count, and the filter applies before the session cap.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 
 from wslmcp.profile.transcripts.model import PAIRED, PARTIAL, UNMEASURABLE, UNSUPPORTED, Transcript
@@ -28,14 +28,7 @@ class ResultTally:
     unpaired_calls: int = 0
 
     def as_json(self) -> dict[str, int]:
-        return {
-            "paired": self.paired,
-            "partial": self.partial,
-            "unsupported": self.unsupported,
-            "unmeasurable": self.unmeasurable,
-            "unpaired_results": self.unpaired_results,
-            "unpaired_calls": self.unpaired_calls,
-        }
+        return asdict(self)
 
     def any(self) -> bool:
         return any(self.as_json().values())

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from wslmcp.cliargs import ArgumentParser, parser
@@ -32,9 +32,19 @@ def _build() -> ArgumentParser:
     p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
     p = sub.add_parser("record", help="record this host's /proc into a new scenario")
     p.add_argument("--out", required=True, metavar="DIR", help="new scenario directory (must not hold files)")
-    p.add_argument("--duration", type=float, default=2.0, metavar="S", help="seconds to record (default 2)")
     p.add_argument(
-        "--interval-ms", type=int, default=1000, metavar="N", help="sample interval (default 1000)"
+        "--duration",
+        type=_within(float, 0, 3600),
+        default=2.0,
+        metavar="S",
+        help="seconds to record, 0..3600 (default 2)",
+    )
+    p.add_argument(
+        "--interval-ms",
+        type=_within(int, 100, 60000),
+        default=1000,
+        metavar="N",
+        help="sample interval, 100..60000 (default 1000)",
     )
     p.add_argument("--name", help="scenario name (default: the directory name)")
     p.add_argument("--description", default="", help="one line saying what the scenario shows")
@@ -44,6 +54,22 @@ def _build() -> ArgumentParser:
         help="keep full command lines (default: argv[0] only, for secrets)",
     )
     return top
+
+
+def _within(kind: Callable[[str], float], low: int, high: int) -> Callable[[str], float]:
+    """An argparse ``type``: a number between ``low`` and ``high``, else a one-line usage error."""
+
+    def convert(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            number = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {number}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
+        return value
+
+    return convert
 
 
 def main(argv: Sequence[str]) -> int:
@@ -139,22 +165,19 @@ def _record(args: argparse.Namespace) -> int:
     from wslmcp import wiring
     from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter, record
 
-    if not 100 <= args.interval_ms <= 60000:
-        print("wslmcp scenario: --interval-ms must be between 100 and 60000", file=sys.stderr)
-        return 2
-    if not 0 <= args.duration <= 3600:
-        print("wslmcp scenario: --duration must be between 0 and 3600 seconds", file=sys.stderr)
-        return 2
     host = wiring.real()
     out = Path(args.out)
     try:
         writer = ScenarioWriter(
             out, args.name or out.name, args.description, host.clock, keep_cmdlines=args.keep_cmdlines
         )
+        path = asyncio.run(record(host.procfs, writer, host.clock, args.duration, args.interval_ms))
     except RecordingRefused as exc:
         print(f"wslmcp scenario: {exc}", file=sys.stderr)
         return 1
-    path = asyncio.run(record(host.procfs, writer, host.clock, args.duration, args.interval_ms))
+    except OSError as exc:  # the output cannot be written, or /proc cannot be read
+        print(f"wslmcp scenario: recording into {out} failed, nothing was written: {exc}", file=sys.stderr)
+        return 1
     n = len(writer.manifest["timeline"])
     print(f"recorded {n} samples into {path}")
     return 0

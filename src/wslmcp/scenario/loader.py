@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from wslmcp.boundaries.procfs import ProcSample
-from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError, read_manifest
+from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError, inside, read_manifest
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,8 @@ class Scenario:
         return value if isinstance(value, Mapping) else {}
 
     def file(self, rel: str) -> Path:
-        path = (self.root / rel).resolve()
-        if not path.is_relative_to(self.root.resolve()):
+        path = inside(self.root, rel)
+        if path is None:
             raise ScenarioError(self.root / MANIFEST_NAME, rel, "a path inside the scenario directory")
         return path
 

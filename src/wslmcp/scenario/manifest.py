@@ -39,6 +39,14 @@ def _show(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def inside(root: Path, rel: str) -> Path | None:
+    """``root/rel`` resolved, or None when ``rel`` is absolute or leads out of ``root``."""
+    path = (root / rel).resolve()
+    if Path(rel).is_absolute() or not path.is_relative_to(root.resolve()):
+        return None
+    return path
+
+
 class _Check:
     def __init__(self, file: Path) -> None:
         self.file = file
@@ -68,8 +76,8 @@ class _Check:
 
     def rel_file(self, root: Path, value: object, key: str, *, directory: bool = False) -> Path:
         rel = self.text(value, key)
-        path = (root / rel).resolve()
-        if not path.is_relative_to(root.resolve()) or Path(rel).is_absolute():
+        path = inside(root, rel)
+        if path is None:
             raise self.fail(key, "a path inside the scenario directory", rel)
         if directory and not path.is_dir():
             raise self.fail(key, "an existing directory", rel)

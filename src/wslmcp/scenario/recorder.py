@@ -45,20 +45,20 @@ class ScenarioWriter:
         self._clock = clock
         self._keep_cmdlines = keep_cmdlines
         self._start: float | None = None  # t=0 is when the first sample begins
-        self._start_wall = clock.wall()
+        start_wall = clock.wall()
         self.manifest: dict[str, Any] = {
             "schema": SCHEMA,
             "name": name,
             "description": description,
             "source": "recorded",
-            "recorded_at": datetime.fromtimestamp(self._start_wall, UTC).isoformat(timespec="seconds"),
+            "recorded_at": datetime.fromtimestamp(start_wall, UTC).isoformat(timespec="seconds"),
             "recorder": f"wslmcp {__version__}",
             "host": {
                 "system": platform.system(),
                 "release": platform.release(),
                 "machine": platform.machine(),
             },
-            "clock": {"start_wall": round(self._start_wall, 3)},
+            "clock": {"start_wall": round(start_wall, 3)},
             "timeline": [],
             "expect": [],
         }
@@ -92,7 +92,7 @@ class ScenarioWriter:
     def exchange_file(self, boundary: str, stream: str) -> tuple[str, Path]:
         """Where the next exchange of ``boundary`` keeps ``stream``: (path relative to the scenario,
         path to write now)."""
-        index = len(self.manifest.setdefault("exchanges", {}).setdefault(boundary, []))
+        index = len(self._exchanges(boundary))
         rel = f"exchanges/{boundary}/{index:03d}.{stream}"
         path = self._tmp / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +108,11 @@ class ScenarioWriter:
 
     def add_exchange(self, boundary: str, item: dict[str, Any]) -> None:
         """Append one recorded exchange (its stream files already written via ``exchange_file``)."""
-        self.manifest.setdefault("exchanges", {}).setdefault(boundary, []).append(item)
+        self._exchanges(boundary).append(item)
+
+    def _exchanges(self, boundary: str) -> list[dict[str, Any]]:
+        exchanges: list[dict[str, Any]] = self.manifest.setdefault("exchanges", {}).setdefault(boundary, [])
+        return exchanges
 
     def expect(self, check: dict[str, Any]) -> None:
         self.manifest["expect"].append(check)
@@ -258,12 +262,14 @@ class RecordingWslExe:
 async def record(
     source: ProcSource, writer: ScenarioWriter, clock: Clock, duration_s: float, interval_ms: int
 ) -> Path:
-    """Sample ``source`` every ``interval_ms`` for ``duration_s`` (at least two samples)."""
+    """Sample ``source`` every ``interval_ms`` for ``duration_s`` (at least two samples). Samples
+    start on a fixed schedule, so the time a read takes does not push the later ones back."""
     recording = RecordingProcSource(source, writer)
     try:
+        start = clock.monotonic()
         for i in range(max(2, int(duration_s * 1000 // interval_ms) + 1)):
             if i:
-                await clock.sleep(interval_ms / 1000)
+                await clock.sleep(start + i * interval_ms / 1000 - clock.monotonic())
             recording.read_sample()
         writer.expect({"kind": "procfs-replay"})
         return writer.commit()

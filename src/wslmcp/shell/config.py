@@ -13,13 +13,13 @@ matches ``a,b``). Patterns are Python ``re`` syntax, compiled case-insensitively
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from wslmcp.shell.guard import Policy
+from wslmcp.shell.guard.paths import normalize
 
 LogLevel = Literal["silent", "debug", "info", "warn", "error"]
 TransportChoice = Literal["auto", "wsl.exe", "local"]
@@ -190,14 +190,6 @@ def _deny_patterns(env: Mapping[str, str]) -> tuple[re.Pattern[str], ...]:
     return tuple(compiled)
 
 
-def normalize_posix(path: str) -> str:
-    """Lexical normalisation: ``.``/``..`` resolved, slash runs collapsed (a leading ``//`` too)."""
-    norm = posixpath.normpath(path)
-    if norm.startswith("//"):
-        norm = "/" + norm.lstrip("/")
-    return norm
-
-
 def _allowed_paths(env: Mapping[str, str]) -> tuple[str, ...] | None:
     value = _get(env, "WSL_ALLOWED_PATHS")
     if value is None:
@@ -208,7 +200,7 @@ def _allowed_paths(env: Mapping[str, str]) -> tuple[str, ...] | None:
             raise ConfigError(
                 f"WSL_ALLOWED_PATHS entries must be absolute paths in the distro; {item!r} is not (got {value!r})"
             )
-        paths.append(normalize_posix(item))
+        paths.append(normalize(item).rstrip("/") or "/")  # the guard's own normalisation
     return tuple(paths) or None
 
 

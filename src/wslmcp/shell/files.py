@@ -34,7 +34,6 @@ from wslmcp.shell.runner import Run, Runner, quote
 CHUNK_BYTES = 64 * 1024 * 1024  # per call: bounds each call's time (memory is bounded by streaming)
 MAX_ENTRIES = 1000
 META_CAPTURE = 4 * 1024 * 1024
-_FAIL = 3  # exit status our scripts use for their own refusals (message on stderr)
 
 _PROBE = r"""p={path}
 r=$(realpath -m -- "$p" 2>/dev/null) || r=$p

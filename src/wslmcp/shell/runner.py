@@ -86,11 +86,6 @@ class Run:
         """Every process killed, the transport's kill first."""
         return self.group_killed + self.swept
 
-    @property
-    def stopped(self) -> bool:
-        """The run was cut short: deadline or hard output cap."""
-        return self.exchange.timed_out or self.exchange.overflowed
-
 
 class Runner:
     """The one way scripts reach a transport. ``tokens`` makes run tokens (random in production,
@@ -104,9 +99,7 @@ class Runner:
     ) -> None:
         self.transport = transport
         self.tokens = tokens
-        self.max_concurrent = max_concurrent
         self._slots = asyncio.Semaphore(max_concurrent)
-        self.running = 0
 
     async def run(
         self,
@@ -125,18 +118,14 @@ class Runner:
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
         async with self._slots:
-            self.running += 1
-            try:
-                exchange = await self.transport.run(
-                    f"export WSLMCP_RUN={token}\n{script}",
-                    stdin=stdin,
-                    timeout_s=timeout_s,
-                    max_output=max_output,
-                    stdout_sink=stdout_sink,
-                    login=login,
-                )
-            finally:
-                self.running -= 1
+            exchange = await self.transport.run(
+                f"export WSLMCP_RUN={token}\n{script}",
+                stdin=stdin,
+                timeout_s=timeout_s,
+                max_output=max_output,
+                stdout_sink=stdout_sink,
+                login=login,
+            )
         if not (exchange.timed_out or exchange.overflowed):
             return Run(exchange, token)
         swept, error = await self.sweep(token)

@@ -52,14 +52,12 @@ def assemble(
         config = replace(config, log_level="silent")
     boundaries = wiring.replay(Path(replay_dir)) if replay_dir else wiring.real()
     log = Log(config.log_level, sys.stderr, boundaries.clock)
-    transport = None
     runner = None
     if config.distro is not None:
         transport = wiring.shell_transport(config.transport, config.distro, config.user, boundaries, env)
         runner = Runner(transport, wiring.run_tokens(boundaries))
     service = ShellService(
         config,
-        transport=transport,
         runner=runner,
         guard=Guard(config.policy),
         clock=boundaries.clock,

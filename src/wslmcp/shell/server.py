@@ -93,8 +93,9 @@ TOOLS: dict[str, ToolSpec] = {  # in tools/list order
         "Run a bash command in the distro (login shell, as the configured user) and return exit code, "
         "duration, stdout and stderr. A non-zero exit code is normal output, not a tool error: read it. "
         "Pass 'session' to run in, and update, that session's directory. stdin is closed and there is no "
-        "TTY, so prompts fail at once: use -y / sudo -n / top -bn1. On timeout every process the command "
-        "started is killed and the reply names them; a job meant to outlive the call must detach all "
+        "TTY, so prompts fail at once: use -y / sudo -n / top -bn1. On timeout the processes the command "
+        "started are killed and the reply names them (one that drops its environment, as under sudo or "
+        "env -i, can escape); a job meant to outlive the call must detach all "
         "three streams: nohup cmd > log 2>&1 < /dev/null &. Output past WSL_MAX_OUTPUT characters per "
         "stream is cut with a marker; a runaway writer is killed. Refused before anything runs: "
         "catastrophic commands (wiping /, formatting disks, shutting the distro down) and whatever the "
@@ -165,11 +166,16 @@ class StrictArgumentsServer(MCPServer):
             for tool in await super().list_tools()
         ]
 
+    _declared: dict[str, frozenset[str]] | None = None
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        declared = {t.name: set(t.input_schema.get("properties", {})) for t in await super().list_tools()}
-        accepted = declared.get(name)
+        if self._declared is None or name not in self._declared:  # built once, not on every call
+            self._declared = {
+                t.name: frozenset(t.input_schema.get("properties", {})) for t in await super().list_tools()
+            }
+        accepted = self._declared.get(name)
         unknown = sorted(set(arguments) - accepted) if accepted is not None else []
         if unknown:
             given = ", ".join(repr(u) for u in unknown)

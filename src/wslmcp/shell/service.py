@@ -91,7 +91,6 @@ class ShellService:
         self,
         config: ShellConfig,
         *,
-        transport: ShellTransport | None,
         runner: Runner | None,
         guard: Guard,
         clock: Clock,
@@ -100,7 +99,6 @@ class ShellService:
         chunk_bytes: int | None = None,
     ) -> None:
         self.config = config
-        self.transport = transport
         self.runner = runner
         self.guard = guard
         self.clock = clock
@@ -119,6 +117,11 @@ class ShellService:
         )
 
     # -- shared -----------------------------------------------------------------------------------
+
+    @property
+    def transport(self) -> ShellTransport | None:
+        """Where scripts run: the runner's transport (None when not configured)."""
+        return self.runner.transport if self.runner is not None else None
 
     @property
     def transport_kind(self) -> str:
@@ -153,11 +156,10 @@ class ShellService:
         return Reply(f"{tool} failed: {exc}", True)
 
     def _check_command(self, command: str, cwd: str | None) -> None:
+        """The command with its working directory (``check_command`` screens the cwd too)."""
         decision = self.guard.check_command(command, cwd)
         if not decision.allowed:
             raise Refused(decision, command)
-        if cwd:
-            self._check_cwd(cwd, command)
 
     def _check_cwd(self, cwd: str, action: str) -> None:
         decision = self.guard.check_cwd(cwd)
@@ -403,14 +405,16 @@ class ShellService:
 
     # -- host status ------------------------------------------------------------------------------
 
+    async def _distro_state(self) -> DistroState:
+        """The distro's row in ``wsl.exe -l -v``; a transport without a listing runs by definition."""
+        assert self.transport is not None and self.config.distro is not None
+        listing = await self.transport.list_distros()
+        return DistroState(True, "Running") if listing is None else parse_listing(listing, self.config.distro)
+
     async def state(self) -> tuple[DistroState, Facts | None]:
         """The distro's state; facts are probed only when it is running (probing would start it)."""
         runner, _ = self._require()
-        assert self.transport is not None and self.config.distro is not None
-        listing = await self.transport.list_distros()
-        state = (
-            DistroState(True, "Running") if listing is None else parse_listing(listing, self.config.distro)
-        )
+        state = await self._distro_state()
         if state.state != "Running":
             return state, None
         return state, await self.facts(runner)
@@ -470,14 +474,10 @@ class ShellService:
             "",
         ]
         runner, _ = self._require()
-        assert self.transport is not None and self.config.distro is not None
         try:
-            listing = await self.transport.list_distros()
+            state = await self._distro_state()
         except TransportError as exc:
             return "\n".join([*lines, f"  FAILED  {exc}"]), False
-        state = (
-            DistroState(True, "Running") if listing is None else parse_listing(listing, self.config.distro)
-        )
         if not state.installed:
             return "\n".join([*lines, f"  FAILED  {status_line(state, None, self.transport_kind)}"]), False
         try:

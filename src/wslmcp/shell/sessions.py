@@ -41,7 +41,6 @@ class SessionStore:
         self.idle_s = idle_s
         self._sessions: dict[str, Session] = {}
         self._counter = 0
-        self.expired: list[str] = []
 
     def expire(self) -> list[str]:
         """Forget sessions idle for ``idle_s`` or more (never one with a call in flight)."""
@@ -49,7 +48,6 @@ class SessionStore:
         gone = [s.id for s in self._sessions.values() if s.busy == 0 and now - s.last_used >= self.idle_s]
         for sid in gone:
             del self._sessions[sid]
-        self.expired.extend(gone)
         return gone
 
     def open(self, cwd: str | None) -> Session:

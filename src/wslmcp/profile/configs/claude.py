@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.merge import ServerMerger
-from wslmcp.profile.configs.reading import read_json
-from wslmcp.profile.configs.specs import ParsedTable, parse_table
+from wslmcp.profile.configs.reading import note, read_json
+from wslmcp.profile.configs.specs import parse_table
 from wslmcp.profile.model import CliDiscovery
 
 
@@ -40,38 +40,25 @@ def detected(files: ClientFiles, home: str, project: str) -> bool:
 def discover_claude(files: ClientFiles, home: str, project: str) -> CliDiscovery:
     warnings: list[str] = []
     files_read: list[str] = []
-    merger = ServerMerger()
-
-    def take(table: ParsedTable) -> None:
-        warnings.extend(table.warnings)
-        for server in table.servers:
-            merger.add(server)
-        warnings.extend(merger.warnings)
-        merger.warnings.clear()
+    merger = ServerMerger(warnings)
 
     user_path = os.path.join(home, ".claude.json")
-    user = read_json(files, user_path, unicode_is="parse")
-    if user.exists:
-        files_read.append(user_path)
-    if user.warning:
-        warnings.append(user.warning)
-    if user.root is not None:
-        take(parse_table("claude-code", user.root.get("mcpServers"), "user", user_path))
-        projects = user.root.get("projects")
+    user = note(read_json(files, user_path), user_path, files_read, warnings)
+    if user is not None:
+        merger.take(parse_table("claude-code", user.get("mcpServers"), "user", user_path))
+        projects = user.get("projects")
         if isinstance(projects, Mapping):
             wanted = project_key(project)
             for key, entry in projects.items():
                 if project_key(str(key)) == wanted and isinstance(entry, Mapping):
-                    take(parse_table("claude-code", entry.get("mcpServers"), "user-project", user_path))
+                    merger.take(
+                        parse_table("claude-code", entry.get("mcpServers"), "user-project", user_path)
+                    )
 
     project_path = os.path.join(project, ".mcp.json")
-    shared = read_json(files, project_path, unicode_is="parse")
-    if shared.exists:
-        files_read.append(project_path)
-    if shared.warning:
-        warnings.append(shared.warning)
-    if shared.root is not None:
-        take(parse_table("claude-code", shared.root.get("mcpServers"), "project", project_path))
+    shared = note(read_json(files, project_path), project_path, files_read, warnings)
+    if shared is not None:
+        merger.take(parse_table("claude-code", shared.get("mcpServers"), "project", project_path))
 
     return CliDiscovery(
         cli="claude-code",

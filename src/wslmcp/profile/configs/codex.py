@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.merge import ServerMerger
-from wslmcp.profile.configs.reading import read_toml
+from wslmcp.profile.configs.reading import note, read_toml
 from wslmcp.profile.configs.specs import parse_table
 from wslmcp.profile.model import CliDiscovery
 
@@ -51,12 +51,8 @@ def discover_codex(files: ClientFiles, home: str, project: str) -> CliDiscovery:
     layer_names: tuple[str, ...] | None = None
     layer_unreadable = False
     if files.stat(layer_path) is not None and not files.same_file(layer_path, user_path):
-        layer = read_toml(files, layer_path)
-        if layer.exists:
-            files_read.append(layer_path)
-        if layer.root is None:
-            if layer.warning:
-                warnings.append(layer.warning)
+        layer = note(read_toml(files, layer_path), layer_path, files_read, warnings)
+        if layer is None:
             warnings.append(
                 f"project-layer codex config {layer_path} detected but could not be read"
                 " -- not queried and not merged"
@@ -64,23 +60,15 @@ def discover_codex(files: ClientFiles, home: str, project: str) -> CliDiscovery:
             layer_unreadable = True
             layer_names = ()
         else:
-            table = layer.root.get("mcp_servers")
+            table = layer.get("mcp_servers")
             layer_names = tuple(sorted(table)) if isinstance(table, Mapping) and table else ()
             listed = f": {', '.join(layer_names)}" if layer_names else " (no mcp_servers table)"
             warnings.append(f"project-layer codex config detected at {layer_path}{listed}{_LAYER_NOTE}")
 
-    merger = ServerMerger()
-    user = read_toml(files, user_path)
-    if user.exists:
-        files_read.append(user_path)
-    if user.warning:
-        warnings.append(user.warning)
-    if user.root is not None:
-        parsed = parse_table("codex", user.root.get("mcp_servers"), "user", user_path, "mcp_servers")
-        warnings.extend(parsed.warnings)
-        for server in parsed.servers:
-            merger.add(server)
-        warnings.extend(merger.warnings)
+    merger = ServerMerger(warnings)
+    user = note(read_toml(files, user_path), user_path, files_read, warnings)
+    if user is not None:
+        merger.take(parse_table("codex", user.get("mcp_servers"), "user", user_path, "mcp_servers"))
 
     servers = []
     for found in merger.servers():

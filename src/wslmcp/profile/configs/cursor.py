@@ -6,7 +6,7 @@ import os
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.merge import ServerMerger
-from wslmcp.profile.configs.reading import read_json
+from wslmcp.profile.configs.reading import note, read_json
 from wslmcp.profile.configs.specs import parse_table
 from wslmcp.profile.model import CliDiscovery, Scope
 
@@ -18,25 +18,15 @@ def detected(files: ClientFiles, home: str, project: str) -> bool:
 def discover_cursor(files: ClientFiles, home: str, project: str) -> CliDiscovery:
     warnings: list[str] = []
     files_read: list[str] = []
-    merger = ServerMerger()
+    merger = ServerMerger(warnings)
     layers: tuple[tuple[str, Scope], ...] = (
         (os.path.join(home, ".cursor", "mcp.json"), "user"),
         (os.path.join(project, ".cursor", "mcp.json"), "project"),
     )
     for path, scope in layers:
-        loaded = read_json(files, path, unicode_is="read", empty_warns=True)
-        if loaded.exists:
-            files_read.append(path)
-        if loaded.warning:
-            warnings.append(loaded.warning)
-        if loaded.root is None:
-            continue
-        table = parse_table("cursor", loaded.root.get("mcpServers"), scope, path)
-        warnings.extend(table.warnings)
-        for server in table.servers:
-            merger.add(server)
-        warnings.extend(merger.warnings)
-        merger.warnings.clear()
+        root = note(read_json(files, path, unicode_is="read", empty_warns=True), path, files_read, warnings)
+        if root is not None:
+            merger.take(parse_table("cursor", root.get("mcpServers"), scope, path))
     return CliDiscovery(
         cli="cursor", servers=merger.servers(), warnings=tuple(warnings), files_read=tuple(files_read)
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from wslmcp.profile.configs.specs import ParsedTable
 from wslmcp.profile.model import SCOPE_PRECEDENCE, ConfiguredServer, ShadowedEntry
 
 
@@ -16,11 +17,20 @@ def _sorted_chain(chain: list[ShadowedEntry]) -> tuple[ShadowedEntry, ...]:
 
 
 class ServerMerger:
-    """Name -> winning server, in first-seen order, with mcp-top's merge warnings."""
+    """Name -> winning server, in first-seen order, with mcp-top's merge warnings.
 
-    def __init__(self) -> None:
+    Warnings go to ``warnings`` (a discovery's own list, so they keep their order among the rest).
+    """
+
+    def __init__(self, warnings: list[str] | None = None) -> None:
         self._servers: dict[str, ConfiguredServer] = {}
-        self.warnings: list[str] = []
+        self.warnings: list[str] = [] if warnings is None else warnings
+
+    def take(self, table: ParsedTable) -> None:
+        """One config layer: its parse warnings, then its servers merged in."""
+        self.warnings.extend(table.warnings)
+        for server in table.servers:
+            self.add(server)
 
     def add(self, incoming: ConfiguredServer) -> None:
         name = incoming.name

@@ -26,6 +26,25 @@ class Loaded:
 _ABSENT = Loaded(exists=False, root=None)
 
 
+def note(loaded: Loaded, path: str, files_read: list[str], warnings: list[str]) -> dict[str, Any] | None:
+    """Record a read file (when present) and its warning; the parsed root, if usable."""
+    if loaded.exists:
+        files_read.append(path)
+    if loaded.warning:
+        warnings.append(loaded.warning)
+    return loaded.root
+
+
+def _read(files: ClientFiles, path: str) -> bytes | Loaded:
+    """The file's bytes, or what its absence or unreadability means."""
+    try:
+        return files.read_bytes(path)
+    except FileNotFoundError:
+        return _ABSENT
+    except OSError as err:
+        return Loaded(True, None, f"could not read {path}: {err}")
+
+
 def _text(data: bytes) -> str:
     # Universal newlines, as a text-mode open() would give (error offsets depend on it).
     return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
@@ -41,12 +60,9 @@ def read_json(
     """A JSON object file. ``unicode_is`` picks the wording of a decoding failure (Claude Code
     says "could not parse", Cursor "could not read"); ``empty_warns`` is Cursor's empty-file rule.
     """
-    try:
-        data = files.read_bytes(path)
-    except FileNotFoundError:
-        return _ABSENT
-    except OSError as err:
-        return Loaded(True, None, f"could not read {path}: {err}")
+    data = _read(files, path)
+    if isinstance(data, Loaded):
+        return data
     try:
         text = _text(data)
     except UnicodeError as err:
@@ -64,12 +80,9 @@ def read_json(
 
 
 def read_toml(files: ClientFiles, path: str) -> Loaded:
-    try:
-        data = files.read_bytes(path)
-    except FileNotFoundError:
-        return _ABSENT
-    except OSError as err:
-        return Loaded(True, None, f"could not read {path}: {err}")
+    data = _read(files, path)
+    if isinstance(data, Loaded):
+        return data
     try:
         root = tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as err:

@@ -12,22 +12,22 @@ from datetime import datetime
 from typing import Any
 
 from wslmcp.boundaries.client_files import ClientFiles
-from wslmcp.profile.transcripts.jsonl import LineStats, parse_timestamp, records
+from wslmcp.profile.transcripts.jsonl import LineStats, latest, records
 from wslmcp.profile.transcripts.model import (
     PAIRED,
     PARTIAL,
     UNMEASURABLE,
     UNSUPPORTED,
+    CallLog,
     RecordedResult,
     ToolCall,
     Transcript,
-    pair_results,
+    text_result,
     utf8_size,
 )
 from wslmcp.profile.transcripts.names import PREFIX, longest_first, split_mcp_name
 
 SUPPORTED_VERSION = re.compile(r"2\.\d")
-MAX_BAD_RATIO = 0.1
 
 
 def projects_root(home: str) -> str:
@@ -61,12 +61,7 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
     versions: list[str] = []
     malformed_version = False
     last: datetime | None = None
-    calls: list[ToolCall] = []
-    calls_by_id: dict[str, ToolCall] = {}
-    seen_ids: set[str] = set()
-    collisions: set[str] = set()
-    results: list[RecordedResult] = []
-    duplicates = 0
+    log = CallLog()
     for record in records(files, path, stats):
         if "version" in record:
             version = record["version"]
@@ -74,11 +69,7 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
                 malformed_version = True
             elif version not in versions:
                 versions.append(version)
-        stamp = record.get("timestamp")
-        if isinstance(stamp, str):
-            when = parse_timestamp(stamp)
-            if when is not None and (last is None or when > last):
-                last = when
+        last = latest(last, record.get("timestamp"))
         kind = record.get("type")
         if kind not in {"user", "assistant"}:
             continue
@@ -91,50 +82,23 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
         if kind == "user":
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    results.append(_result(block))
+                    log.results.append(_result(block))
             continue
         sidechain = record.get("isSidechain") is True
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
             call_id = block.get("id")
-            if isinstance(call_id, str):
-                if call_id in seen_ids:
-                    collisions.add(call_id)
-                    duplicates += 1
-                    continue
-                seen_ids.add(call_id)
-            name = block.get("name")
-            if not isinstance(name, str):
+            if log.repeated(call_id):
                 continue
-            call = _call(name, sidechain, servers)
-            calls.append(call)
-            if isinstance(call_id, str):
-                calls_by_id[call_id] = call
+            log.claim(call_id)
+            name = block.get("name")
+            if isinstance(name, str):
+                log.add(_call(name, sidechain, servers), call_id)
     if stats.error is not None:
         return Transcript(path, "skipped", stats.error, project=project)
     skip = _skip_reason(malformed_version, versions, stats)
-    if skip is not None:
-        return Transcript(
-            path,
-            "skipped",
-            skip,
-            last_ts=last,
-            bad_lines=stats.bad,
-            duplicate_tool_use=duplicates,
-            project=project,
-        )
-    unpaired = pair_results(calls_by_id, collisions, results)
-    return Transcript(
-        path,
-        "parsed",
-        calls=calls,
-        last_ts=last,
-        bad_lines=stats.bad,
-        duplicate_tool_use=duplicates,
-        project=project,
-        unpaired_results=unpaired,
-    )
+    return log.transcript(path, skip, last_ts=last, bad_lines=stats.bad, project=project)
 
 
 def _skip_reason(malformed: bool, versions: list[str], stats: LineStats) -> str | None:
@@ -145,9 +109,7 @@ def _skip_reason(malformed: bool, versions: list[str], stats: LineStats) -> str 
             return f'unknown format version "{version}"'
     if not versions:
         return "no version marker found"
-    if stats.non_empty and stats.bad / stats.non_empty > MAX_BAD_RATIO:
-        return f"{stats.bad} of {stats.non_empty} lines unparseable"
-    return None
+    return stats.too_many_bad()
 
 
 def _call(name: str, sidechain: bool, servers: Sequence[str]) -> ToolCall:
@@ -164,12 +126,7 @@ def _result(block: dict[str, Any]) -> RecordedResult:
     call_id = raw_id if isinstance(raw_id, str) else None
     content = block.get("content")
     if isinstance(content, str):
-        size = utf8_size(content)
-        return (
-            RecordedResult(call_id, 0, UNMEASURABLE)
-            if size is None
-            else RecordedResult(call_id, size, PAIRED)
-        )
+        return text_result(call_id, content)
     if not isinstance(content, list):
         return RecordedResult(call_id, 0, UNSUPPORTED)
     total = 0

@@ -18,6 +18,7 @@ from typing import Any
 from wslmcp.boundaries.client_files import ClientFiles
 
 _CHUNK = 8192  # the decode window a text-mode reader uses; error offsets are reported within it
+MAX_BAD_RATIO = 0.1
 
 
 @dataclass
@@ -25,6 +26,12 @@ class LineStats:
     non_empty: int = 0
     bad: int = 0
     error: str | None = None
+
+    def too_many_bad(self) -> str | None:
+        """The skip reason when more than ``MAX_BAD_RATIO`` of the non-empty lines are bad."""
+        if self.non_empty and self.bad / self.non_empty > MAX_BAD_RATIO:
+            return f"{self.bad} of {self.non_empty} lines unparseable"
+        return None
 
 
 def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[str, Any]]:
@@ -78,6 +85,14 @@ def _decode_message(raw: bytes, offset: int) -> str:
     except UnicodeDecodeError as err:
         return str(err)
     return "'utf-8' codec can't decode this line"
+
+
+def latest(last: datetime | None, stamp: object) -> datetime | None:
+    """The later of ``last`` and a record's ``timestamp`` value (when it is a readable string)."""
+    when = parse_timestamp(stamp) if isinstance(stamp, str) else None
+    if when is not None and (last is None or when > last):
+        return when
+    return last
 
 
 def parse_timestamp(value: str) -> datetime | None:

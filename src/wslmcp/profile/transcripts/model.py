@@ -48,25 +48,80 @@ class Transcript:
         return self.status == "parsed"
 
 
-def pair_results(
-    calls_by_id: dict[str, ToolCall], collisions: set[str], results: list[RecordedResult]
-) -> int:
-    """Attach each result to the call with its id; return how many stayed unpaired.
+@dataclass
+class CallLog:
+    """The tool calls of one transcript, indexed by call id, and the results recorded for them.
 
-    A result is unpaired when it has no id, its id was used by two calls, no call has it, or the
-    call already holds a result. Order is not enforced.
+    A string id used by a second call is a collision: that call is dropped (counted in
+    ``duplicates``) and no result pairs with the id.
     """
-    unpaired = 0
-    for result in results:
-        call = None
-        if result.call_id is not None and result.call_id not in collisions:
-            call = calls_by_id.get(result.call_id)
-        if call is None or call.result_kind is not None:
-            unpaired += 1
-            continue
-        call.result_bytes = result.byte_count
-        call.result_kind = result.kind
-    return unpaired
+
+    calls: list[ToolCall] = field(default_factory=list)
+    results: list[RecordedResult] = field(default_factory=list)
+    duplicates: int = 0
+    _by_id: dict[str, ToolCall] = field(default_factory=dict)
+    _seen: set[str] = field(default_factory=set)
+    _collisions: set[str] = field(default_factory=set)
+
+    def repeated(self, call_id: object) -> bool:
+        """True, and counted, when ``call_id`` is a string an earlier call already claimed."""
+        if isinstance(call_id, str) and call_id in self._seen:
+            self._collisions.add(call_id)
+            self.duplicates += 1
+            return True
+        return False
+
+    def claim(self, call_id: object) -> None:
+        """Reserve a string id even for a call that is not kept (it still collides later)."""
+        if isinstance(call_id, str):
+            self._seen.add(call_id)
+
+    def add(self, call: ToolCall, call_id: object) -> None:
+        self.calls.append(call)
+        if isinstance(call_id, str):
+            self._seen.add(call_id)
+            self._by_id[call_id] = call
+
+    def _pair(self) -> int:
+        """Attach each result to the call with its id; return how many stayed unpaired.
+
+        A result is unpaired when it has no id, its id was used by two calls, no call has it, or
+        the call already holds a result. Order is not enforced.
+        """
+        unpaired = 0
+        for result in self.results:
+            call = None
+            if result.call_id is not None and result.call_id not in self._collisions:
+                call = self._by_id.get(result.call_id)
+            if call is None or call.result_kind is not None:
+                unpaired += 1
+                continue
+            call.result_bytes = result.byte_count
+            call.result_kind = result.kind
+        return unpaired
+
+    def transcript(
+        self, path: str, skip: str | None, *, last_ts: datetime | None, bad_lines: int, project: str | None
+    ) -> Transcript:
+        """The file's outcome: parsed (its calls, results paired) or, with ``skip``, skipped."""
+        parsed = skip is None
+        return Transcript(
+            path,
+            "parsed" if parsed else "skipped",
+            skip,
+            calls=self.calls if parsed else [],
+            last_ts=last_ts,
+            bad_lines=bad_lines,
+            duplicate_tool_use=self.duplicates,
+            project=project,
+            unpaired_results=self._pair() if parsed else 0,
+        )
+
+
+def text_result(call_id: str | None, text: str) -> RecordedResult:
+    """A result recorded as one string: its UTF-8 size, or unmeasurable (a lone surrogate)."""
+    size = utf8_size(text)
+    return RecordedResult(call_id, 0, UNMEASURABLE) if size is None else RecordedResult(call_id, size, PAIRED)
 
 
 def utf8_size(text: str) -> int | None:

@@ -1112,14 +1112,6 @@ def _firewall(name: str, args: list[Arg]) -> Effects:
 
 
 def _disk_tool(name: str, args: list[Arg]) -> Effects:
-    reads = {
-        "fdisk": r"-l|--list|-V|--version|-h|--help|-s|--getsz|-x|--list-details",
-        "sfdisk": r"-l|--list|-d|--dump|-J|--json|-s|--show-size|-V|--verify|-h|--help|-v|--version|-g|--show-geometry|--list-free|-F|-r|--list-types|-T",
-        "parted": r"-l|--list|print|-v|--version|-h|--help|unit|-s|--script|-m|--machine|\S+",
-        "sgdisk": r"-p|--print|-i\S*|--info\S*|-v|--verify|-V|--version|-h|--help|-\?|-O|--print-mbr|-L|--list-types|-D|--display-alignment|-E|--end-of-largest|-F|--first-in-largest|-f|--first-aligned-in-largest|-P|--pretend",
-        "wipefs": r"-n|--no-act|-J|--json|-O|--output|-p|--parsable|-h|--help|-V|--version|-i|--noheadings|/\S+",
-        "blkdiscard": r"-h|--help|-V|--version",
-    }[name]
     texts = [a.text for a in args]
     if name == "parted":
         words = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
@@ -1139,8 +1131,7 @@ def _disk_tool(name: str, args: list[Arg]) -> Effects:
             "cp",
             "mkfs",
             "disk_set",
-            "align-check",
-        } - {"align-check"}
+        }
         if any(w in mutating for w in words):
             return Effects(mutation="'parted' repartitions a disk")
         return Effects()
@@ -1152,6 +1143,12 @@ def _disk_tool(name: str, args: list[Arg]) -> Effects:
         ):
             return Effects(mutation="'wipefs' erases filesystem signatures")
         return Effects()
+    reads = {  # options that only read (parted and wipefs are judged above)
+        "fdisk": r"-l|--list|-V|--version|-h|--help|-s|--getsz|-x|--list-details",
+        "sfdisk": r"-l|--list|-d|--dump|-J|--json|-s|--show-size|-V|--verify|-h|--help|-v|--version|-g|--show-geometry|--list-free|-F|-r|--list-types|-T",
+        "sgdisk": r"-p|--print|-i\S*|--info\S*|-v|--verify|-V|--version|-h|--help|-\?|-O|--print-mbr|-L|--list-types|-D|--display-alignment|-E|--end-of-largest|-F|--first-in-largest|-f|--first-aligned-in-largest|-P|--pretend",
+        "blkdiscard": r"-h|--help|-V|--version",
+    }[name]
     if any(re.fullmatch(reads, t) for t in texts if t.startswith("-")):
         return Effects()
     return Effects(mutation=f"'{name}' repartitions or erases a disk")

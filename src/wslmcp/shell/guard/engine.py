@@ -502,8 +502,10 @@ def check_cwd(policy: Policy, path: str) -> Decision:
 
 
 def check_path(policy: Policy, path: str, access: Access) -> Decision:
-    value = path.strip()
-    if not value:
+    # Judged exactly as given: the file tools operate on this very string, so a trimmed form
+    # ("/var/log" for "/var/log\t") would let a sibling outside the allowed paths through.
+    value = path
+    if not value.strip():
         return Decision.reject("path.empty", None, f"path is empty; {NOTHING_RUN}")
     if "\x00" in value or "\n" in value:
         return Decision.reject(

@@ -140,18 +140,10 @@ def resolve(path: str, cwd: str | None, home: str | None) -> str:
     return normalize(cwd.rstrip("/") + "/" + path)
 
 
-def join(base: str, path: str) -> str:
-    return path if path.startswith("/") else base.rstrip("/") + "/" + path
-
-
 def mount_of(path: str) -> str | None:
     """The drive letter when a normalised absolute ``path`` lies on a Windows drive mount."""
     m = _MOUNT.match(path)
     return m.group(1).lower() if m else None
-
-
-def under_mount(path: str) -> bool:
-    return mount_of(path) is not None
 
 
 def components(path: str) -> list[str]:
@@ -286,11 +278,3 @@ def local_form(path: str) -> str:
     if text.startswith("//"):
         return "//" + normalize("/" + text[2:]).lstrip("/")
     return normalize(text)
-
-
-def windows_form(path: str) -> str | None:
-    """``/mnt/c/Users/me`` as ``C:/Users/me``."""
-    m = _MOUNT.match(path)
-    if not m:
-        return None
-    return f"{m.group(1).upper()}:{path[m.end() :] or '/'}"

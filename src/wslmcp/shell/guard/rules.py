@@ -114,8 +114,6 @@ class Segment:
     def redirect_reads(self) -> list[Arg]:
         return [a for op, a in self.redirects if op == "<"]
 
-    dynamic_payload: bool = False
-
     @property
     def argv(self) -> list[Arg]:
         return self.resolved.argv

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import UNKNOWN, Arg
@@ -171,65 +171,61 @@ def _chroot(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=command, privileged=name)
 
 
-def _nsenter(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "tSGw", {"target", "setuid", "setgid", "wd", "root", "wdns"}, stop_first=True)
-    return _Step(argv=p.rest, privileged=name) if p.rest else None
+def _privileged(short_values: str, long_values: Collection[str]) -> Handler:
+    """A privilege wrapper whose command starts at its first operand."""
+
+    def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+        p = parse(args, short_values, long_values, stop_first=True)
+        return _Step(argv=p.rest, privileged=name) if p.rest else None
+
+    return handler
 
 
-def _systemd_run(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "pEMHuS",
-        {
-            "property",
-            "setenv",
-            "machine",
-            "host",
-            "unit",
-            "uid",
-            "gid",
-            "nice",
-            "working-directory",
-            "description",
-            "slice",
-            "on-active",
-            "on-boot",
-            "on-calendar",
-            "on-unit-active",
-            "on-startup",
-            "timer-property",
-            "path-property",
-            "socket-property",
-            "service-type",
-            "expand-environment",
-        },
-        stop_first=True,
-    )
-    return _Step(argv=p.rest, privileged=name) if p.rest else None
-
-
-def _setpriv(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "",
-        {
-            "reuid",
-            "regid",
-            "ruid",
-            "euid",
-            "rgid",
-            "egid",
-            "groups",
-            "inh-caps",
-            "ambient-caps",
-            "bounding-set",
-            "securebits",
-            "selinux-label",
-            "apparmor-profile",
-        },
-        stop_first=True,
-    )
-    return _Step(argv=p.rest, privileged=name) if p.rest else None
+_nsenter = _privileged("tSGw", {"target", "setuid", "setgid", "wd", "root", "wdns"})
+_systemd_run = _privileged(
+    "pEMHuS",
+    {
+        "property",
+        "setenv",
+        "machine",
+        "host",
+        "unit",
+        "uid",
+        "gid",
+        "nice",
+        "working-directory",
+        "description",
+        "slice",
+        "on-active",
+        "on-boot",
+        "on-calendar",
+        "on-unit-active",
+        "on-startup",
+        "timer-property",
+        "path-property",
+        "socket-property",
+        "service-type",
+        "expand-environment",
+    },
+)
+_setpriv = _privileged(
+    "",
+    {
+        "reuid",
+        "regid",
+        "ruid",
+        "euid",
+        "rgid",
+        "egid",
+        "groups",
+        "inh-caps",
+        "ambient-caps",
+        "bounding-set",
+        "securebits",
+        "selinux-label",
+        "apparmor-profile",
+    },
+)
 
 
 def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -254,10 +250,18 @@ def _plain(short_values: str = "", long_values: tuple[str, ...] = (), numeric: b
     return handler
 
 
-def _time(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "fo", ("format", "output"), stop_first=True)
-    writes = [Arg(v) for v in p.values("-o", "--output")]
-    return _Step(argv=p.rest, writes=writes) if p.rest else None
+def _writing_output(short_values: str, long_values: Collection[str]) -> Handler:
+    """A wrapper whose ``-o``/``--output`` names a file it writes; its command follows its options."""
+
+    def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+        p = parse(args, short_values, long_values, stop_first=True)
+        writes = [Arg(v) for v in p.values("-o", "--output")]
+        return _Step(argv=p.rest, writes=writes) if p.rest else None
+
+    return handler
+
+
+_time = _writing_output("fo", ("format", "output"))
 
 
 def _positional_then_command(
@@ -284,10 +288,7 @@ def _flock(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=rest) if rest else None
 
 
-def _strace(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "oeEpsuSPIXabOU", ("output",), stop_first=True)
-    writes = [Arg(v) for v in p.values("-o", "--output")]
-    return _Step(argv=p.rest, writes=writes) if p.rest else None
+_strace = _writing_output("oeEpsuSPIXabOU", ("output",))
 
 
 def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
