@@ -157,7 +157,7 @@ def bench_listing() -> None:
     collector = Collector(
         clock, CollectorConfig(interval_s=3.0, wsl_only=True, docker=False, wslc=False), Replayed(samples)
     )
-    service = ObserveService(clock, SnapshotStore(clock, "bench"), collector)
+    service = ObserveService(SnapshotStore(clock, "bench"), collector)
     snap = asyncio.run(service.latest(0))
     assert len(snap.catalog.entries) == 3000
     for label, opts in (

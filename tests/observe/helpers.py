@@ -96,4 +96,4 @@ def make_service(
     )
     collector = Collector(clock, config, reader, host=host, lister=lister, remote=remote)
     store = SnapshotStore(clock, "test", capacity=capacity, retention_s=retention_s)
-    return ObserveService(clock, store, collector), clock
+    return ObserveService(store, collector), clock

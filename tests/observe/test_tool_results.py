@@ -136,7 +136,7 @@ def row(pid: int, parents: tuple[Identity, ...] = ()) -> Observed:
 
 def crafted(rows: list[Observed]) -> ObserveService:
     clock = FakeClock(10.0)
-    return ObserveService(clock, SnapshotStore(clock, "t"), CraftedCollector(clock, rows))
+    return ObserveService(SnapshotStore(clock, "t"), CraftedCollector(clock, rows))
 
 
 async def test_ambiguous_resource_rejects_the_snapshot() -> None:

@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from wslmcp import __version__
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
+from wslmcp.boundaries.process import group_members
 
 DEFAULT_MAX_OUTPUT = 32 * 1024 * 1024
 WINDOWS_UNSUPPORTED = "querying servers needs a POSIX host (run wslmcp profile inside WSL)"
@@ -145,28 +146,14 @@ async def _wait_exit(proc: anyio.abc.Process, limit_s: float, exit_fd: int | Non
 
 
 def _live_members(pgid: int) -> list[int]:
-    """Processes of the group that are not yet dead (zombies count as dead), from /proc."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # no procfs: fall back to "does the group still answer signal 0"
+    """Processes of the group that are not yet dead (zombies count as dead)."""
+    if not os.path.isdir("/proc"):  # no procfs: does the group still answer signal 0?
         try:
             os.killpg(pgid, 0)
         except OSError:
             return []
         return [pgid]
-    members = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        fields = data[data.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            members.append(int(entry))
-    return members
+    return [pid for pid, _ in group_members(pgid)]
 
 
 async def _wait_group_gone(pgid: int, limit_s: float) -> None:

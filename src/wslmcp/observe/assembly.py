@@ -46,4 +46,4 @@ def build_service(parts: ObserveParts, options: Options, scope: str | None = Non
         primary_name=parts.primary_name,
     )
     store = SnapshotStore(parts.clock, scope or secrets.token_hex(16))
-    return ObserveService(parts.clock, store, collector)
+    return ObserveService(store, collector)

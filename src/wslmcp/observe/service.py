@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol
 
-from wslmcp.boundaries.clock import Clock
 from wslmcp.observe.catalog import build_catalog
 from wslmcp.observe.model import CpuScope, Observation
 from wslmcp.observe.store import Snapshot, SnapshotStore
@@ -30,8 +29,8 @@ class Collects(Protocol):
 
 
 class ObserveService:
-    def __init__(self, clock: Clock, store: SnapshotStore, collector: Collects) -> None:
-        self._clock, self.store, self._collector = clock, store, collector
+    def __init__(self, store: SnapshotStore, collector: Collects) -> None:
+        self.store, self._collector = store, collector
         self._lock = asyncio.Lock()
         self._running: set[asyncio.Task[Snapshot]] = set()
         self.collections = 0
