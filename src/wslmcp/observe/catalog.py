@@ -20,8 +20,9 @@ from wslmcp.observe.model import ENVIRONMENTS, Identity, Observed, cores_used
 _ENV_RANK = {env: i for i, env in enumerate(ENVIRONMENTS)}
 
 
-def resource_id(sequence: int, identity: Identity) -> str:
+def resource_id(epoch: str, sequence: int, identity: Identity) -> str:
     key = [
+        epoch,
         sequence,
         identity.environment,
         identity.kind,
@@ -30,7 +31,7 @@ def resource_id(sequence: int, identity: Identity) -> str:
         identity.start_id,
     ]
     raw = json.dumps(key, separators=(",", ":"), ensure_ascii=False).encode()
-    return "r1-" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return "r2-" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,9 @@ class Catalog:
     children: dict[str, tuple[str, ...]]
 
 
-def build_catalog(sequence: int, projections: Sequence[Sequence[Observed]], host_cpus: int) -> Catalog:
+def build_catalog(
+    sequence: int, projections: Sequence[Sequence[Observed]], host_cpus: int, *, epoch: str
+) -> Catalog:
     """Union of the projections, one entry per identity.
 
     Raises ``AmbiguousResource`` for a duplicate identity inside one projection or the same identity
@@ -72,7 +75,7 @@ def build_catalog(sequence: int, projections: Sequence[Sequence[Observed]], host
                 rows[row.identity] = row
             elif other != row:
                 raise AmbiguousResource(f"conflicting observations of {_describe(row.identity)}")
-    ids = {ident: resource_id(sequence, ident) for ident in rows}
+    ids = {ident: resource_id(epoch, sequence, ident) for ident in rows}
     parents_of: dict[Identity, tuple[Identity, ...]] = {}
     for ident, row in rows.items():
         for parent in row.parents:

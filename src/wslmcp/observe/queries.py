@@ -1,4 +1,5 @@
-"""Listing a catalog: filters, then sort, then limit. Nulls sort last in either order."""
+"""Listing a catalog: filters, then sort, then limit. Nulls sort last in either order; CPU ties
+break by memory descending (then catalog order)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,10 @@ def select(entries: Iterable[Entry], opts: ListOptions) -> list[dict[str, Any]]:
         attr = "cpu" if opts.sort_by == "cpu" else "memory"
         known = [e for e in rows if getattr(e, attr) is not None]
         unknown = [e for e in rows if getattr(e, attr) is None]
+        if attr == "cpu":
+            # memory descending inside a CPU tie, whichever way CPU is sorted (unknown memory last)
+            known.sort(key=lambda e: -e.memory if e.memory is not None else 1)
+            unknown.sort(key=lambda e: -e.memory if e.memory is not None else 1)
         known.sort(key=lambda e: getattr(e, attr), reverse=desc)
         rows = known + unknown
     return [e.json for e in rows[: opts.limit]]

@@ -68,6 +68,12 @@ async def drive(
 
 def normalize(answers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     names: dict[str, str] = {}
+    resources: dict[str, str] = {}
+
+    def rid(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return resources.setdefault(value, f"<resource {len(resources) + 1}>")
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
@@ -75,6 +81,9 @@ def normalize(answers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             sid = out.get("snapshot_id")
             if isinstance(sid, str) and "resource_id_scope" in out:
                 out["snapshot_id"] = names.setdefault(sid, f"<snapshot {len(names) + 1}>")
+            if "resource_id" in out and "usage" in out:
+                out["resource_id"] = rid(out["resource_id"])
+                out["parent_ids"] = [rid(p) for p in out.get("parent_ids", [])]
             return out
         if isinstance(value, list):
             return [walk(v) for v in value]

@@ -65,7 +65,9 @@ class ObserveService:
 
     def _store(self, obs: Observation) -> Snapshot:
         sequence = self.store.next_sequence
-        catalog = build_catalog(sequence, obs.projections, obs.summary.host_logical_cpu_count)
+        catalog = build_catalog(
+            sequence, obs.projections, obs.summary.host_logical_cpu_count, epoch=self.store.scope
+        )
         wall_ms = int(obs.completed_wall * 1000)
         meta: dict[str, Any] = {
             "snapshot_id": self.store.snapshot_id(sequence),

@@ -42,6 +42,11 @@ class SnapshotStore:
         self._last_sequence = 0
 
     @property
+    def scope(self) -> str:
+        """This server session's epoch: random per run, shared by its snapshot and resource IDs."""
+        return self._scope
+
+    @property
     def next_sequence(self) -> int:
         return self._last_sequence + 1
 
