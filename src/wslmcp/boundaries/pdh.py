@@ -1,28 +1,48 @@
-"""PDH performance counters (Windows) as a boundary.
+"""PDH performance counters (Windows) as a boundary: the Hyper-V CPU partition counters, raw.
 
 Contract
 --------
-``collect(paths) -> CounterSample``
-    Samples the given English counter paths once (``PdhAddEnglishCounter`` semantics, so the
-    paths do not depend on the display language), e.g.
-    ``\\Hyper-V Hypervisor Root Virtual Processor(_Total)\\% Total Run Time``,
-    ``\\Hyper-V Hypervisor Virtual Processor(*)\\% Guest Run Time`` and
-    ``\\Hyper-V Hypervisor Logical Processor(_Total)\\% Total Run Time``.
-    Returns raw counter values (the first value and base as PDH gives them, the 100 ns timestamp)
-    per expanded instance path; rates are computed by the domain from two samples, never here.
-    A counter that does not exist on this host (Hyper-V absent) maps to ``None``: absence is data.
-Errors
-    ``PdhUnavailable`` when PDH itself cannot be used (not Windows, no pywin32).
+``collect() -> CounterSample``
+    Collects the query once and returns, for each of the three English counter sets in
+    ``HYPERV_SETS`` (``PdhAddEnglishCounterW`` semantics, so the paths do not depend on the
+    display language)::
 
-Real adapter: pywin32's ``win32pdh`` (Windows only; arrives with the observe part 2 issue).
-Fake: raw counter values per sample from a scenario's timeline.
+        \\Hyper-V Hypervisor Logical Processor(*)\\% Total Run Time        (physical LPs, "Hv LP 0"…)
+        \\Hyper-V Hypervisor Root Virtual Processor(*)\\% Total Run Time   (Windows, "Root VP 0"…)
+        \\Hyper-V Hypervisor Virtual Processor(*)\\% Total Run Time        (guests, "<vm>:Hv VP 0"…)
+
+    the raw counter of every instance (``PdhGetRawCounterArrayW``: ``FirstValue`` = busy 100 ns,
+    ``SecondValue`` = elapsed base, the FILETIME ``TimeStamp``, ``CStatus``), keyed by instance name
+    in the order PDH lists them, ``_Total`` left out. A set that does not exist on this host
+    (no hypervisor: ``PDH_CSTATUS_NO_OBJECT`` when it was added) maps to ``None``: absence is data.
+    Nothing is validated or turned into rates here: the domain judges statuses, deltas and counts
+    from two samples. Instance names repeated by PDH keep their first row.
+
+    ``native`` carries the host's system CPU times (``GetSystemTimes`` as ``psutil.cpu_times()``
+    gives them, seconds summed over all logical CPUs) read in the same call, so a host without a
+    hypervisor still gets its total from the same sample; ``None`` when they cannot be read.
+
+    One PDH query is opened at the first ``collect`` and kept open until ``close()`` (the server's
+    life): counters are added once, and each ``collect`` is one ``PdhCollectQueryData``.
+Errors
+    ``PdhUnavailable`` when PDH itself cannot be used (not Windows, pdh.dll missing, the query
+    cannot be opened or collected). A missing counter set is not an error.
+
+Real adapter: ``wslmcp.boundaries.pdh_ctypes.PdhQuery`` (ctypes on pdh.dll; pywin32's win32pdh has no
+raw-array call). Twin: ``fakes.pdh.FakePdhCounters`` (samples from a scenario's timeline).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
+
+LOGICAL_PROCESSORS: Final = r"\Hyper-V Hypervisor Logical Processor(*)\% Total Run Time"
+ROOT_PROCESSORS: Final = r"\Hyper-V Hypervisor Root Virtual Processor(*)\% Total Run Time"
+GUEST_PROCESSORS: Final = r"\Hyper-V Hypervisor Virtual Processor(*)\% Total Run Time"
+HYPERV_SETS: Final = (LOGICAL_PROCESSORS, ROOT_PROCESSORS, GUEST_PROCESSORS)
+TOTAL_INSTANCE: Final = "_Total"
 
 
 class PdhUnavailable(OSError):
@@ -31,16 +51,35 @@ class PdhUnavailable(OSError):
 
 @dataclass(frozen=True)
 class RawCounter:
+    """One instance's ``PDH_RAW_COUNTER``."""
+
     first_value: int
     second_value: int
-    timestamp_100ns: int
-    status: int = 0
+    timestamp_100ns: int  # FILETIME (100 ns since 1601-01-01 UTC)
+    status: int = 0  # CStatus: 0 valid data, 1 new data; anything above 1 is not usable
+
+
+@dataclass(frozen=True)
+class SystemCpuTimes:
+    """Host CPU times in seconds summed over all logical CPUs; ``system`` excludes ``idle``
+    (``GetSystemTimes``' kernel time includes idle; psutil subtracts it)."""
+
+    user_s: float
+    system_s: float
+    idle_s: float
+
+
+# instance name -> raw counter, ``_Total`` excluded; None = the counter set does not exist here
+InstanceSet = Mapping[str, RawCounter]
 
 
 @dataclass(frozen=True)
 class CounterSample:
-    counters: Mapping[str, RawCounter | None]
+    counters: Mapping[str, InstanceSet | None]  # keyed by the HYPERV_SETS paths
+    native: SystemCpuTimes | None = None
 
 
 class PdhCounters(Protocol):
-    def collect(self, paths: Sequence[str]) -> CounterSample: ...
+    def collect(self) -> CounterSample: ...
+
+    def close(self) -> None: ...
