@@ -1,0 +1,215 @@
+"""The Docker Engine API replayed from a scenario's recorded answers.
+
+A recorded answer (``exchanges.docker_api[i]`` of ``scenario.json``; written by
+``fakes.docker_api.RecordingDockerApi``) is keyed by the unversioned ``path`` and its ``query``
+(an object of strings, absent = none) and holds either an HTTP answer::
+
+    {"path": "/containers/json", "query": {"all": "0"}, "status": 200, "api_version": "1.41",
+     "headers": {"content-type": "application/json"}, "body": "docker/0001.body", "duration_ms": 3}
+
+(``body`` a file of the exact bytes the Engine sent; hand-written scenarios may give ``json`` (any
+JSON value, sent compact with a newline as the Engine does) or ``text`` instead), or a failure::
+
+    {"path": "/containers/json", "error": "timeout", "message": "..."}
+
+with ``error`` one of ``ERRORS`` (the ``DockerError`` the adapter raised). The same records drive
+the Engine stand-in (``tests/standins/engine.py``), which produces each failure on the wire.
+The endpoint the scenario was recorded against is ``host.docker_endpoint`` (``{"url", "source"}``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from fakes.replay import ReplayMiss, closest_first
+from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.docker_api import (
+    ApiAnswer,
+    DockerAbsent,
+    DockerApi,
+    DockerBadAnswer,
+    DockerEndpoint,
+    DockerError,
+    DockerTimeout,
+    DockerUnavailable,
+)
+from wslmcp.boundaries.docker_engine import decode_body
+from wslmcp.scenario.loader import Scenario
+
+BOUNDARY: Final = "docker_api"
+ERRORS: Final[Mapping[str, type[DockerError]]] = {
+    "absent": DockerAbsent,
+    "unavailable": DockerUnavailable,
+    "timeout": DockerTimeout,
+    "bad_answer": DockerBadAnswer,
+}
+ERROR_ORDER: Final = ("absent", "timeout", "bad_answer", "unavailable")  # most specific first
+DEFAULT_ENDPOINT: Final = DockerEndpoint("unix:///var/run/docker.sock", "default")
+
+
+def request_key(path: str, query: Mapping[str, str] | None) -> str:
+    return path + ("?" + "&".join(f"{k}={v}" for k, v in sorted(query.items())) if query else "")
+
+
+@dataclass(frozen=True)
+class RecordedAnswer:
+    path: str
+    query: Mapping[str, str]
+    item: Mapping[str, Any]
+    root: Path
+
+    @property
+    def key(self) -> str:
+        return request_key(self.path, self.query)
+
+    @property
+    def error(self) -> str | None:
+        return self.item.get("error")
+
+    @property
+    def status(self) -> int:
+        return int(self.item.get("status", 200))
+
+    @property
+    def duration_s(self) -> float:
+        return int(self.item.get("duration_ms", 0)) / 1000.0
+
+    def body_bytes(self) -> bytes:
+        if "body" in self.item:
+            return Path(self.root, str(self.item["body"])).read_bytes()
+        if "json" in self.item:
+            return json.dumps(self.item["json"], separators=(",", ":")).encode() + b"\n"
+        return str(self.item.get("text", "")).encode()
+
+    def headers(self) -> dict[str, str]:
+        headers = {k.lower(): v for k, v in self.item.get("headers", {}).items()}
+        if "content-type" not in headers:
+            textual = "text" in self.item
+            headers["content-type"] = "text/plain; charset=utf-8" if textual else "application/json"
+        return headers
+
+
+class EngineRecording:
+    """Recorded answers in recorded order per request; once used up, the last one repeats."""
+
+    def __init__(self, name: str, root: Path, items: Sequence[Mapping[str, Any]]) -> None:
+        self.name = name
+        self.answers = [RecordedAnswer(i["path"], dict(i.get("query", {})), i, root) for i in items]
+        self._served: dict[str, int] = {}
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario) -> EngineRecording:
+        items = scenario.manifest.get("exchanges", {}).get(BOUNDARY, [])
+        return cls(scenario.name, scenario.root, items)
+
+    def next_answer(self, path: str, query: Mapping[str, str] | None) -> RecordedAnswer | None:
+        key = request_key(path, query)
+        matches = [a for a in self.answers if a.key == key]
+        if not matches:
+            return None
+        n = self._served.get(key, 0)
+        self._served[key] = n + 1
+        return matches[min(n, len(matches) - 1)]
+
+    def miss(self, path: str, query: Mapping[str, str] | None) -> ReplayMiss:
+        asked = f"GET {request_key(path, query)}"
+        offered = sorted({f"GET {a.key}" for a in self.answers})
+        return ReplayMiss(BOUNDARY, self.name, asked, closest_first(asked, offered))
+
+
+class FakeDockerApi:
+    """``DockerApi`` answering from a scenario; the recorded duration passes on ``clock`` (a
+    duration past the caller's deadline is a ``DockerTimeout`` at the deadline)."""
+
+    boundary = BOUNDARY
+
+    def __init__(self, recording: EngineRecording, clock: Clock, endpoint: DockerEndpoint) -> None:
+        self._recording = recording
+        self._clock = clock
+        self._endpoint = endpoint
+        self.calls: list[str] = []
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario, clock: Clock) -> FakeDockerApi:
+        spec = scenario.manifest.get("host", {}).get("docker_endpoint")
+        endpoint = DockerEndpoint(spec["url"], spec.get("source", "recorded")) if spec else DEFAULT_ENDPOINT
+        return cls(EngineRecording.from_scenario(scenario), clock, endpoint)
+
+    @property
+    def endpoint(self) -> DockerEndpoint:
+        return self._endpoint
+
+    async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
+        self.calls.append(request_key(path, query))
+        answer = self._recording.next_answer(path, query)
+        if answer is None:
+            raise self._recording.miss(path, query)
+        if answer.duration_s > timeout_s or answer.error == "timeout":
+            await self._clock.sleep(timeout_s)
+            raise DockerTimeout(
+                f"{self._endpoint.url}: no complete answer to GET {answer.key} within {timeout_s:g} s"
+            )
+        await self._clock.sleep(answer.duration_s)
+        if answer.error is not None:
+            raise ERRORS[answer.error](str(answer.item.get("message", answer.error)))
+        headers = answer.headers()
+        return ApiAnswer(
+            answer.status,
+            decode_body(answer.body_bytes(), headers, answer.key),
+            headers,
+            answer.item.get("api_version"),
+        )
+
+
+class RecordingDockerApi:
+    """Record mode: passes every request to the real adapter and keeps what came back, in the
+    format above (bodies re-encoded as the compact JSON the Engine sends). ``items()`` and
+    ``files()`` are what a scenario writer stores under ``exchanges.docker_api`` and beside it."""
+
+    def __init__(self, inner: DockerApi, prefix: str = "docker") -> None:
+        self._inner = inner
+        self._prefix = prefix
+        self._items: list[dict[str, Any]] = []
+        self._files: dict[str, bytes] = {}
+
+    @property
+    def endpoint(self) -> DockerEndpoint:
+        return self._inner.endpoint
+
+    def items(self) -> list[dict[str, Any]]:
+        return list(self._items)
+
+    def files(self) -> dict[str, bytes]:
+        return dict(self._files)
+
+    async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
+        item: dict[str, Any] = {"path": path}
+        if query:
+            item["query"] = dict(query)
+        started = time.monotonic()
+        try:
+            answer = await self._inner.get(path, query, timeout_s=timeout_s)
+        except DockerError as exc:
+            kind = next((k for k in ERROR_ORDER if isinstance(exc, ERRORS[k])), "unavailable")
+            item.update(error=kind, message=str(exc), duration_ms=round((time.monotonic() - started) * 1000))
+            self._items.append(item)
+            raise
+        rel = f"{self._prefix}/{len(self._items):04d}.body"
+        if isinstance(answer.body, str):
+            self._files[rel] = answer.body.encode()
+        else:
+            self._files[rel] = json.dumps(answer.body, separators=(",", ":")).encode() + b"\n"
+        item.update(
+            status=answer.status,
+            api_version=answer.api_version,
+            headers={"content-type": answer.headers.get("content-type", "")},
+            body=rel,
+            duration_ms=round((time.monotonic() - started) * 1000),
+        )
+        self._items.append(item)
+        return answer
