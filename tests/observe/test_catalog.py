@@ -67,7 +67,7 @@ def test_cpu_ties_break_by_memory_descending() -> None:
     tied = [row(1, "a", 2.0, 100), row(2, "b", 2.0, 900), row(3, "c", 2.0, 500), row(4, "d", 3.0, 1)]
     cat = build_catalog(1, [tied], 16, epoch="e")
     for order in ("desc", "asc"):
-        got = [r["usage"]["name"] for r in select(cat.entries, ListOptions(sort_order=order))]  # type: ignore[arg-type]
+        got = [r["usage"]["name"] for r in select(cat.entries, ListOptions(sort_order=order))]
         ties = [n for n in got if n != "d"]
         assert ties == ["b", "c", "a"], order
 
