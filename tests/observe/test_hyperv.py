@@ -135,7 +135,7 @@ def test_a_missing_counter_set_without_native_times_is_null_with_a_reason() -> N
 def test_no_hypervisor_gives_the_native_breakdown_from_system_cpu_times() -> None:
     def s(user: float, system: float, idle: float) -> CounterSample:
         absent: dict[str, None] = dict.fromkeys((LOGICAL_PROCESSORS, ROOT_PROCESSORS, GUEST_PROCESSORS))
-        return CounterSample(absent, native=SystemCpuTimes(user, system, idle))  # type: ignore[arg-type]
+        return CounterSample(absent, native=SystemCpuTimes(user, system, idle))
 
     got = breakdown(s(100.0, 50.0, 850.0), s(130.0, 70.0, 950.0), 8)  # 50 busy of 150 elapsed
     assert got.kind == "native"
@@ -150,6 +150,6 @@ def test_one_sample_with_hyperv_and_one_without_is_null() -> None:
     before = sets([0, 0], [0, 0], {})
     absent = CounterSample(
         dict.fromkeys((LOGICAL_PROCESSORS, ROOT_PROCESSORS, GUEST_PROCESSORS)), native=SystemCpuTimes(1, 1, 1)
-    )  # type: ignore[arg-type]
+    )
     assert breakdown(before, absent, 2).value is None
     assert breakdown(absent, before, 2).value is None

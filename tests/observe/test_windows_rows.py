@@ -102,7 +102,7 @@ def test_applications_sum_their_members_and_parent_them() -> None:
     assert app.identity.kind == "application" and app.pid is None and app.name == "chrome.exe"
     assert app.cpu_percent == pytest.approx(3.0 / 3.0 / 16 * 100) and app.memory_bytes == 300
     members = [r for r in got.processes if r.parents == (app.identity,)]
-    assert sorted(r.pid for r in members) == [10, 11]
+    assert sorted(r.pid or 0 for r in members) == [10, 11]
     assert by_name(got.processes)["solo.exe"].parents == ()  # type: ignore[attr-defined]
 
 
