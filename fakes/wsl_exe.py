@@ -36,6 +36,7 @@ class FakeWslExe:
     """
 
     boundary = "wsl_exe"
+    executable = "wsl.exe"
 
     def __init__(self, scenario: Scenario) -> None:
         self._scenario = scenario
@@ -63,8 +64,8 @@ class FakeWslExe:
             if item["args"] == list(args) and item.get("stdin_sha256") == digest
         ]
         if not matches:
-            asked = f"wsl.exe {' '.join(args)[:200]}"
-            offered = [f"wsl.exe {' '.join(item['args'])[:120]}" for item in self._items]
+            asked = f"{self.executable} {' '.join(args)[:200]}"
+            offered = [f"{self.executable} {' '.join(item['args'])[:120]}" for item in self._items]
             raise ReplayMiss(self.boundary, self._scenario.name, asked, closest_first(asked, offered))
         key = (tuple(args), digest)
         n = self._served.get(key, 0)
@@ -78,7 +79,7 @@ class FakeWslExe:
             stdout_sink(kept)
             kept = b""
         return Exchange(
-            argv=("wsl.exe", *args),
+            argv=(self.executable, *args),
             stdout=kept,
             stderr=err[:max_output],
             exit_code=None if timed_out else item.get("exit_code", 0),

@@ -20,20 +20,32 @@ Errors
     never as zero containers. ``WslcGarbage`` (from the decoders) when the output is not what
     the CLI prints.
 
-Real adapter: ``WslcCli`` (found by ``find_wslc``: PATH, ``%ProgramFiles%\\WSL\\wslc.exe``,
-``/mnt/c/Program Files/WSL/wslc.exe`` inside WSL). Twin: ``fakes.wslc.FakeWslc`` (recorded
-exchanges keyed by args). On Linux CI the real adapter runs against a ``wslc.exe`` stand-in on PATH.
+Real adapter: ``WslcCli`` (``find_wslc``: PATH, ``%ProgramFiles%\\WSL\\wslc.exe``, then
+``/mnt/c/Program Files/WSL/wslc.exe`` inside WSL), the wsl.exe transport on another executable.
+Twin: ``fakes.wslc.FakeWslc`` (recorded exchanges keyed by args, in ``exchanges.wslc``, written by
+``fakes.wslc.RecordingWslc``). On Linux CI the real adapter runs against a ``wslc.exe`` stand-in on PATH.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final, Protocol
+import json
+import math
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Protocol
 
 from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.wsl_exe import WslExeCli, decode_wsl_output
 
 LIST_ARGS: Final = ("container", "list", "--format", "json", "--no-trunc")
 STATS_ARGS: Final = ("container", "stats", "--format", "json", "--no-trunc")
+WSL_INSTALL_PATH: Final = "/mnt/c/Program Files/WSL/wslc.exe"  # seen from inside a distro
+UNITS: Final[Mapping[str, int]] = {
+    "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+    "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+}  # fmt: skip
 
 
 class WslcGarbage(ValueError):
@@ -42,3 +54,79 @@ class WslcGarbage(ValueError):
 
 class Wslc(Protocol):
     async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange: ...
+
+
+class WslcCli(WslExeCli):
+    """The real wslc.exe: the wsl.exe transport (``WSL_UTF8=1``, closed stdin, deadline) on
+    another executable. ``executable`` None means it was not found: every run raises
+    ``FileNotFoundError``."""
+
+    def __init__(self, executable: str | None) -> None:
+        super().__init__(executable or "wslc.exe", kill_on_overflow=True)
+        self.found = executable is not None
+
+    def available(self) -> bool:
+        return self.found and super().available()
+
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
+        if not self.found:
+            raise FileNotFoundError("wslc.exe is not installed (not on PATH, not in %ProgramFiles%\\WSL)")
+        return await super().run(args, timeout_s=timeout_s, **kwargs)
+
+
+def find_wslc(env: Mapping[str, str], *, windows: bool, wsl_path: str = WSL_INSTALL_PATH) -> str | None:
+    """Where wslc.exe is: on ``PATH``; else ``%ProgramFiles%\\WSL\\wslc.exe`` on Windows, or
+    ``wsl_path`` (the same file through /mnt/c) elsewhere; None when it is nowhere."""
+    found = shutil.which("wslc.exe", path=env.get("PATH", ""))
+    if found:
+        return found
+    if windows:
+        candidate = os.path.join(env.get("ProgramFiles", r"C:\Program Files"), "WSL", "wslc.exe")
+    else:
+        candidate = wsl_path
+    return candidate if os.path.isfile(candidate) else None
+
+
+def decode_wslc_json(exchange: Exchange) -> Any:
+    """The JSON document wslc printed on stdout, decoded like wsl.exe's own output."""
+    text = decode_wsl_output(exchange.stdout).strip()
+    if exchange.exit_code != 0:
+        why = decode_wsl_output(exchange.stderr).strip() or text
+        raise WslcGarbage(f"wslc.exe {' '.join(exchange.argv[1:])} exited {exchange.exit_code}: {why[:300]}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WslcGarbage(
+            f"wslc.exe {' '.join(exchange.argv[1:])} printed something that is not JSON ({exc.msg}): {text[:120]!r}"
+        ) from None
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]+)\s*")
+
+
+def parse_size(text: str) -> int:
+    """``"12.50 MiB"`` → bytes (binary KiB…TiB, decimal kB…TB, ``B``)."""
+    match = _SIZE.fullmatch(text)
+    if match is None or match[2] not in UNITS:
+        raise WslcGarbage(f"not a size wslc prints: {text!r}")
+    return round(float(match[1]) * UNITS[match[2]])
+
+
+def parse_percent(text: str) -> float:
+    """``"12.34%"`` → 12.34 (one busy core = 100, docker's convention)."""
+    number = text.strip().removesuffix("%").strip()
+    try:
+        value = float(number)
+    except ValueError:
+        raise WslcGarbage(f"not a percentage wslc prints: {text!r}") from None
+    if not text.strip().endswith("%") or not math.isfinite(value) or value < 0:
+        raise WslcGarbage(f"not a percentage wslc prints: {text!r}")
+    return value
+
+
+def parse_mem_usage(text: str) -> tuple[int, int]:
+    """``"12.50 MiB / 1.95 GiB"`` → (used bytes, limit bytes); used is the raw cgroup usage."""
+    used, sep, limit = text.partition("/")
+    if not sep:
+        raise WslcGarbage(f"not a memory usage wslc prints: {text!r}")
+    return parse_size(used), parse_size(limit)
