@@ -97,6 +97,8 @@ class KernelCounters:
     cpu_count: int  # cpuN lines: the logical CPUs this kernel sees
     uptime_s: float
     boot_id: str
+    # user+nice+system+idle+iowait+irq+softirq: the total dockerd reports as system_cpu_usage
+    all_ticks: int = 0
 
     @property
     def busy_ticks(self) -> int:
@@ -128,7 +130,9 @@ def parse_kernel(files: Mapping[str, bytes]) -> KernelCounters | None:
     if not boot_id:
         return None
     busy = (values[0], values[1], values[2], values[5], values[6])
-    return KernelCounters(busy=busy, cpu_count=count_cpus(stat), uptime_s=up, boot_id=boot_id)
+    return KernelCounters(
+        busy=busy, cpu_count=count_cpus(stat), uptime_s=up, boot_id=boot_id, all_ticks=sum(values[:7])
+    )
 
 
 def kernel_cpu_percent(
