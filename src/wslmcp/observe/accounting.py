@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.observe.host import HostRaw
 from wslmcp.observe.model import Environment, EnvObservation, Identity, Observed
 from wslmcp.observe.procstat import (
     Command,
@@ -64,6 +65,7 @@ class RawSample:
     primary: ParsedProc
     extras: Mapping[str, ParsedProc] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    host: HostRaw | None = None  # the Windows side read at the same time (None: not observed)
 
 
 def process_rows(before: RawSample, after: RawSample, host_cpus: int) -> list[Observed]:

@@ -6,19 +6,33 @@ so a forced refresh in an active session costs one sample instead of a whole int
 previous sample is waited on until it is one interval old; an older one (or none) means the plain
 two-sample collection. ``sample_window_ms`` is always the real time between the two samples the
 rates were computed from. See docs/observe.md.
+
+A raw sample reads the primary's /proc, the additional distros, the Windows process table and the
+PDH counters at once. Docker and WSLC are sampled once per collection just before the closing raw
+sample (so their readings lie inside the kernel's window, which the overlap separation needs); the
+first collection also takes a Docker baseline with its opening sample. Each has its own deadline,
+so a hung engine bounds, never blocks, a collection.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from wslmcp.boundaries.clock import Clock
+from wslmcp.observe import docker as docker_source
+from wslmcp.observe import wslc as wslc_source
 from wslmcp.observe.accounting import ParsedProc, RawSample, parse_sample, process_rows, wsl_environment
+from wslmcp.observe.containers import container_view
+from wslmcp.observe.docker import DockerSample
 from wslmcp.observe.errors import CollectionFailed
-from wslmcp.observe.model import CpuScope, Environment, EnvObservation, Observation, Summary
-from wslmcp.observe.sources import DistroLister, HostFacts, HostProbe, SampleReader
+from wslmcp.observe.host import HostRaw, host_side
+from wslmcp.observe.model import CpuScope, Environment, EnvObservation, Observation, Observed, Summary
+from wslmcp.observe.overlap import kernel_point
+from wslmcp.observe.sources import DistroLister, HostFacts, HostProbe, HostSources, SampleReader
+from wslmcp.observe.wslc import WslcSample
 
 WSL_ONLY_WARNING = (
     "--wsl-only uses the WSL-visible logical CPU count; exact host normalization and Windows host "
@@ -46,6 +60,11 @@ class CollectorConfig:
     def warm_limit_s(self) -> float:
         return max(2 * self.interval_s, 30.0)
 
+    @property
+    def engine_deadline_s(self) -> float:
+        """The most one Docker or WSLC sample may take, whatever the engine does."""
+        return max(2.0, min(self.interval_s, 5.0))
+
 
 class Collector:
     def __init__(
@@ -58,8 +77,16 @@ class Collector:
         lister: DistroLister | None = None,
         remote: Callable[[str], SampleReader] | None = None,
         primary_name: Callable[[], Awaitable[str]] | None = None,
+        sources: HostSources | None = None,
     ) -> None:
         self._clock, self.config, self._primary = clock, config, primary
+        sources = sources or HostSources()
+        if config.wsl_only:
+            sources = HostSources(docker=sources.docker)
+        self._sources = sources
+        self._docker = sources.docker if config.docker else None
+        self._wslc = sources.wslc if config.wslc and not config.wsl_only else None
+        self._docker_prev: DockerSample | None = None
         self._host = None if config.wsl_only else host
         self._lister = None if config.wsl_only else lister
         self._remote = remote
@@ -68,26 +95,47 @@ class Collector:
 
     @property
     def cpu_scope(self) -> CpuScope:
-        return "windows_host" if self._host is not None else "wsl_visible"
+        windows = self._host is not None or self._sources.windows is not None
+        return "windows_host" if windows else "wsl_visible"
 
     async def collect(self) -> Observation:
         try:
-            before = self._usable_warm()
-            if before is None:
-                before = await self._sample()
-                await self._clock.sleep(self.config.interval_s)
+            warm = self._usable_warm()
+            if warm is None:
+                before, docker_before = await asyncio.gather(self._sample(), self._docker_sample())
             else:
-                await self._clock.sleep(self.config.interval_s - (self._clock.monotonic() - before.taken_at))
+                before, docker_before = warm, self._docker_prev
+            await self._clock.sleep(self.config.interval_s - (self._clock.monotonic() - before.taken_at))
+            docker_after, wslc = await asyncio.gather(self._docker_sample(), self._wslc_sample())
             after = await self._sample()
             host = await self._host.read() if self._host is not None else None
         except CollectionFailed:
-            self._warm = None
+            self._warm = self._docker_prev = None
             raise
         except Exception as exc:
-            self._warm = None
+            self._warm = self._docker_prev = None
             raise CollectionFailed(f"collection failed: {type(exc).__name__}: {exc}") from exc
         self._warm = after
-        return self._observe(before, after, host)
+        self._docker_prev = (
+            docker_after if docker_after is not None and docker_after.containers is not None else None
+        )
+        return self._observe(before, after, host, (docker_before, docker_after, wslc))
+
+    async def _docker_sample(self) -> DockerSample | None:
+        if self._docker is None:
+            return None
+        return await docker_source.sample(
+            self._docker, self._clock.monotonic(), self.config.engine_deadline_s
+        )
+
+    async def _wslc_sample(self) -> WslcSample | None:
+        if self._wslc is None:
+            return None
+        try:
+            async with asyncio.timeout(wslc_source.TIMEOUT_S + 1.0):
+                return await wslc_source.sample(self._wslc)
+        except TimeoutError:
+            return WslcSample(None, f"wslc.exe did not answer within {wslc_source.TIMEOUT_S:g} s")
 
     def _usable_warm(self) -> RawSample | None:
         warm = self._warm
@@ -104,8 +152,31 @@ class Collector:
             primary = parse_sample(await self._primary.read())
         except Exception as exc:
             raise CollectionFailed(f"primary WSL /proc unavailable: {type(exc).__name__}: {exc}") from exc
-        extras, warnings = await self._sample_additional()
-        return RawSample(taken_at=taken_at, primary=primary, extras=extras, warnings=tuple(warnings))
+        (extras, warnings), host = await asyncio.gather(
+            self._sample_additional(), self._sample_host(taken_at)
+        )
+        return RawSample(
+            taken_at=taken_at, primary=primary, extras=extras, warnings=tuple(warnings), host=host
+        )
+
+    async def _sample_host(self, taken_at: float) -> HostRaw | None:
+        src = self._sources
+        if src.windows is None and src.pdh is None:
+            return None
+
+        async def read(call: Callable[[], Any] | None) -> tuple[Any, str | None]:
+            if call is None:
+                return None, "not available on this host"
+            try:
+                return await asyncio.to_thread(call), None
+            except Exception as exc:  # a boundary failure degrades the Windows side, never the collection
+                return None, f"{type(exc).__name__}: {exc}"
+
+        (table, table_error), (counters, counters_error) = await asyncio.gather(
+            read(src.windows.read if src.windows is not None else None),
+            read(src.pdh.collect if src.pdh is not None else None),
+        )
+        return HostRaw(taken_at, table, counters, table_error, counters_error)
 
     async def _sample_additional(self) -> tuple[dict[str, ParsedProc], list[str]]:
         if self._lister is None or self._remote is None:
@@ -129,37 +200,83 @@ class Collector:
                 extras[name] = parse_sample(result)
         return extras, warnings
 
-    def _observe(self, before: RawSample, after: RawSample, host: HostFacts | None) -> Observation:
+    def _observe(
+        self,
+        before: RawSample,
+        after: RawSample,
+        host: HostFacts | None,
+        engines: tuple[DockerSample | None, DockerSample | None, WslcSample | None],
+    ) -> Observation:
         cfg = self.config
+        docker_before, docker_after, wslc = engines
         warnings: list[str] = []
+        side = (
+            host_side(before.host, after.host) if before.host is not None and after.host is not None else None
+        )
         if cfg.wsl_only:
             warnings.append(WSL_ONLY_WARNING)
-        elif host is None:
-            warnings.append(NO_HOST_WARNING)
-        host_cpus = host.logical_cpus if host is not None else after.primary.cpu_count
+        elif side is None and host is None:
+            warnings.append(self._sources.windows_missing or NO_HOST_WARNING)
+        if side is not None and side.logical_cpus > 0:
+            host_cpus = side.logical_cpus
+        elif host is not None:
+            host_cpus = host.logical_cpus
+        else:
+            host_cpus = after.primary.cpu_count
         rows = process_rows(before, after, host_cpus)
         wsl, wsl_warnings = wsl_environment(before, after, rows, host_cpus)
+        if side is not None and side.wsl_host is not None:
+            rows = [replace(r, parents=(side.wsl_host,)) for r in rows]
         warnings += list(dict.fromkeys([*before.warnings, *after.warnings]))
         warnings += wsl_warnings
-        missing = [n for n, on in (("Docker", cfg.docker), ("WSLC", cfg.wslc and not cfg.wsl_only)) if on]
+        if side is not None:
+            warnings += side.warnings
+        kernel = [
+            p
+            for p in (kernel_point(s.primary.kernel, s.primary.clk_tck) for s in (before, after))
+            if p is not None
+        ]
+        view = container_view(
+            docker_before,
+            docker_after,
+            wslc,
+            host_cpus=host_cpus,
+            kernel=kernel,
+            kernel_cpus=after.primary.cpu_count,
+            wsl_cpu=wsl.cpu_percent,
+            wslc_host=side.wslc_host if side is not None else None,
+            wslc_hosts=side.wslc_hosts if side is not None else 0,
+        )
+        warnings += view.warnings
+        missing = [
+            n
+            for n, on, src in (
+                ("Docker", cfg.docker, self._docker),
+                ("WSLC", cfg.wslc and not cfg.wsl_only, self._wslc),
+            )
+            if on and src is None
+        ]
         if missing:
             warnings.append(CONTAINERS_WARNING.format(what=" and ".join(missing)))
+        if view.wsl_cpu is not None:
+            wsl = EnvObservation(view.wsl_cpu, wsl.memory_bytes)
         environments: dict[Environment, EnvObservation | None] = {
-            "windows": None,
+            "windows": side.environment if side is not None else None,
             "wsl": wsl,
-            "wslc": None,
-            "docker": None,
+            "wslc": view.wslc,
+            "docker": view.docker,
         }
         summary = Summary(
             host_logical_cpu_count=host_cpus,
-            cpu_breakdown=host.cpu_breakdown if host is not None else None,
-            cpu_overlap_unresolved=bool(missing),
-            host_memory=host.memory if host is not None else None,
+            cpu_breakdown=side.cpu_breakdown if side is not None else host.cpu_breakdown if host else None,
+            cpu_overlap_unresolved=bool(missing) or view.unresolved,
+            host_memory=side.memory if side is not None else host.memory if host else None,
             environments=environments,
         )
         window = after.taken_at - before.taken_at
+        windows_rows: tuple[Observed, ...] = side.rows if side is not None else ()
         return Observation(
-            projections=(tuple(rows),),
+            projections=(tuple(rows), windows_rows, tuple(view.rows)),
             summary=summary,
             warnings=tuple(warnings),
             sample_window_ms=int(round(window * 1000, 3)) if window >= 0 else None,

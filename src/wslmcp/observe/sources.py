@@ -2,8 +2,8 @@
 
 ``SampleReader``  one distro's /proc sample (local /proc, or a distro read through wsl.exe in one call)
 ``DistroLister``  the names of the running WSL distributions
-``HostProbe``     host-level facts (logical CPUs, CPU partition breakdown, memory). Part 1 has no
-                  Windows collector; a scenario can state the facts its host had (see docs/observe.md).
+``HostProbe``     host-level facts stated by a part-1 scenario (logical CPUs, breakdown, memory)
+``HostSources``   the Windows side (process tables, PDH counters) and the container engines
 """
 
 from __future__ import annotations
@@ -13,7 +13,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from wslmcp.boundaries.docker_api import DockerApi
+from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import ProcSample, ProcSource
+from wslmcp.boundaries.windows_processes import WindowsProcesses
+from wslmcp.boundaries.wslc import Wslc
 from wslmcp.observe.model import HostMemory
 
 
@@ -83,3 +87,18 @@ class WindowsPrimary:
 
     async def read(self) -> ProcSample:
         return await self._remote(await self.name()).read()
+
+
+@dataclass(frozen=True)
+class HostSources:
+    """The Windows-side and container boundaries a collector reads (any may be absent).
+
+    ``windows_missing`` says why there is no Windows side when ``windows`` is None (a server inside
+    WSL reads no Windows processes): it becomes the snapshot's warning.
+    """
+
+    windows: WindowsProcesses | None = None
+    pdh: PdhCounters | None = None
+    docker: DockerApi | None = None
+    wslc: Wslc | None = None
+    windows_missing: str | None = None
