@@ -40,6 +40,8 @@ from wslmcp.boundaries.docker_api import (
 )
 from wslmcp.boundaries.docker_engine import decode_body
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.manifest import DOCKER_ERRORS
+from wslmcp.scenario.recorder import ScenarioWriter
 
 BOUNDARY: Final = "docker_api"
 ERRORS: Final[Mapping[str, type[DockerError]]] = {
@@ -48,7 +50,7 @@ ERRORS: Final[Mapping[str, type[DockerError]]] = {
     "timeout": DockerTimeout,
     "bad_answer": DockerBadAnswer,
 }
-ERROR_ORDER: Final = ("absent", "timeout", "bad_answer", "unavailable")  # most specific first
+ERROR_ORDER: Final = DOCKER_ERRORS  # most specific first
 DEFAULT_ENDPOINT: Final = DockerEndpoint("unix:///var/run/docker.sock", "default")
 
 
@@ -167,25 +169,20 @@ class FakeDockerApi:
 
 
 class RecordingDockerApi:
-    """Record mode: passes every request to the real adapter and keeps what came back, in the
-    format above (bodies re-encoded as the compact JSON the Engine sends). ``items()`` and
-    ``files()`` are what a scenario writer stores under ``exchanges.docker_api`` and beside it."""
+    """Record mode: passes every request to the real adapter and writes what came back into the
+    scenario in the format above (bodies re-encoded as the compact JSON the Engine sends, text as
+    is), plus the endpoint as ``host.docker_endpoint``."""
 
-    def __init__(self, inner: DockerApi, prefix: str = "docker") -> None:
+    def __init__(self, inner: DockerApi, writer: ScenarioWriter) -> None:
         self._inner = inner
-        self._prefix = prefix
-        self._items: list[dict[str, Any]] = []
-        self._files: dict[str, bytes] = {}
+        self._writer = writer
+        self._count = 0
+        endpoint = inner.endpoint
+        writer.manifest["host"]["docker_endpoint"] = {"url": endpoint.url, "source": endpoint.source}
 
     @property
     def endpoint(self) -> DockerEndpoint:
         return self._inner.endpoint
-
-    def items(self) -> list[dict[str, Any]]:
-        return list(self._items)
-
-    def files(self) -> dict[str, bytes]:
-        return dict(self._files)
 
     async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
         item: dict[str, Any] = {"path": path}
@@ -197,13 +194,15 @@ class RecordingDockerApi:
         except DockerError as exc:
             kind = next((k for k in ERROR_ORDER if isinstance(exc, ERRORS[k])), "unavailable")
             item.update(error=kind, message=str(exc), duration_ms=round((time.monotonic() - started) * 1000))
-            self._items.append(item)
+            self._writer.add_exchange(BOUNDARY, item)
             raise
-        rel = f"{self._prefix}/{len(self._items):04d}.body"
+        rel = f"exchanges/{BOUNDARY}/{self._count:04d}.body"
+        self._count += 1
         if isinstance(answer.body, str):
-            self._files[rel] = answer.body.encode()
+            data = answer.body.encode()
         else:
-            self._files[rel] = json.dumps(answer.body, separators=(",", ":")).encode() + b"\n"
+            data = json.dumps(answer.body, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        self._writer.add_file(rel, data)
         item.update(
             status=answer.status,
             api_version=answer.api_version,
@@ -211,5 +210,5 @@ class RecordingDockerApi:
             body=rel,
             duration_ms=round((time.monotonic() - started) * 1000),
         )
-        self._items.append(item)
+        self._writer.add_exchange(BOUNDARY, item)
         return answer

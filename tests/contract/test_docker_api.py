@@ -27,6 +27,8 @@ from wslmcp.boundaries.docker_api import (
     negotiate,
 )
 from wslmcp.boundaries.docker_engine import EngineApi
+from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.recorder import ScenarioWriter
 
 Items = Sequence[Mapping[str, Any]]
 MakeApi = Callable[..., Awaitable[DockerApi]]
@@ -203,21 +205,29 @@ async def test_recording_then_replay_gives_the_same_answers(short_dir: Path) -> 
             "status": 404,
             "json": {"message": "gone"},
         },
+        {"path": "/_ping", "text": "OK"},
         {"path": "/containers/h/top", "error": "timeout"},
     ]
+    writer = ScenarioWriter(short_dir / "rec", "rec", "", FakeClock())
     async with EngineStandin(short_dir / "r.sock", items) as standin:
-        recorder = RecordingDockerApi(EngineApi(DockerEndpoint(standin.url, "DOCKER_HOST")))
+        recorder = RecordingDockerApi(EngineApi(DockerEndpoint(standin.url, "DOCKER_HOST")), writer)
         live = [await recorder.get("/containers/json", timeout_s=5),
-                await recorder.get("/containers/c1/stats", {"stream": "false"}, timeout_s=5)]  # fmt: skip
+                await recorder.get("/containers/c1/stats", {"stream": "false"}, timeout_s=5),
+                await recorder.get("/_ping", timeout_s=5)]  # fmt: skip
         with pytest.raises(DockerTimeout):
             await recorder.get("/containers/h/top", timeout_s=0.2)
-    for rel, data in recorder.files().items():
-        (short_dir / rel).parent.mkdir(parents=True, exist_ok=True)
-        (short_dir / rel).write_bytes(data)
-    assert [i.get("error") for i in recorder.items()] == [None, None, "timeout"]
-    twin = FakeDockerApi(EngineRecording("rec", short_dir, recorder.items()), FakeClock(), recorder.endpoint)
+    scenario = Scenario.load(writer.commit())
+    assert [i.get("error") for i in scenario.manifest["exchanges"]["docker_api"]] == [
+        None,
+        None,
+        None,
+        "timeout",
+    ]
+    twin = FakeDockerApi.from_scenario(scenario, FakeClock())
+    assert twin.endpoint == DockerEndpoint(standin.url, "DOCKER_HOST")
     replayed = [await twin.get("/containers/json", timeout_s=5),
-                await twin.get("/containers/c1/stats", {"stream": "false"}, timeout_s=5)]  # fmt: skip
+                await twin.get("/containers/c1/stats", {"stream": "false"}, timeout_s=5),
+                await twin.get("/_ping", timeout_s=5)]  # fmt: skip
     assert [(a.status, a.body, a.api_version) for a in replayed] == [
         (a.status, a.body, a.api_version) for a in live
     ]

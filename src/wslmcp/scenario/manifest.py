@@ -23,6 +23,10 @@ KNOWN_KEYS = {
     "timeline", "hold_last_ms", "exchanges", "home", "expect", "observe", "shell", "profile", "eval",
 }  # fmt: skip
 ENCODINGS = {"utf-8", "utf-16le", "bytes"}
+# Timeline keys whose value names one JSON sample file (``{"file": rel}``): PDH counters, Windows tables.
+SAMPLE_FILE_KEYS = ("pdh", "windows")
+# How a recorded Docker Engine request failed (the DockerError the adapter raised).
+DOCKER_ERRORS = ("absent", "timeout", "bad_answer", "unavailable")
 
 
 class ScenarioError(ValueError):
@@ -125,6 +129,10 @@ def read_manifest(root: Path) -> dict[str, Any]:
         check.number(manifest["clock"]["start_wall"], "clock.start_wall")
     _check_timeline(check, root, manifest)
     _check_exchanges(check, root, manifest.get("exchanges", {}))
+    if "host" in manifest and "docker_endpoint" in manifest["host"]:
+        endpoint = check.obj(manifest["host"]["docker_endpoint"], "host.docker_endpoint")
+        check.text(endpoint.get("url"), "host.docker_endpoint.url")
+        check.text(endpoint.get("source", "recorded"), "host.docker_endpoint.source")
     if "home" in manifest:
         _check_home(check, root, manifest["home"])
     expect = manifest.get("expect", [])
@@ -156,6 +164,10 @@ def _check_timeline(check: _Check, root: Path, manifest: Mapping[str, Any]) -> N
             check.integer(proc.get("page_size"), f"{key}.procfs.page_size", minimum=1)
             if "sha256" in proc and not re.fullmatch(r"[0-9a-f]{64}", str(proc["sha256"])):
                 raise check.fail(f"{key}.procfs.sha256", "64 lowercase hex digits", proc["sha256"])
+        for name in SAMPLE_FILE_KEYS:
+            if name in entry:
+                spec = check.obj(entry[name], f"{key}.{name}")
+                check.rel_file(root, spec.get("file"), f"{key}.{name}.file")
     check.integer(manifest.get("hold_last_ms", 0), "hold_last_ms", minimum=0)
 
 
@@ -166,6 +178,9 @@ def _check_exchanges(check: _Check, root: Path, exchanges: object) -> None:
         for i, raw_item in enumerate(items):
             key = f"exchanges.{boundary}[{i}]"
             item = check.obj(raw_item, key)
+            if boundary == "docker_api":
+                _check_engine_answer(check, root, key, item)
+                continue
             args = item.get("args")
             if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
                 raise check.fail(f"{key}.args", "a list of strings", args)
@@ -178,6 +193,35 @@ def _check_exchanges(check: _Check, root: Path, exchanges: object) -> None:
             if item.get("exit_code") is not None:
                 check.integer(item["exit_code"], f"{key}.exit_code")
             check.integer(item.get("duration_ms", 0), f"{key}.duration_ms", minimum=0)
+
+
+def _check_engine_answer(check: _Check, root: Path, key: str, item: Mapping[str, Any]) -> None:
+    path = check.text(item.get("path"), f"{key}.path")
+    if not path.startswith("/") or re.match(r"/v\d+\.\d+/", path):
+        raise check.fail(f"{key}.path", "an unversioned Engine API path such as /containers/json", path)
+    for name in ("query", "headers"):
+        for k, v in check.obj(item.get(name, {}), f"{key}.{name}").items():
+            check.text(v, f"{key}.{name}.{k}", empty=True)
+    check.integer(item.get("duration_ms", 0), f"{key}.duration_ms", minimum=0)
+    if "error" in item:
+        if item["error"] not in DOCKER_ERRORS:
+            raise check.fail(f"{key}.error", f"one of {list(DOCKER_ERRORS)}", item["error"])
+        check.text(item.get("message", "-"), f"{key}.message")
+        return
+    status = check.integer(item.get("status", 200), f"{key}.status", minimum=100)
+    if status > 599:
+        raise check.fail(f"{key}.status", "an HTTP status (100-599)", status)
+    bodies = [b for b in ("body", "json", "text") if b in item]
+    if len(bodies) > 1:
+        raise check.fail(key, "at most one of body (a file), json or text", bodies)
+    if "body" in item:
+        check.rel_file(root, item["body"], f"{key}.body")
+    if "text" in item:
+        check.text(item["text"], f"{key}.text", empty=True)
+    if item.get("api_version") is not None:
+        version = check.text(item["api_version"], f"{key}.api_version")
+        if not re.fullmatch(r"\d+\.\d+", version):
+            raise check.fail(f"{key}.api_version", 'an API version such as "1.41"', version)
 
 
 def _check_home(check: _Check, root: Path, home: object) -> None:
