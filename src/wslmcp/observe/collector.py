@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.host_facts import HostFacts, HostProbe
 from wslmcp.observe import docker as docker_source
 from wslmcp.observe import wslc as wslc_source
 from wslmcp.observe.accounting import ParsedProc, RawSample, parse_sample, process_rows, wsl_environment
@@ -31,7 +32,7 @@ from wslmcp.observe.errors import CollectionFailed
 from wslmcp.observe.host import HostRaw, host_side
 from wslmcp.observe.model import CpuScope, Environment, EnvObservation, Observation, Observed, Summary
 from wslmcp.observe.overlap import kernel_point
-from wslmcp.observe.sources import DistroLister, HostFacts, HostProbe, HostSources, SampleReader
+from wslmcp.observe.sources import DistroLister, HostSources, SampleReader
 from wslmcp.observe.wslc import WslcSample
 
 WSL_ONLY_WARNING = (

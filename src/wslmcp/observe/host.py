@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wslmcp.boundaries.host_facts import HostMemory
 from wslmcp.boundaries.pdh import CounterSample
 from wslmcp.boundaries.windows_processes import WindowsTable
 from wslmcp.observe.hyperv import breakdown
-from wslmcp.observe.model import EnvObservation, HostMemory, Identity, Observed
+from wslmcp.observe.model import EnvObservation, Identity, Observed
 from wslmcp.observe.windows import windows_rows
 
 BREAKDOWN_WARNING = "Host CPU partition counters unavailable or inconsistent ({why}); host CPU is null"

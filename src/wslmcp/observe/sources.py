@@ -2,14 +2,14 @@
 
 ``SampleReader``  one distro's /proc sample (local /proc, or a distro read through wsl.exe in one call)
 ``DistroLister``  the names of the running WSL distributions
-``HostProbe``     host-level facts stated by a part-1 scenario (logical CPUs, breakdown, memory)
+``HostProbe``     host-level facts stated by a scenario (``boundaries/host_facts.py``)
 ``HostSources``   the Windows side (process tables, PDH counters) and the container engines
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,7 +18,6 @@ from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import ProcSample, ProcSource
 from wslmcp.boundaries.windows_processes import WindowsProcesses
 from wslmcp.boundaries.wslc import Wslc
-from wslmcp.observe.model import HostMemory
 
 
 class SampleReader(Protocol):
@@ -29,17 +28,6 @@ class DistroLister(Protocol):
     async def running(self) -> list[str]: ...
 
 
-@dataclass(frozen=True)
-class HostFacts:
-    logical_cpus: int
-    cpu_breakdown: Mapping[str, float] | None
-    memory: HostMemory | None
-
-
-class HostProbe(Protocol):
-    async def read(self) -> HostFacts | None: ...
-
-
 class ThreadedReader:
     """A blocking ``ProcSource`` read off the event loop, so pinned reads never wait behind it."""
 
@@ -48,16 +36,6 @@ class ThreadedReader:
 
     async def read(self) -> ProcSample:
         return await asyncio.to_thread(self._source.read_sample)
-
-
-class StaticHost:
-    """Host facts that do not change during a run (a scenario's stated host)."""
-
-    def __init__(self, facts: HostFacts) -> None:
-        self._facts = facts
-
-    async def read(self) -> HostFacts | None:
-        return self._facts
 
 
 class WindowsPrimary:
