@@ -5,7 +5,9 @@ It behaves on the wire like dockerd where the adapter's contract depends on it: 
 new/old" as dockerd words it); bodies over 2 KiB sent chunked, as Go's net/http does; a recorded
 ``error`` produced as the daemon would cause it: ``timeout`` = accept and never answer, ``unavailable``
 = close without a word, ``bad_answer`` = bytes that are not HTTP. ``tick_s`` makes every ``/stats``
-answer wait for the next daemon collector tick (dockerd samples once a second).
+answer wait as dockerd's ``stream=false`` does: its collector samples once a tick, and the answer
+needs two samples (``precpu_stats`` and ``cpu_stats``), so it comes at the second tick after the
+request (1-2 ticks later); ``one-shot=true`` needs only the next tick.
 """
 
 from __future__ import annotations
@@ -120,7 +122,8 @@ class EngineStandin:
             return await self._send(writer, 404, _msg(f"stand-in: not recorded: GET {target}"))
         if self.tick_s and path.endswith("/stats"):
             elapsed = time.monotonic() - self._started
-            await asyncio.sleep(self.tick_s - elapsed % self.tick_s)
+            ticks = 1 if query.get("one-shot") == "true" else 2
+            await asyncio.sleep(self.tick_s - elapsed % self.tick_s + (ticks - 1) * self.tick_s)
         if answer.error == "timeout":
             self._hung.add(writer)
             return
