@@ -19,11 +19,15 @@ from pathlib import Path
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import AdvancingClock, SystemClock
+from wslmcp.boundaries.docker_api import DockerApi
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import RandomTokens
+from wslmcp.boundaries.windows_processes import WindowsProcesses
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
+from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import read_section, shell_env
 
@@ -99,9 +103,32 @@ def _recorded_transports(wsl_exe: WslExe) -> TransportChooser:
     return choose
 
 
+def _docker_api(environ: Mapping[str, str], windows: bool) -> DockerApi:
+    """The Engine at the endpoint the docker CLI would use; one it cannot speak answers every
+    request with the reason (``DockerUnavailable``)."""
+    from wslmcp.boundaries.docker_engine import EngineApi
+    from wslmcp.boundaries.docker_host import RefusedEndpoint, UnsupportedDockerHost, resolve_endpoint
+
+    try:
+        return EngineApi(resolve_endpoint(environ, Path(os.path.expanduser("~")), windows=windows))
+    except UnsupportedDockerHost as exc:
+        return RefusedEndpoint(str(exc))
+
+
+def _windows_side(windows: bool) -> tuple[PdhCounters | None, WindowsProcesses | None]:
+    if not windows:
+        return None, None
+    from wslmcp.boundaries.pdh_ctypes import PdhQuery
+    from wslmcp.boundaries.windows_psutil import PsutilWindowsProcesses
+
+    return PdhQuery(), PsutilWindowsProcesses()
+
+
 def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> Boundaries:
     """The real host."""
     env = _environ(environ)
+    windows = sys.platform == "win32"
+    pdh, windows_processes = _windows_side(windows)
     return Boundaries(
         clock=SystemClock(),
         procfs=LocalProcSource(proc_root),
@@ -112,6 +139,10 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         shell_transport=_real_transports(env),
         tokens=RandomTokens(),
         host_facts=None,
+        pdh=pdh,
+        windows_processes=windows_processes,
+        docker_api=_docker_api(env, windows),
+        wslc=WslcCli(find_wslc(env, windows=windows)),
     )
 
 
@@ -162,15 +193,24 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
     )
 
 
+def _has_samples(scenario: Scenario, key: str) -> bool:
+    """Whether the scenario recorded ``key`` samples (PDH, Windows tables: a Windows host's)."""
+    return any(key in entry.data for entry in scenario.timeline)
+
+
 def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Replay:
     """Everything a replay of ``scenario`` runs on: its twins, its host and its clock."""
     from fakes.client_files import FakeClientFiles
     from fakes.clock import FakeClock
+    from fakes.docker_api import FakeDockerApi
     from fakes.host_facts import StatedHost
     from fakes.mcp_launcher import FakeMcpLauncher
+    from fakes.pdh import FakePdhCounters
     from fakes.procfs import FakeProcSource
     from fakes.tokens import CountingTokens
+    from fakes.windows_processes import FakeWindowsProcesses
     from fakes.wsl_exe import FakeWslExe
+    from fakes.wslc import FakeWslc
 
     sc = _scenario(scenario)
     clock = FakeClock(0.0, sc.start_wall)
@@ -186,6 +226,10 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         shell_transport=_recorded_transports(wsl_exe),
         tokens=CountingTokens(),
         host_facts=StatedHost(stated) if stated is not None else None,
+        pdh=FakePdhCounters(sc, clock) if _has_samples(sc, "pdh") else None,
+        windows_processes=FakeWindowsProcesses(sc, clock) if _has_samples(sc, "windows") else None,
+        docker_api=FakeDockerApi.from_scenario(sc, clock),
+        wslc=FakeWslc(sc),
     )
     return Replay(boundaries, replay_host(sc, environ), clock, sc)
 

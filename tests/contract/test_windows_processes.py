@@ -22,13 +22,12 @@ from fakes.windows_processes import (
 )
 from wslmcp.boundaries.windows_processes import (
     FILETIME_UNIX_OFFSET_S,
-    PsutilWindowsProcesses,
     WindowsProcess,
     WindowsProcesses,
     WindowsTable,
     filetime_from_epoch,
-    process_row,
 )
+from wslmcp.boundaries.windows_psutil import PsutilWindowsProcesses, process_row
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 from wslmcp.scenario.recorder import ScenarioWriter

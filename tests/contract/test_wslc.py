@@ -21,14 +21,13 @@ from wslmcp.boundaries.wslc import (
     LIST_ARGS,
     STATS_ARGS,
     Wslc,
-    WslcCli,
     WslcGarbage,
     decode_wslc_json,
-    find_wslc,
     parse_mem_usage,
     parse_percent,
     parse_size,
 )
+from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 

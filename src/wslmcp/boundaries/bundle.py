@@ -12,12 +12,16 @@ from typing import Protocol
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.docker_api import DockerApi
 from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.boundaries.mcp_launcher import McpLauncher
+from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import ProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import TokenSource
+from wslmcp.boundaries.windows_processes import WindowsProcesses
 from wslmcp.boundaries.wsl_exe import WslExe
+from wslmcp.boundaries.wslc import Wslc
 
 
 class TransportChooser(Protocol):
@@ -38,6 +42,13 @@ class Boundaries:
     shell_transport: TransportChooser
     tokens: TokenSource
     host_facts: HostProbe | None
+    # The Windows side: None where this host (or the scenario's) has no such source: PDH and the
+    # Windows process table exist only on Windows (or when recorded there); the Docker Engine and
+    # wslc.exe are always wired, and say themselves when they are absent.
+    pdh: PdhCounters | None = None
+    windows_processes: WindowsProcesses | None = None
+    docker_api: DockerApi | None = None
+    wslc: Wslc | None = None
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-from wslmcp.boundaries.docker_api import DockerEndpoint
+from wslmcp.boundaries.docker_api import ApiAnswer, DockerEndpoint, DockerUnavailable
 
 LINUX_DEFAULT: Final = "unix:///var/run/docker.sock"
 WINDOWS_DEFAULTS: Final = ("npipe:////./pipe/dockerDesktopLinuxEngine", "npipe:////./pipe/docker_engine")
@@ -101,3 +101,19 @@ def _context_host(config_dir: Path, context: str) -> str:
     docker = endpoints.get("docker") if isinstance(endpoints, dict) else None
     host = docker.get("Host") if isinstance(docker, dict) else None
     return host.strip() if isinstance(host, str) else ""
+
+
+class RefusedEndpoint:
+    """A ``DockerApi`` for an endpoint this client cannot speak: every request raises
+    ``DockerUnavailable`` with the reason, so the collector reports it instead of another daemon."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self._endpoint = DockerEndpoint("unsupported://", "DOCKER_HOST")
+
+    @property
+    def endpoint(self) -> DockerEndpoint:
+        return self._endpoint
+
+    async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
+        raise DockerUnavailable(self.reason)

@@ -20,7 +20,7 @@ Errors
     never as zero containers. ``WslcGarbage`` (from the decoders) when the output is not what
     the CLI prints.
 
-Real adapter: ``WslcCli`` (``find_wslc``: PATH, ``%ProgramFiles%\\WSL\\wslc.exe``, then
+Real adapter: ``wslc_cli.WslcCli`` (``wslc_cli.find_wslc``: PATH, ``%ProgramFiles%\\WSL\\wslc.exe``, then
 ``/mnt/c/Program Files/WSL/wslc.exe`` inside WSL), the wsl.exe transport on another executable.
 Twin: ``fakes.wslc.FakeWslc`` (recorded exchanges keyed by args, in ``exchanges.wslc``, written by
 ``fakes.wslc.RecordingWslc``). On Linux CI the real adapter runs against a ``wslc.exe`` stand-in on PATH.
@@ -30,18 +30,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol
 
-from wslmcp.boundaries.process import Exchange
-from wslmcp.boundaries.wsl_exe import WslExeCli, decode_wsl_output
+from wslmcp.boundaries.wsl_output import decode_wsl_output
 
 LIST_ARGS: Final = ("container", "list", "--format", "json", "--no-trunc")
 STATS_ARGS: Final = ("container", "stats", "--format", "json", "--no-trunc")
-WSL_INSTALL_PATH: Final = "/mnt/c/Program Files/WSL/wslc.exe"  # seen from inside a distro
 UNITS: Final[Mapping[str, int]] = {
     "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
     "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
@@ -52,42 +48,30 @@ class WslcGarbage(ValueError):
     """wslc.exe printed something that is not its documented output."""
 
 
+class WslcOutput(Protocol):
+    """What one wslc.exe run produced (``boundaries.process.Exchange`` has this shape)."""
+
+    @property
+    def argv(self) -> tuple[str, ...]: ...
+
+    @property
+    def stdout(self) -> bytes: ...
+
+    @property
+    def stderr(self) -> bytes: ...
+
+    @property
+    def exit_code(self) -> int | None: ...  # None: killed at the deadline
+
+    @property
+    def timed_out(self) -> bool: ...
+
+
 class Wslc(Protocol):
-    async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange: ...
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> WslcOutput: ...
 
 
-class WslcCli(WslExeCli):
-    """The real wslc.exe: the wsl.exe transport (``WSL_UTF8=1``, closed stdin, deadline) on
-    another executable. ``executable`` None means it was not found: every run raises
-    ``FileNotFoundError``."""
-
-    def __init__(self, executable: str | None) -> None:
-        super().__init__(executable or "wslc.exe", kill_on_overflow=True)
-        self.found = executable is not None
-
-    def available(self) -> bool:
-        return self.found and super().available()
-
-    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
-        if not self.found:
-            raise FileNotFoundError("wslc.exe is not installed (not on PATH, not in %ProgramFiles%\\WSL)")
-        return await super().run(args, timeout_s=timeout_s, **kwargs)
-
-
-def find_wslc(env: Mapping[str, str], *, windows: bool, wsl_path: str = WSL_INSTALL_PATH) -> str | None:
-    """Where wslc.exe is: on ``PATH``; else ``%ProgramFiles%\\WSL\\wslc.exe`` on Windows, or
-    ``wsl_path`` (the same file through /mnt/c) elsewhere; None when it is nowhere."""
-    found = shutil.which("wslc.exe", path=env.get("PATH", ""))
-    if found:
-        return found
-    if windows:
-        candidate = os.path.join(env.get("ProgramFiles", r"C:\Program Files"), "WSL", "wslc.exe")
-    else:
-        candidate = wsl_path
-    return candidate if os.path.isfile(candidate) else None
-
-
-def decode_wslc_json(exchange: Exchange) -> Any:
+def decode_wslc_json(exchange: WslcOutput) -> Any:
     """The JSON document wslc printed on stdout, decoded like wsl.exe's own output."""
     text = decode_wsl_output(exchange.stdout).strip()
     if exchange.exit_code != 0:
