@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
@@ -30,6 +31,9 @@ from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import read_section, shell_env
+
+if TYPE_CHECKING:
+    from wslmcp.scenario.recorder import ScenarioWriter
 
 __all__ = ["Boundaries", "Host", "Replay", "Wired", "real", "real_host", "replay", "replay_host", "wire"]
 
@@ -143,6 +147,33 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         windows_processes=windows_processes,
         docker_api=_docker_api(env, windows),
         wslc=WslcCli(find_wslc(env, windows=windows)),
+    )
+
+
+def recording(
+    writer: ScenarioWriter, environ: Mapping[str, str] | None = None, *, keep_cmdlines: bool = False
+) -> Boundaries:
+    """The real host with every boundary that ``wslmcp scenario record`` samples wrapped in its
+    recorder, so what passes lands in ``writer``'s scenario in the format the twins replay."""
+    from dataclasses import replace
+
+    from fakes.docker_api import RecordingDockerApi
+    from fakes.pdh import RecordingPdhCounters
+    from fakes.windows_processes import RecordingWindowsProcesses
+    from fakes.wslc import RecordingWslc
+    from wslmcp.scenario.recorder import RecordingProcSource
+
+    b = real(environ)
+    assert isinstance(b.wslc, WslcCli)
+    return replace(
+        b,
+        procfs=RecordingProcSource(b.procfs, writer),
+        pdh=None if b.pdh is None else RecordingPdhCounters(b.pdh, writer),
+        windows_processes=None
+        if b.windows_processes is None
+        else RecordingWindowsProcesses(b.windows_processes, writer, keep_cmdlines=keep_cmdlines),
+        docker_api=None if b.docker_api is None else RecordingDockerApi(b.docker_api, writer),
+        wslc=RecordingWslc(b.wslc, writer),
     )
 
 

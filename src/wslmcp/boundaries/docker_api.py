@@ -40,6 +40,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+# What ``/containers/{id}/top`` is asked for: args last, since the daemon joins a line's overflow
+# into the last column (a comm with spaces would shift the others).
+TOP_PS_ARGS: Final = "-eo pid,ppid,rss,time,comm,args"
 # The newest Engine API this client speaks; Docker 29 refuses below 1.44, Debian's 20.10 serves up to 1.41.
 MAX_API_VERSION: Final = "1.47"
 

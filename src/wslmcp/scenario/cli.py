@@ -53,6 +53,9 @@ def _build() -> ArgumentParser:
         action="store_true",
         help="keep full command lines (default: argv[0] only, for secrets)",
     )
+    p.add_argument("--windows", action="store_true", help="also record PDH counters and Windows processes")
+    p.add_argument("--docker", action="store_true", help="also record the Docker Engine's answers")
+    p.add_argument("--wslc", action="store_true", help="also record wslc.exe container list/stats")
     return top
 
 
@@ -171,8 +174,15 @@ def _record(args: argparse.Namespace) -> int:
         writer = ScenarioWriter(
             out, args.name or out.name, args.description, host.clock, keep_cmdlines=args.keep_cmdlines
         )
-        path = asyncio.run(record(host.procfs, writer, host.clock, args.duration, args.interval_ms))
-    except RecordingRefused as exc:
+        if args.windows or args.docker or args.wslc:
+            from wslmcp.scenario.record_windows import Sources, record_host
+
+            sources = Sources(windows=args.windows, docker=args.docker, wslc=args.wslc)
+            recording = wiring.recording(writer, keep_cmdlines=args.keep_cmdlines)
+            path = asyncio.run(record_host(recording, writer, sources, args.duration, args.interval_ms))
+        else:
+            path = asyncio.run(record(host.procfs, writer, host.clock, args.duration, args.interval_ms))
+    except (RecordingRefused, ValueError) as exc:  # ValueError: NothingToRecord (no such source here)
         print(f"wslmcp scenario: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # the output cannot be written, or /proc cannot be read

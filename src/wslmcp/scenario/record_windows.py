@@ -1,0 +1,95 @@
+"""Recording a Windows host's side into a scenario: what ``wslmcp scenario record --windows
+--docker --wslc`` samples, through boundaries that wiring has wrapped in recorders
+(``wiring.recording``), so every answer lands in the scenario in the format its twin replays.
+
+Each sample (on a fixed schedule, like /proc recording): the primary /proc; with ``windows`` one
+PDH sample and one Windows process table; with ``docker`` the Engine's container list, then every
+container's ``stats?stream=false`` and ``top`` (the requests the observe server makes), all at
+once; with ``wslc`` ``container list`` and ``container stats``. A source that fails is recorded
+as it failed (an Engine error, a wslc exit code) and the recording goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from wslmcp.boundaries.bundle import Boundaries
+from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerApi, DockerError
+from wslmcp.boundaries.pdh import PdhUnavailable
+from wslmcp.boundaries.windows_processes import WindowsUnavailable
+from wslmcp.boundaries.wslc import LIST_ARGS, STATS_ARGS, Wslc
+from wslmcp.scenario.recorder import ScenarioWriter
+
+DOCKER_TIMEOUT_S = 5.0
+WSLC_TIMEOUT_S = 10.0
+
+
+class NothingToRecord(ValueError):
+    """A source was asked for that this host does not have."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    windows: bool = False
+    docker: bool = False
+    wslc: bool = False
+
+
+async def _docker(api: DockerApi) -> None:
+    try:
+        listing = await api.get("/containers/json", timeout_s=DOCKER_TIMEOUT_S)
+    except DockerError:
+        return
+    ids = (
+        [c["Id"] for c in listing.body if isinstance(c, dict) and isinstance(c.get("Id"), str)]
+        if (listing.status == 200 and isinstance(listing.body, list))
+        else []
+    )
+    calls = []
+    for cid in ids:
+        calls.append(api.get(f"/containers/{cid}/stats", {"stream": "false"}, timeout_s=DOCKER_TIMEOUT_S))
+        calls.append(api.get(f"/containers/{cid}/top", {"ps_args": TOP_PS_ARGS}, timeout_s=DOCKER_TIMEOUT_S))
+    await asyncio.gather(*calls, return_exceptions=True)
+
+
+async def _wslc(wslc: Wslc) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        await wslc.run(LIST_ARGS, timeout_s=WSLC_TIMEOUT_S)
+        await wslc.run(STATS_ARGS, timeout_s=WSLC_TIMEOUT_S)
+
+
+async def record_host(
+    b: Boundaries, writer: ScenarioWriter, sources: Sources, duration_s: float, interval_ms: int
+) -> Path:
+    """Sample for ``duration_s`` every ``interval_ms`` (at least two samples), then commit the
+    scenario; on any failure nothing is left behind."""
+    try:
+        if sources.windows and (b.pdh is None or b.windows_processes is None):
+            raise NothingToRecord("--windows needs a Windows host (PDH and the Windows process table)")
+        start = b.clock.monotonic()
+        for i in range(max(2, int(duration_s * 1000 // interval_ms) + 1)):
+            if i:
+                await b.clock.sleep(start + i * interval_ms / 1000 - b.clock.monotonic())
+            b.procfs.read_sample()
+            if sources.windows and b.pdh is not None and b.windows_processes is not None:
+                with contextlib.suppress(PdhUnavailable):
+                    b.pdh.collect()
+                with contextlib.suppress(WindowsUnavailable):
+                    b.windows_processes.read()
+            side = []
+            if sources.docker and b.docker_api is not None:
+                side.append(_docker(b.docker_api))
+            if sources.wslc and b.wslc is not None:
+                side.append(_wslc(b.wslc))
+            await asyncio.gather(*side)
+        writer.expect({"kind": "procfs-replay"})
+        return writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        if b.pdh is not None:
+            b.pdh.close()
