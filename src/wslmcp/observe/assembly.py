@@ -2,8 +2,11 @@
 
 Linux (inside a distro or plain Linux): the primary is the local /proc; other running distros are
 read through wsl.exe when it is reachable. Windows: the primary is ``--distro`` (or WSL's default)
-read through wsl.exe. Host facts come from the host-facts boundary (a scenario's stated host until
-part 2's Windows collectors).
+read through wsl.exe. The Windows side (process tables, PDH counters) comes from its boundaries,
+which wiring provides only on Windows; the Docker Engine and wslc.exe are always wired and say
+themselves when they are absent. A scenario of part 1 may state host facts instead
+(``host_facts``). Docker samples are kept warm in the background only on the system clock: on a
+replay's virtual clock a background poller would move time itself.
 """
 
 from __future__ import annotations
@@ -11,17 +14,43 @@ from __future__ import annotations
 import secrets
 
 from wslmcp.boundaries.bundle import Boundaries, Host
+from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.options import Options
 from wslmcp.observe.service import ObserveService
-from wslmcp.observe.sources import SampleReader, ThreadedReader, WindowsPrimary
+from wslmcp.observe.sources import HostSources, SampleReader, ThreadedReader, WindowsPrimary
 from wslmcp.observe.store import SnapshotStore
 
 
 def windows_native(host: Host) -> bool:
     """Whether the server runs on Windows itself (its primary distribution is read via wsl.exe)."""
     return host.platform == "windows"
+
+
+def windows_missing(host: Host) -> str:
+    """Why a server has no Windows side, as the snapshot's warning says it."""
+    where = (
+        "inside WSL with Windows interop"
+        if host.wsl_reachable
+        else "without Windows interop (inside WSL with interop off, or plain Linux)"
+    )
+    return (
+        f"Windows host collection is not available {where}: the Windows process table and the "
+        "hypervisor's CPU counters are read only by a server running on Windows (see "
+        "docs/observe.md); host CPU, host memory and Windows processes are null, and CPU "
+        "percentages use the WSL-visible logical CPU count"
+    )
+
+
+def host_sources(boundaries: Boundaries, host: Host) -> HostSources:
+    return HostSources(
+        windows=boundaries.windows_processes,
+        pdh=boundaries.pdh,
+        docker=boundaries.docker_api,
+        wslc=boundaries.wslc,
+        windows_missing=None if boundaries.windows_processes is not None else windows_missing(host),
+    )
 
 
 def build_service(
@@ -39,7 +68,9 @@ def build_service(
         docker=options.docker,
         wslc=options.wslc,
         local_distro=None if windows_native(host) else host.distro,
+        keep_engines_warm=isinstance(boundaries.clock, SystemClock),
     )
+    sources = host_sources(boundaries, host)
     if windows_native(host):
         chosen = WindowsPrimary(options.distro, lambda: default_distro(wsl_exe), lister, remote)
         collector = Collector(
@@ -50,6 +81,7 @@ def build_service(
             lister=lister,
             remote=remote,
             primary_name=chosen.name,
+            sources=sources,
         )
     else:
         interop = host.wsl_reachable
@@ -61,6 +93,7 @@ def build_service(
             lister=lister if interop else None,
             remote=remote if interop else None,
             primary_name=None,
+            sources=sources,
         )
     store = SnapshotStore(boundaries.clock, scope or secrets.token_hex(16))
     return ObserveService(store, collector)

@@ -33,6 +33,7 @@ from wslmcp.observe.host import HostRaw, host_side
 from wslmcp.observe.model import CpuScope, Environment, EnvObservation, Observation, Observed, Summary
 from wslmcp.observe.overlap import kernel_point
 from wslmcp.observe.sources import DistroLister, HostSources, SampleReader
+from wslmcp.observe.warm import EngineWarmer
 from wslmcp.observe.wslc import WslcSample
 
 WSL_ONLY_WARNING = (
@@ -43,6 +44,8 @@ NO_HOST_WARNING = (
     "Windows host collection is not available in this build: host CPU, host memory and Windows "
     "processes are null, and CPU percentages use the WSL-visible logical CPU count"
 )
+WARM_AGE_S = 1.5  # a warmed Docker round older than this is asked for again
+
 CONTAINERS_WARNING = (
     "{what} collection is not available in this build; WSL CPU may include container work "
     "(inclusive observation)"
@@ -56,6 +59,7 @@ class CollectorConfig:
     docker: bool = True
     wslc: bool = True
     local_distro: str | None = None  # the primary's own name, left out of the additional distros
+    keep_engines_warm: bool = False  # poll Docker in the background while clients are active (real time only)
 
     @property
     def warm_limit_s(self) -> float:
@@ -88,6 +92,11 @@ class Collector:
         self._docker = sources.docker if config.docker else None
         self._wslc = sources.wslc if config.wslc and not config.wsl_only else None
         self._docker_prev: DockerSample | None = None
+        self.warmer = (
+            EngineWarmer(clock, self._docker, config.engine_deadline_s, config.warm_limit_s)
+            if self._docker is not None and config.keep_engines_warm
+            else None
+        )
         self._host = None if config.wsl_only else host
         self._lister = None if config.wsl_only else lister
         self._remote = remote
@@ -107,7 +116,7 @@ class Collector:
             else:
                 before, docker_before = warm, self._docker_prev
             await self._clock.sleep(self.config.interval_s - (self._clock.monotonic() - before.taken_at))
-            docker_after, wslc = await asyncio.gather(self._docker_sample(), self._wslc_sample())
+            docker_after, wslc = await asyncio.gather(self._docker_latest(), self._wslc_sample())
             after = await self._sample()
             host = await self._host.read() if self._host is not None else None
         except CollectionFailed:
@@ -121,6 +130,15 @@ class Collector:
             docker_after if docker_after is not None and docker_after.containers is not None else None
         )
         return self._observe(before, after, host, (docker_before, docker_after, wslc))
+
+    async def _docker_latest(self) -> DockerSample | None:
+        """This collection's closing Docker sample: the warmer's newest round when it is fresh (a
+        forced refresh then does not wait for the daemon's tick), else one asked for now."""
+        if self.warmer is None:
+            return await self._docker_sample()
+        got = self.warmer.fresh(WARM_AGE_S) or await self._docker_sample()
+        self.warmer.touch()
+        return got
 
     async def _docker_sample(self) -> DockerSample | None:
         if self._docker is None:
