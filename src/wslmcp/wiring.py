@@ -161,13 +161,14 @@ def recording(
     from fakes.pdh import RecordingPdhCounters
     from fakes.windows_processes import RecordingWindowsProcesses
     from fakes.wslc import RecordingWslc
-    from wslmcp.scenario.recorder import RecordingProcSource
+    from wslmcp.scenario.recorder import RecordingProcSource, RecordingWslExe
 
     b = real(environ)
     assert isinstance(b.wslc, WslcCli)
     return replace(
         b,
         procfs=RecordingProcSource(b.procfs, writer),
+        wsl_exe=RecordingWslExe(b.wsl_exe, writer),
         pdh=None if b.pdh is None else RecordingPdhCounters(b.pdh, writer),
         windows_processes=None
         if b.windows_processes is None

@@ -75,3 +75,37 @@ def test_windows_sources_on_linux_are_refused_and_nothing_is_written(tmp_path: P
     assert done.returncode == 1
     assert "--windows needs a Windows host" in done.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.shell.standin import make_wsl_standin
+    from wslmcp import wiring
+    from wslmcp.scenario.record_windows import Sources, record_host
+    from wslmcp.scenario.recorder import ScenarioWriter
+
+    standin = make_wsl_standin(tmp_path / "wsl", {"Ubuntu": "Running"})
+    env = {
+        **os.environ,
+        **standin.env(),
+        "WSLMCP_WSL_EXE": standin.executable,
+        "DOCKER_HOST": "unix:///nonexistent",
+    }
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    writer = ScenarioWriter(tmp_path / "rec", "rec", "", wiring.real(env).clock)
+    sources = Sources(docker=True, through_wsl_exe=True, distro="Ubuntu")
+    scenario = Scenario.load(await record_host(wiring.recording(writer, env), writer, sources, 0, 100))
+    wsl = scenario.manifest["exchanges"]["wsl_exe"]
+    assert [i["args"] for i in wsl] == [["-d", "Ubuntu", "--exec", "sh", "-s"]] * 2
+    assert "timeline" not in scenario.manifest or not any(
+        "procfs" in e for e in scenario.manifest["timeline"]
+    )
+    absent = scenario.manifest["exchanges"]["docker_api"]
+    assert [(i["path"], i["error"]) for i in absent] == [("/containers/json", "absent")] * 2
+    from fakes.wsl_exe import FakeWslExe
+    from wslmcp.boundaries.procfs_wsl import WslProcSource
+
+    replayed = await WslProcSource(FakeWslExe(scenario), "Ubuntu").read_sample()
+    assert any(path.endswith("/stat") for path in replayed.files)

@@ -56,6 +56,9 @@ def _build() -> ArgumentParser:
     p.add_argument("--windows", action="store_true", help="also record PDH counters and Windows processes")
     p.add_argument("--docker", action="store_true", help="also record the Docker Engine's answers")
     p.add_argument("--wslc", action="store_true", help="also record wslc.exe container list/stats")
+    p.add_argument(
+        "--distro", help="on Windows: the WSL distribution whose /proc is recorded (default: WSL's)"
+    )
     return top
 
 
@@ -177,7 +180,10 @@ def _record(args: argparse.Namespace) -> int:
         if args.windows or args.docker or args.wslc:
             from wslmcp.scenario.record_windows import Sources, record_host
 
-            sources = Sources(windows=args.windows, docker=args.docker, wslc=args.wslc)
+            on_windows = wiring.real_host().platform == "windows"
+            sources = Sources(
+                args.windows, args.docker, args.wslc, through_wsl_exe=on_windows, distro=args.distro
+            )
             recording = wiring.recording(writer, keep_cmdlines=args.keep_cmdlines)
             path = asyncio.run(record_host(recording, writer, sources, args.duration, args.interval_ms))
         else:

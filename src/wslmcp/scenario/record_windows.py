@@ -2,7 +2,8 @@
 --docker --wslc`` samples, through boundaries that wiring has wrapped in recorders
 (``wiring.recording``), so every answer lands in the scenario in the format its twin replays.
 
-Each sample (on a fixed schedule, like /proc recording): the primary /proc; with ``windows`` one
+Each sample (on a fixed schedule, like /proc recording): the primary /proc (local, or on Windows
+a distro's through wsl.exe); with ``windows`` one
 PDH sample and one Windows process table; with ``docker`` the Engine's container list, then every
 container's ``stats?stream=false`` and ``top`` (the requests the observe server makes), all at
 once; with ``wslc`` ``container list`` and ``container stats``. A source that fails is recorded
@@ -19,6 +20,7 @@ from pathlib import Path
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerApi, DockerError
 from wslmcp.boundaries.pdh import PdhUnavailable
+from wslmcp.boundaries.procfs_wsl import WslProcSource
 from wslmcp.boundaries.windows_processes import WindowsUnavailable
 from wslmcp.boundaries.wslc import LIST_ARGS, STATS_ARGS, Wslc
 from wslmcp.scenario.recorder import ScenarioWriter
@@ -33,9 +35,15 @@ class NothingToRecord(ValueError):
 
 @dataclass(frozen=True)
 class Sources:
+    """What to record. ``through_wsl_exe``: the primary /proc is a distro read through wsl.exe
+    (``distro``, None = WSL's default), as the observe server reads it on Windows; its exchanges
+    are recorded in ``exchanges.wsl_exe``. Otherwise the local /proc is the primary."""
+
     windows: bool = False
     docker: bool = False
     wslc: bool = False
+    through_wsl_exe: bool = False
+    distro: str | None = None
 
 
 async def _docker(api: DockerApi) -> None:
@@ -69,11 +77,15 @@ async def record_host(
     try:
         if sources.windows and (b.pdh is None or b.windows_processes is None):
             raise NothingToRecord("--windows needs a Windows host (PDH and the Windows process table)")
+        remote = WslProcSource(b.wsl_exe, sources.distro) if sources.through_wsl_exe else None
         start = b.clock.monotonic()
         for i in range(max(2, int(duration_s * 1000 // interval_ms) + 1)):
             if i:
                 await b.clock.sleep(start + i * interval_ms / 1000 - b.clock.monotonic())
-            b.procfs.read_sample()
+            if remote is not None:
+                await remote.read_sample()
+            else:
+                b.procfs.read_sample()
             if sources.windows and b.pdh is not None and b.windows_processes is not None:
                 with contextlib.suppress(PdhUnavailable):
                     b.pdh.collect()
