@@ -40,6 +40,9 @@ WSL_ONLY_WARNING = (
     "--wsl-only uses the WSL-visible logical CPU count; exact host normalization and Windows host "
     "attribution require Windows interop"
 )
+WINDOWS_WSL_ONLY_WARNING = (
+    "--wsl-only uses the Windows logical CPU count but disables Windows host attribution"
+)
 NO_HOST_WARNING = (
     "Windows host collection is not available in this build: host CPU, host memory and Windows "
     "processes are null, and CPU percentages use the WSL-visible logical CPU count"
@@ -86,8 +89,8 @@ class Collector:
     ) -> None:
         self._clock, self.config, self._primary = clock, config, primary
         sources = sources or HostSources()
-        if config.wsl_only:
-            sources = HostSources(docker=sources.docker)
+        if config.wsl_only:  # a Windows-native server keeps its process table for the CPU count only
+            sources = HostSources(windows=sources.windows, docker=sources.docker)
         self._sources = sources
         self._docker = sources.docker if config.docker else None
         self._wslc = sources.wslc if config.wslc and not config.wsl_only else None
@@ -232,7 +235,10 @@ class Collector:
         side = (
             host_side(before.host, after.host) if before.host is not None and after.host is not None else None
         )
-        if cfg.wsl_only:
+        if cfg.wsl_only and side is not None:
+            warnings.append(WINDOWS_WSL_ONLY_WARNING)
+            side = replace(side, rows=(), environment=None, cpu_breakdown=None, memory=None, warnings=())
+        elif cfg.wsl_only:
             warnings.append(WSL_ONLY_WARNING)
         elif side is None and host is None:
             warnings.append(self._sources.windows_missing or NO_HOST_WARNING)
@@ -267,6 +273,12 @@ class Collector:
             wslc_hosts=side.wslc_hosts if side is not None else 0,
         )
         warnings += view.warnings
+        if side is not None and side.cpu_count_changed and (view.docker or view.wslc):
+            view.docker = view.wslc = None
+            warnings.append(
+                "Container results were discarded because the host's logical CPU count changed during "
+                "the collection (their percentages would use the wrong scale)"
+            )
         missing = [
             n
             for n, on, src in (

@@ -42,6 +42,7 @@ class HostSide:
     wslc_host: Identity | None
     wslc_hosts: int
     warnings: tuple[str, ...]
+    cpu_count_changed: bool = False
 
 
 def host_side(before: HostRaw, after: HostRaw) -> HostSide:
@@ -52,10 +53,12 @@ def host_side(before: HostRaw, after: HostRaw) -> HostSide:
     env: EnvObservation | None = None
     wsl_host = wslc_host = None
     wslc_hosts = 0
+    changed = False
     if table is None or before.table is None:
         why = after.table_error or before.table_error or "no process table"
         warnings.append(f"Windows processes could not be read ({why}); environments.windows is null")
     elif before.table.logical_cpus != table.logical_cpus:
+        changed = True
         warnings.append(
             "The host's logical CPU count changed during the collection "
             f"({before.table.logical_cpus} -> {table.logical_cpus}); Windows rates are null"
@@ -89,4 +92,5 @@ def host_side(before: HostRaw, after: HostRaw) -> HostSide:
         wslc_host=wslc_host,
         wslc_hosts=wslc_hosts,
         warnings=tuple(warnings),
+        cpu_count_changed=changed,
     )
