@@ -26,10 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wslmcp.boundaries.docker_api import DockerAbsent, DockerApi, DockerError, DockerTimeout
+from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerAbsent, DockerApi, DockerError, DockerTimeout
 from wslmcp.observe.model import Identity, Observed
 
-TOP_ARGS = "-eo pid,ppid,rss,time,comm,args"  # args last: the daemon joins a line's overflow into it
+TOP_ARGS = TOP_PS_ARGS  # args last: the daemon joins a line's overflow into it
 REQUEST_TIMEOUT_S = 3.0
 
 
