@@ -2,13 +2,21 @@
 
 The format is wsl.exe's (``fakes.wsl_exe``): ``args``, raw ``stdout``/``stderr`` files with their
 declared encodings (``utf-8`` or ``utf-16le``: wslc prints like wsl.exe), ``exit_code``,
-``duration_ms``, ``timed_out``.
+``duration_ms``, ``timed_out``; plus ``{"args": [...], "absent": true}`` for a host where wslc.exe
+is not installed (replayed as the real adapter's ``FileNotFoundError``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from fakes.wsl_exe import FakeWslExe
+from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.wslc_cli import WslcCli
 from wslmcp.scenario.recorder import RecordingWslExe
+
+ABSENT = "wslc.exe is not installed (as recorded)"
 
 
 class FakeWslc(FakeWslExe):
@@ -18,8 +26,20 @@ class FakeWslc(FakeWslExe):
     boundary = "wslc"
     executable = "wslc.exe"
 
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
+        if any(item["args"] == list(args) and item.get("absent") for item in self._items):
+            raise FileNotFoundError(ABSENT)
+        return await super().run(args, timeout_s=timeout_s, **kwargs)
+
 
 class RecordingWslc(RecordingWslExe):
-    """Record mode: every wslc.exe exchange of the wrapped ``WslcCli`` goes into ``exchanges.wslc``."""
+    """Record mode: every wslc.exe exchange of the wrapped ``WslcCli`` goes into ``exchanges.wslc``;
+    a host without wslc.exe is recorded as such."""
 
     boundary = "wslc"
+
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
+        if isinstance(self.inner, WslcCli) and not self.inner.found:
+            self.writer.add_exchange(self.boundary, {"args": list(args), "absent": True})
+            raise FileNotFoundError(ABSENT)
+        return await super().run(args, timeout_s=timeout_s, **kwargs)

@@ -199,3 +199,16 @@ def test_sizes_that_are_not_wslcs_are_refused(bad: str) -> None:
 def test_percentages_that_are_not_wslcs_are_refused(bad: str) -> None:
     with pytest.raises(WslcGarbage):
         parse_percent(bad)
+
+
+async def test_a_host_without_wslc_is_recorded_and_replayed_as_absent(tmp_path: Path) -> None:
+    from fakes.clock import FakeClock
+    from wslmcp.scenario.recorder import ScenarioWriter
+
+    writer = ScenarioWriter(tmp_path / "rec", "rec", "", FakeClock())
+    with pytest.raises(FileNotFoundError):
+        await RecordingWslc(WslcCli(None), writer).run(LIST_ARGS, timeout_s=10)
+    twin = FakeWslc(Scenario.load(writer.commit()))
+    with pytest.raises(FileNotFoundError, match="not installed"):
+        await twin.run(LIST_ARGS)
+    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == ["scenario.json"]
