@@ -3,7 +3,8 @@
 The format is wsl.exe's (``fakes.wsl_exe``): ``args``, raw ``stdout``/``stderr`` files with their
 declared encodings (``utf-8`` or ``utf-16le``: wslc prints like wsl.exe), ``exit_code``,
 ``duration_ms``, ``timed_out``; plus ``{"args": [...], "absent": true}`` for a host where wslc.exe
-is not installed (replayed as the real adapter's ``FileNotFoundError``).
+is not installed (replayed as the real adapter's ``FileNotFoundError``). A scenario with no
+``exchanges.wslc`` at all was recorded on a host without wslc.exe: every run is that same error.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ ABSENT = "wslc.exe is not installed (as recorded)"
 
 
 class FakeWslc(FakeWslExe):
-    """Answers args that match a recorded exchange, in recorded order (the last repeats);
-    anything else is a ``ReplayMiss`` naming the wslc boundary."""
+    """Answers args that match a recorded exchange, in recorded order (the last repeats); a
+    scenario without wslc exchanges has no wslc.exe; anything else is a ``ReplayMiss``."""
 
     boundary = "wslc"
     executable = "wslc.exe"
 
     async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
-        if any(item["args"] == list(args) and item.get("absent") for item in self._items):
+        if not self._items or any(item["args"] == list(args) and item.get("absent") for item in self._items):
             raise FileNotFoundError(ABSENT)
         return await super().run(args, timeout_s=timeout_s, **kwargs)
 

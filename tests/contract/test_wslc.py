@@ -212,3 +212,7 @@ async def test_a_host_without_wslc_is_recorded_and_replayed_as_absent(tmp_path: 
     with pytest.raises(FileNotFoundError, match="not installed"):
         await twin.run(LIST_ARGS)
     assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == ["scenario.json"]
+    (tmp_path / "none").mkdir()
+    nothing = FakeWslc(Scenario.load(_scenario(tmp_path / "none", [])))
+    with pytest.raises(FileNotFoundError, match="not installed"):
+        await nothing.run(STATS_ARGS)
