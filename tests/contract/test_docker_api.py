@@ -115,6 +115,13 @@ async def test_a_text_body_is_text(make_api: MakeApi) -> None:
     assert answer.headers["content-type"].startswith("text/plain")
 
 
+async def test_a_json_body_without_a_content_type_is_still_json(make_api: MakeApi) -> None:
+    api = await make_api([{"path": "/x", "headers": {"content-type": ""}, "json": {"a": [1]}},
+                          {"path": "/y", "headers": {"content-type": ""}, "text": "plain words"}])  # fmt: skip
+    assert (await api.get("/x", timeout_s=5)).body == {"a": [1]}
+    assert (await api.get("/y", timeout_s=5)).body == "plain words"
+
+
 async def test_repeated_requests_get_recorded_order_then_the_last_again(make_api: MakeApi) -> None:
     api = await make_api([{"path": "/info", "json": {"n": 1}}, {"path": "/info", "json": {"n": 2}}])
     bodies = [(await api.get("/info", timeout_s=5)).body["n"] for _ in range(3)]
@@ -185,6 +192,8 @@ async def test_the_adapter_sends_versioned_paths_after_one_ping(short_dir: Path)
         api = EngineApi(DockerEndpoint(standin.url, "DOCKER_HOST"))
         await asyncio.gather(*(api.get("/containers/json", {"all": "1"}, timeout_s=5) for _ in range(3)))
         assert standin.requests == ["/_ping"] + ["/v1.41/containers/json?all=1"] * 3
+        await api.get("/containers/x/top", {"ps_args": "-eo pid,args"}, timeout_s=5)
+        assert standin.requests[-1] == "/v1.41/containers/x/top?ps_args=-eo%20pid%2Cargs"
 
 
 async def test_docker_29_which_refuses_below_1_44_accepts_what_we_send(short_dir: Path) -> None:

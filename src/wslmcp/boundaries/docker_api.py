@@ -18,7 +18,8 @@ Contract
     every call is independent, so any number may run concurrently (one connection each).
     Chunked and ``Content-Length`` bodies are both read. The answer carries the HTTP status,
     the response headers (names lower-cased) and the body: decoded JSON for
-    ``application/json``, else the text (``/_ping``'s ``OK``). A non-2xx status is a normal answer
+    ``application/json``, else the text (``/_ping``'s ``OK``); without a content type, JSON when
+    it parses as JSON. Query values are percent-encoded (a space is ``%20``). A non-2xx status is a normal answer
     (the Engine's ``{"message": ...}`` body tells why).
 Errors (all ``DockerError``, an ``OSError``)
     ``DockerAbsent``      nothing listens at the endpoint (no socket file / no pipe).

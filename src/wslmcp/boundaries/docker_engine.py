@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import h11
 
@@ -48,7 +48,7 @@ class EngineApi:
         return self._endpoint
 
     async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
-        target = path + (f"?{urlencode(query)}" if query else "")
+        target = path + (f"?{urlencode(query, quote_via=quote)}" if query else "")
         try:
             async with asyncio.timeout(timeout_s):
                 version = await self._negotiate()
@@ -146,8 +146,16 @@ async def _read_answer(
 
 
 def decode_body(body: bytes, headers: Mapping[str, str], target: str) -> Any:
-    if "json" not in headers.get("content-type", ""):
+    """JSON for a JSON content type, text for another; without a content type, JSON when the
+    body is JSON (some Engine-compatible daemons leave the header out), else text."""
+    kind = headers.get("content-type", "")
+    if kind and "json" not in kind:
         return body.decode("utf-8", errors="replace")
+    if not kind:
+        try:
+            return json.loads(body) if body.strip() else body.decode("utf-8", errors="replace")
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return body.decode("utf-8", errors="replace")
     if not body.strip():
         return None
     try:
