@@ -150,7 +150,7 @@ class Win:
     cmdline: tuple[str, ...] | None = None
 
 
-def windows_processes(*, hosts: bool = True, denied: tuple[str, ...] = ()) -> list[Win]:
+def windows_processes(*, hosts: bool = True, wslc: bool = True, denied: tuple[str, ...] = ()) -> list[Win]:
     chrome = r"C:\Program Files\Google\Chrome\Application\chrome.exe"
     code = r"C:\Users\dev\AppData\Local\Programs\Microsoft VS Code\Code.exe"
     rows = [
@@ -174,10 +174,9 @@ def windows_processes(*, hosts: bool = True, denied: tuple[str, ...] = ()) -> li
         Win(7000, "WindowsTerminal.exe", 0.02, 95, r"C:\Program Files\WindowsApps\WindowsTerminal.exe", 4100),
     ]
     if hosts:
-        rows += [
-            Win(9000, "vmmemWSL", 7.2, 6_144, None, 8800),
-            Win(9100, "vmmemwslc-3f2a9c", 0.8, 1_024, None, 8800),
-        ]
+        rows.append(Win(9000, "vmmemWSL", 7.2, 6_144, None, 8800))
+    if hosts and wslc:
+        rows.append(Win(9100, "vmmemwslc-3f2a9c", 0.8, 1_024, None, 8800))
     return [
         Win(w.pid, w.name, None, w.ws_mib, w.exe, w.ppid, w.cmdline) if w.name in denied else w for w in rows
     ]
@@ -649,9 +648,12 @@ SCENARIOS = [
         "(absent is not zero), the overlap is resolved (no containers)",
         [],
         [SUMMARY_CALLS[0]],
+        windows=lambda: windows_processes(wslc=False),
         engine=docker_absent,
         wslc=False,
         extra_distro=False,
+        lp=0.575,
+        guests=WSL_VM,
     ),
 ]
 
