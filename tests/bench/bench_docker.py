@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.standins.engine import engine_in_thread
-from wslmcp.boundaries.docker_api import DockerEndpoint
+from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerEndpoint
 from wslmcp.boundaries.docker_engine import EngineApi
 from wslmcp.observe import docker
 
@@ -46,7 +46,7 @@ def _items() -> list[dict[str, Any]]:
         cid = f"{n:064x}"
         containers.append({**listing[0], "Id": cid, "Names": [f"/bench{n}"]})
         items.append({"path": f"/containers/{cid}/stats", "query": {"stream": "false"}, "json": stats})
-        items.append({"path": f"/containers/{cid}/top", "query": {"ps_args": docker.TOP_ARGS}, "json": top})
+        items.append({"path": f"/containers/{cid}/top", "query": {"ps_args": TOP_PS_ARGS}, "json": top})
     return [{"path": "/containers/json", "json": containers}, *items]
 
 
@@ -63,7 +63,7 @@ async def _sequential(api: EngineApi, n: int) -> float:
     listing = await api.get("/containers/json", timeout_s=5)
     for c in listing.body[:n]:
         await api.get(f"/containers/{c['Id']}/stats", {"stream": "false"}, timeout_s=5)
-        await api.get(f"/containers/{c['Id']}/top", {"ps_args": docker.TOP_ARGS}, timeout_s=5)
+        await api.get(f"/containers/{c['Id']}/top", {"ps_args": TOP_PS_ARGS}, timeout_s=5)
     return time.perf_counter() - started
 
 
