@@ -141,6 +141,18 @@ async def test_a_connection_closed_without_an_answer_is_unavailable(make_api: Ma
     assert not isinstance(info.value, DockerTimeout | DockerAbsent)
 
 
+async def test_a_body_that_stops_halfway_is_a_timeout_and_one_cut_off_is_unavailable(
+    make_api: MakeApi,
+) -> None:
+    api = await make_api([{"path": "/a", "error": "timeout", "wire": "stall_body"},
+                          {"path": "/b", "error": "unavailable", "message": "cut", "wire": "truncated_body"}])  # fmt: skip
+    with pytest.raises(DockerTimeout):
+        await api.get("/a", timeout_s=0.3)
+    with pytest.raises(DockerUnavailable) as info:
+        await api.get("/b", timeout_s=5)
+    assert not isinstance(info.value, DockerTimeout | DockerAbsent)
+
+
 async def test_bytes_that_are_not_http_are_a_bad_answer(make_api: MakeApi) -> None:
     api = await make_api([{"path": "/containers/json", "error": "bad_answer", "message": "not HTTP"}])
     with pytest.raises(DockerBadAnswer):

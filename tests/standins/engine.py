@@ -4,7 +4,9 @@ It behaves on the wire like dockerd where the adapter's contract depends on it: 
 ``Api-Version``; ``/vX.Y`` prefixes checked against the served range (400 "client version … is too
 new/old" as dockerd words it); bodies over 2 KiB sent chunked, as Go's net/http does; a recorded
 ``error`` produced as the daemon would cause it: ``timeout`` = accept and never answer, ``unavailable``
-= close without a word, ``bad_answer`` = bytes that are not HTTP. ``tick_s`` makes every ``/stats``
+= close without a word, ``bad_answer`` = bytes that are not HTTP; ``wire`` picks another way to
+cause it: ``stall_body`` (headers and half the body, then silence: a timeout) or ``truncated_body``
+(headers and half a chunked body, then close: unavailable). ``tick_s`` makes every ``/stats``
 answer wait as dockerd's ``stream=false`` does: its collector samples once a tick, and the answer
 needs two samples (``precpu_stats`` and ``cpu_stats``), so it comes at the second tick after the
 request (1-2 ticks later); ``one-shot=true`` needs only the next tick.
@@ -124,6 +126,15 @@ class EngineStandin:
             elapsed = time.monotonic() - self._started
             ticks = 1 if query.get("one-shot") == "true" else 2
             await asyncio.sleep(self.tick_s - elapsed % self.tick_s + (ticks - 1) * self.tick_s)
+        wire = answer.item.get("wire")
+        if wire in ("stall_body", "truncated_body"):
+            body = b'{"Titles":["PID"],"Processes":[["1"],["2"],["3"]]}\n' * 100
+            head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            writer.write(head.encode() + b"%x\r\n%s\r\n" % (len(body), body[: len(body) // 2]))
+            await writer.drain()
+            if wire == "stall_body":
+                self._hung.add(writer)
+            return
         if answer.error == "timeout":
             self._hung.add(writer)
             return

@@ -124,6 +124,10 @@ async def _read_answer(
         try:
             event = conn.next_event()
         except h11.RemoteProtocolError as exc:
+            if status and reader.at_eof():  # a good start, then the connection closed mid-body
+                raise DockerUnavailable(
+                    f"{url}: the daemon closed the connection in the middle of its answer to GET {target}"
+                ) from None
             raise DockerBadAnswer(f"{url}: GET {target}: not an HTTP answer ({exc})") from None
         if event is h11.NEED_DATA:
             data = await reader.read(READ_BYTES)
