@@ -45,3 +45,19 @@ async def test_a_touched_warmer_keeps_a_fresh_round_and_goes_quiet_when_idle() -
     await asyncio.sleep(0.1)
     assert warmer.rounds == stopped_at
     await warmer.aclose()
+
+
+async def test_wslc_rounds_are_kept_warm_too(tmp_path: Path) -> None:
+    import json
+
+    from fakes.wslc import FakeWslc
+    from tests.observe.test_wslc import LISTED, STATS, scenario
+
+    wslc = FakeWslc(scenario(tmp_path, json.dumps(LISTED).encode(), json.dumps(STATS).encode()))
+    warmer = EngineWarmer(SystemClock(), None, deadline_s=2.0, idle_after_s=0.2, period_s=0.05, wslc=wslc)
+    assert warmer.fresh_wslc(1.5) is None
+    warmer.touch()
+    await _until(lambda: warmer.rounds >= 1)
+    got = warmer.fresh_wslc(1.5)
+    assert got is not None and len(got.containers or {}) == 2 and warmer.fresh(1.5) is None
+    await warmer.aclose()

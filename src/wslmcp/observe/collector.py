@@ -96,8 +96,8 @@ class Collector:
         self._wslc = sources.wslc if config.wslc and not config.wsl_only else None
         self._docker_prev: DockerSample | None = None
         self.warmer = (
-            EngineWarmer(clock, self._docker, config.engine_deadline_s, config.warm_limit_s)
-            if self._docker is not None and config.keep_engines_warm
+            EngineWarmer(clock, self._docker, config.engine_deadline_s, config.warm_limit_s, wslc=self._wslc)
+            if (self._docker is not None or self._wslc is not None) and config.keep_engines_warm
             else None
         )
         self._host = None if config.wsl_only else host
@@ -119,7 +119,7 @@ class Collector:
             else:
                 before, docker_before = warm, self._docker_prev
             await self._clock.sleep(self.config.interval_s - (self._clock.monotonic() - before.taken_at))
-            docker_after, wslc = await asyncio.gather(self._docker_latest(), self._wslc_sample())
+            docker_after, wslc = await asyncio.gather(self._docker_latest(), self._wslc_latest())
             after = await self._sample()
             host = await self._host.read() if self._host is not None else None
         except CollectionFailed:
@@ -142,6 +142,11 @@ class Collector:
         got = self.warmer.fresh(WARM_AGE_S) or await self._docker_sample()
         self.warmer.touch()
         return got
+
+    async def _wslc_latest(self) -> WslcSample | None:
+        if self.warmer is None:
+            return await self._wslc_sample()
+        return self.warmer.fresh_wslc(WARM_AGE_S) or await self._wslc_sample()
 
     async def _docker_sample(self) -> DockerSample | None:
         if self._docker is None:
