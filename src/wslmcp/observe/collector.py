@@ -174,16 +174,20 @@ class Collector:
         return warm
 
     async def _sample(self) -> RawSample:
+        """One raw sample: the primary, the additional distros and the Windows side read at once."""
         taken_at = self._clock.monotonic()
-        try:
-            primary = parse_sample(await self._primary.read())
-        except Exception as exc:
-            raise CollectionFailed(f"primary WSL /proc unavailable: {type(exc).__name__}: {exc}") from exc
-        (extras, warnings), host = await asyncio.gather(
-            self._sample_additional(), self._sample_host(taken_at)
+
+        async def primary() -> ParsedProc:
+            try:
+                return parse_sample(await self._primary.read())
+            except Exception as exc:
+                raise CollectionFailed(f"primary WSL /proc unavailable: {type(exc).__name__}: {exc}") from exc
+
+        parsed, (extras, warnings), host = await asyncio.gather(
+            primary(), self._sample_additional(), self._sample_host(taken_at)
         )
         return RawSample(
-            taken_at=taken_at, primary=primary, extras=extras, warnings=tuple(warnings), host=host
+            taken_at=taken_at, primary=parsed, extras=extras, warnings=tuple(warnings), host=host
         )
 
     async def _sample_host(self, taken_at: float) -> HostRaw | None:
