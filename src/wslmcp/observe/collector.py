@@ -8,10 +8,11 @@ two-sample collection. ``sample_window_ms`` is always the real time between the 
 rates were computed from. See docs/observe.md.
 
 A raw sample reads the primary's /proc, the additional distros, the Windows process table and the
-PDH counters at once. Docker and WSLC are sampled once per collection just before the closing raw
-sample (so their readings lie inside the kernel's window, which the overlap separation needs); the
-first collection also takes a Docker baseline with its opening sample. Each has its own deadline,
-so a hung engine bounds, never blocks, a collection.
+PDH counters at once. Docker and WSLC are sampled once per collection, asked ``ENGINE_LEAD_S``
+before the interval ends so their answers (which take the daemon a tick or two) arrive about when
+it ends, and always before the closing raw sample (their readings must lie inside the kernel's
+window, which the overlap separation needs); the first collection also takes a Docker baseline with
+its opening sample. Each has its own deadline, so a hung engine bounds, never blocks, a collection.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ NO_HOST_WARNING = (
     "Windows host collection is not available in this build: host CPU, host memory and Windows "
     "processes are null, and CPU percentages use the WSL-visible logical CPU count"
 )
-WARM_AGE_S = 1.5  # a warmed Docker round older than this is asked for again
+WARM_AGE_S = 1.5  # a warmed engine round older than this is asked for again
+ENGINE_LEAD_S = 2.0  # a closing engine sample is asked for this long before the interval ends
 
 CONTAINERS_WARNING = (
     "{what} collection is not available in this build; WSL CPU may include container work "
@@ -114,12 +116,19 @@ class Collector:
     async def collect(self) -> Observation:
         try:
             warm = self._usable_warm()
-            if warm is None:
-                before, docker_before = await asyncio.gather(self._sample(), self._docker_sample())
-            else:
-                before, docker_before = warm, self._docker_prev
-            await self._clock.sleep(self.config.interval_s - (self._clock.monotonic() - before.taken_at))
-            docker_after, wslc = await asyncio.gather(self._docker_latest(), self._wslc_latest())
+            # the opening raw sample first: nothing may move the clock while it is read
+            before = warm if warm is not None else await self._sample()
+            end = before.taken_at + self.config.interval_s
+            try:  # a failure cancels the rest: nothing is left running (or sleeping) behind it
+                async with asyncio.TaskGroup() as tg:
+                    baseline = tg.create_task(self._docker_sample()) if warm is None else None
+                    tg.create_task(self._clock.sleep(end - self._clock.monotonic()))
+                    closing_docker = tg.create_task(self._docker_latest(end))
+                    closing_wslc = tg.create_task(self._wslc_latest(end))
+            except BaseExceptionGroup as group:
+                raise group.exceptions[0] from None
+            docker_before = baseline.result() if baseline is not None else self._docker_prev
+            docker_after, wslc = closing_docker.result(), closing_wslc.result()
             after = await self._sample()
             host = await self._host.read() if self._host is not None else None
         except CollectionFailed:
@@ -134,19 +143,38 @@ class Collector:
         )
         return self._observe(before, after, host, (docker_before, docker_after, wslc))
 
-    async def _docker_latest(self) -> DockerSample | None:
-        """This collection's closing Docker sample: the warmer's newest round when it is fresh (a
-        forced refresh then does not wait for the daemon's tick), else one asked for now."""
-        if self.warmer is None:
-            return await self._docker_sample()
-        got = self.warmer.fresh(WARM_AGE_S) or await self._docker_sample()
-        self.warmer.touch()
+    async def _docker_latest(self, end: float) -> DockerSample | None:
+        """This collection's closing Docker sample, due at ``end``: the warmer's newest round when
+        it is fresh then (a forced refresh does not wait for the daemon's tick), else one asked for
+        ``ENGINE_LEAD_S`` before ``end`` (an answer takes the daemon one or two ticks), so the
+        collection ends close to its interval and the reading lies inside the kernel's window."""
+        if self._docker is None:
+            return None
+        warmer = self.warmer
+        got = None
+        if warmer is not None and warmer.fresh(WARM_AGE_S + ENGINE_LEAD_S) is not None:
+            await self._clock.sleep(end - self._clock.monotonic())
+            got = warmer.fresh(WARM_AGE_S)
+        if got is None:
+            await self._clock.sleep(end - ENGINE_LEAD_S - self._clock.monotonic())
+            got = await self._docker_sample()
+        if warmer is not None:
+            warmer.touch()
         return got
 
-    async def _wslc_latest(self) -> WslcSample | None:
-        if self.warmer is None:
-            return await self._wslc_sample()
-        return self.warmer.fresh_wslc(WARM_AGE_S) or await self._wslc_sample()
+    async def _wslc_latest(self, end: float) -> WslcSample | None:
+        """The closing WSLC sample, on the same schedule as Docker's."""
+        if self._wslc is None:
+            return None
+        warmer = self.warmer
+        got = None
+        if warmer is not None and warmer.fresh_wslc(WARM_AGE_S + ENGINE_LEAD_S) is not None:
+            await self._clock.sleep(end - self._clock.monotonic())
+            got = warmer.fresh_wslc(WARM_AGE_S)
+        if got is None:
+            await self._clock.sleep(end - ENGINE_LEAD_S - self._clock.monotonic())
+            got = await self._wslc_sample()
+        return got
 
     async def _docker_sample(self) -> DockerSample | None:
         if self._docker is None:
