@@ -12,6 +12,7 @@ from fakes.windows_processes import FakeWindowsProcesses
 from tests.observe.helpers import ScriptedReader
 from tests.observe.windows_scenarios import table, windows_processes
 from wslmcp.boundaries.windows_processes import WindowsTable
+from wslmcp.observe.catalog import build_catalog
 from wslmcp.observe.collector import WINDOWS_WSL_ONLY_WARNING, Collector, CollectorConfig
 from wslmcp.observe.host import HostRaw, host_side
 from wslmcp.observe.sources import HostSources
@@ -67,6 +68,8 @@ async def test_wsl_only_on_windows_uses_the_windows_cpu_count_without_attributio
     assert WINDOWS_WSL_ONLY_WARNING in obs.warnings
     assert obs.projections[1] == () and obs.summary.environments["windows"] is None
     assert obs.summary.host_memory is None and obs.summary.cpu_breakdown is None
+    assert all(r.parents == () for r in obs.projections[0])  # no host row to hang them on
+    build_catalog(1, obs.projections, 16, epoch="e")  # a consistent hierarchy
 
 
 def test_a_cpu_count_change_is_flagged_and_nulls_the_windows_rates(tmp_path: Path) -> None:

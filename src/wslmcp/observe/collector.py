@@ -274,7 +274,17 @@ class Collector:
         )
         if cfg.wsl_only and side is not None:
             warnings.append(WINDOWS_WSL_ONLY_WARNING)
-            side = replace(side, rows=(), environment=None, cpu_breakdown=None, memory=None, warnings=())
+            side = replace(
+                side,
+                rows=(),
+                environment=None,
+                cpu_breakdown=None,
+                memory=None,
+                wsl_host=None,
+                wslc_host=None,
+                wslc_hosts=0,
+                warnings=(),
+            )
         elif cfg.wsl_only:
             warnings.append(WSL_ONLY_WARNING)
         elif side is None and host is None:
