@@ -134,3 +134,14 @@ def test_a_failing_top_keeps_the_container_without_children() -> None:
     got = take(items)
     assert not got.incomplete and (got.containers or {})[cid(0)].top is None
     assert any("process list unavailable" in w for w in got.warnings)
+
+
+def test_a_container_restarted_since_the_previous_collection_uses_the_daemons_pair() -> None:
+    first = take(good_items(usage=9 * S))
+    restarted = take(good_items(usage=S))  # its counter went back: a new cgroup
+    moved = {
+        k: replace(v, cpu=replace(v.cpu, system_ns=v.cpu.system_ns + 24 * S))  # type: ignore[type-var, union-attr]
+        for k, v in (restarted.containers or {}).items()
+    }
+    web = next(r for r in docker_rows(first, DockerSample(3.0, moved), 16).containers if r.name == "web")
+    assert web.cpu_percent is not None and web.cpu_percent > 0  # not null: the answer's own two samples

@@ -291,6 +291,9 @@ def docker_rows(before: DockerSample | None, after: DockerSample, host_cpus: int
         if first is not None and stat.cpu is not None and first.system_ns >= stat.cpu.system_ns:
             first = stat.precpu  # the previous collection's reading is not older: use the daemon's pair
         used = cores(first, stat.cpu)
+        if used is None and first is not stat.precpu:  # restarted since (its counter went back)
+            first = stat.precpu
+            used = cores(first, stat.cpu)
         if used is not None and first is not None and stat.cpu is not None:
             out.points[stat.id] = (first, stat.cpu)
         out.containers.append(
