@@ -97,8 +97,10 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
     writer = ScenarioWriter(tmp_path / "rec", "rec", "", wiring.real(env).clock)
     sources = Sources(docker=True, through_wsl_exe=True, distro="Ubuntu")
     scenario = Scenario.load(await record_host(wiring.recording(writer, env), writer, sources, 0, 100))
-    wsl = scenario.manifest["exchanges"]["wsl_exe"]
-    assert [i["args"] for i in wsl] == [["-d", "Ubuntu", "--exec", "sh", "-s"]] * 2
+    wsl = [i["args"] for i in scenario.manifest["exchanges"]["wsl_exe"]]
+    assert wsl == [["--list", "--running", "--quiet"], ["-d", "Ubuntu", "--exec", "sh", "-s"]] * 2
+    assert scenario.manifest["observe"] == {"args": ["--distro", "Ubuntu", "--no-wslc"], "platform": "windows",
+                                            "wsl_interop": True}  # fmt: skip
     assert "timeline" not in scenario.manifest or not any(
         "procfs" in e for e in scenario.manifest["timeline"]
     )

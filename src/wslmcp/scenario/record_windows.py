@@ -2,8 +2,9 @@
 --docker --wslc`` samples, through boundaries that wiring has wrapped in recorders
 (``wiring.recording``), so every answer lands in the scenario in the format its twin replays.
 
-Each sample (on a fixed schedule, like /proc recording): the primary /proc (local, or on Windows
-a distro's through wsl.exe); with ``windows`` one
+Each sample (on a fixed schedule, like /proc recording): the primary /proc (local; or on Windows
+the primary distribution and every other running one through wsl.exe, as the server reads them);
+with ``windows`` one
 PDH sample and one Windows process table; with ``docker`` the Engine's container list, then every
 container's ``stats?stream=false`` and ``top`` (the requests the observe server makes), all at
 once; with ``wslc`` ``container list`` and ``container stats``. A source that fails is recorded
@@ -20,7 +21,8 @@ from pathlib import Path
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerApi, DockerError
 from wslmcp.boundaries.pdh import PdhUnavailable
-from wslmcp.boundaries.procfs_wsl import WslProcSource
+from wslmcp.boundaries.procfs import ProcUnavailable
+from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
 from wslmcp.boundaries.windows_processes import WindowsUnavailable
 from wslmcp.boundaries.wslc import LIST_ARGS, STATS_ARGS, Wslc
 from wslmcp.scenario.recorder import ScenarioWriter
@@ -69,6 +71,36 @@ async def _wslc(wslc: Wslc) -> None:
         await wslc.run(STATS_ARGS, timeout_s=WSLC_TIMEOUT_S)
 
 
+async def _primary_name(b: Boundaries, requested: str | None) -> str:
+    """As the observe server on Windows chooses it: ``--distro``, else WSL's default, else the
+    first running distribution (the same wsl.exe calls, so they are recorded for its replay)."""
+    name = requested or await default_distro(b.wsl_exe)
+    if not name:
+        running = await WslDistroLister(b.wsl_exe).running()
+        name = running[0] if running else None
+    if not name:
+        raise NothingToRecord("no WSL distribution is available; install one or pass --distro NAME")
+    return name
+
+
+async def _distros(b: Boundaries, primary: str) -> None:
+    """The primary and every other running distribution, read as the server reads them."""
+    try:
+        names = await WslDistroLister(b.wsl_exe).running()
+    except ProcUnavailable:  # recorded as it failed; the server then samples the primary alone
+        names = []
+    others = [n for n in dict.fromkeys(names) if n.casefold() != primary.casefold()]
+    await asyncio.gather(*(WslProcSource(b.wsl_exe, n).read_sample() for n in [primary, *others]))
+
+
+def _observe_section(sources: Sources, primary: str | None) -> dict[str, object]:
+    """How the observe server is started on this scenario's replay (what was recorded)."""
+    args = [*(["--distro", primary] if sources.distro and primary else [])]
+    args += [*([] if sources.docker else ["--no-docker"]), *([] if sources.wslc else ["--no-wslc"])]
+    platform = "windows" if sources.through_wsl_exe else "linux"
+    return {"args": args, "platform": platform, "wsl_interop": sources.through_wsl_exe}
+
+
 async def record_host(
     b: Boundaries, writer: ScenarioWriter, sources: Sources, duration_s: float, interval_ms: int
 ) -> Path:
@@ -77,13 +109,13 @@ async def record_host(
     try:
         if sources.windows and (b.pdh is None or b.windows_processes is None):
             raise NothingToRecord("--windows needs a Windows host (PDH and the Windows process table)")
-        remote = WslProcSource(b.wsl_exe, sources.distro) if sources.through_wsl_exe else None
+        primary = await _primary_name(b, sources.distro) if sources.through_wsl_exe else None
         start = b.clock.monotonic()
         for i in range(max(2, int(duration_s * 1000 // interval_ms) + 1)):
             if i:
                 await b.clock.sleep(start + i * interval_ms / 1000 - b.clock.monotonic())
-            if remote is not None:
-                await remote.read_sample()
+            if primary is not None:
+                await _distros(b, primary)
             else:
                 b.procfs.read_sample()
             if sources.windows and b.pdh is not None and b.windows_processes is not None:
@@ -97,7 +129,9 @@ async def record_host(
             if sources.wslc and b.wslc is not None:
                 side.append(_wslc(b.wslc))
             await asyncio.gather(*side)
-        writer.expect({"kind": "procfs-replay"})
+        writer.manifest["observe"] = _observe_section(sources, primary)
+        if primary is None:
+            writer.expect({"kind": "procfs-replay"})
         return writer.commit()
     except BaseException:
         writer.abort()
