@@ -8,20 +8,21 @@ import asyncio
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from wslmcp.boundaries.docker_api import DockerEndpoint, DockerError, negotiate
+from wslmcp.boundaries.docker_api import DockerAbsent, DockerEndpoint, DockerError, negotiate
 from wslmcp.boundaries.docker_engine import EngineApi
+from wslmcp.boundaries.docker_host import resolve_endpoint
 
 HOST = os.environ.get("WSLMCP_TEST_DOCKER_HOST", "")
 IMAGE = "wslmcp-test/busybox:1"
-pytestmark = pytest.mark.skipif(
-    not HOST,
-    reason="no real Docker daemon: WSLMCP_TEST_DOCKER_HOST is unset (.ci/run sets it when dockerd starts as root)",
+NO_DAEMON = (
+    "no real Docker daemon: WSLMCP_TEST_DOCKER_HOST is unset (.ci/run sets it when dockerd starts as root)"
 )
 
 
@@ -55,6 +56,8 @@ def _image() -> None:
 
 @pytest.fixture(scope="module")
 def daemon() -> None:
+    if not HOST:
+        pytest.skip(NO_DAEMON)
     try:
         asyncio.run(_api().get("/_ping", timeout_s=10))
     except DockerError as exc:
@@ -139,3 +142,17 @@ async def test_a_container_that_vanished_is_a_404_answer(daemon: None) -> None:
     answer = await api.get("/containers/0123456789ab/stats", {"stream": "false"}, timeout_s=10)
     assert answer.status == 404
     assert "No such container" in answer.body["message"]
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="named pipes exist only on Windows (Docker Desktop)")
+async def test_the_named_pipe_transport_on_windows() -> None:
+    endpoint = resolve_endpoint(os.environ, Path.home(), windows=True)
+    if endpoint.scheme != "npipe":
+        pytest.skip(f"the Docker endpoint here is {endpoint.url}, not a named pipe")
+    try:
+        ping = await EngineApi(endpoint).get("/_ping", timeout_s=10)
+    except DockerAbsent:
+        pytest.skip(f"no Docker daemon on {endpoint.url} (Docker Desktop not running)")
+    assert (ping.status, ping.body) == (200, "OK")
+    listing = await EngineApi(endpoint).get("/containers/json", timeout_s=10)
+    assert listing.status == 200 and isinstance(listing.body, list)
