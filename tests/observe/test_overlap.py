@@ -31,10 +31,10 @@ def test_the_worked_example_kernel_50_docker_10_leaves_wsl_40() -> None:
     assert got.docker == pytest.approx(10.0) and got.wsl == pytest.approx(40.0)
 
 
-def test_containers_on_another_kernel_overlap_nothing() -> None:
+def test_containers_on_another_kernel_are_unresolved() -> None:
     far = (CpuPoint(0, 10 * NS, 4), CpuPoint(NS, 14 * NS, 4))  # a daemon whose kernel booted 2 s ago
     got = separate(KERNEL, CPUS, 16, {"remote": far})
-    assert not got.unresolved and got.wsl is None and got.same_kernel == 0
+    assert got.unresolved and got.reason == "container belongs to another kernel" and got.wsl is None
 
 
 def test_stale_readings_are_unresolved() -> None:

@@ -7,8 +7,8 @@ primary distro's ``/proc/stat`` gives the same total for the WSL kernel, plus it
 * **Same kernel?** A reading whose ``system_cpu_usage`` lies within the WSL kernel's totals of this
   collection (widened by ``SLACK_S`` seconds of all its CPUs: the daemon samples once a second)
   comes from the WSL kernel. Far outside (more than ``STALE_S``) it is another kernel (a remote or
-  VM daemon): that container's CPU is not inside WSL's, nothing to subtract. In between, the
-  reading is stale: unresolved.
+  VM daemon); in between, the reading is stale. Either way the overlap is unresolved, as wsltop
+  reports it: no separation is claimed that the counters do not show.
 * **Common window**: the kernel total is a clock both sides share. The window is the overlap of
   the kernel's two samples and every same-kernel container's two readings, on that axis; each
   series is interpolated linearly at its ends. It must cover at least ``MIN_WINDOW_S`` seconds.
@@ -78,14 +78,13 @@ def separate(
     same: list[tuple[CpuPoint, CpuPoint]] = []
     for a, b in docker.values():
         outside = max(lo - a.system_ns, b.system_ns - hi, 0.0)
-        if outside <= slack:
-            same.append((a, b))
-        elif outside <= stale:
+        if outside > stale:
+            return Separation(True, "container belongs to another kernel")
+        if outside > slack:
             return Separation(True, "container counters stale")
+        same.append((a, b))
     if not same:
-        return Separation(False, same_kernel=0)  # on another kernel: WSL's counters exclude them
-    if len(same) != len(docker):
-        return Separation(True, "containers of one daemon disagree about their kernel")
+        return Separation(False)
     start = max([lo] + [a.system_ns for a, _ in same])
     end = min([hi] + [b.system_ns for _, b in same])
     if end - start < MIN_WINDOW_S * kernel_cpus * NS:
