@@ -5,7 +5,7 @@ the stand-in; here only what a real daemon must show."""
 
 from __future__ import annotations
 
-from tests.contract.test_docker_real_daemon import HOST, containers, daemon, pytestmark  # noqa: F401
+from tests.contract.test_docker_real_daemon import HOST, containers, daemon  # noqa: F401  (daemon skips without one)
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.docker_api import DockerEndpoint
 from wslmcp.boundaries.docker_engine import EngineApi
