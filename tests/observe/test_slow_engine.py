@@ -1,0 +1,46 @@
+"""A hung Docker daemon bounds a collection and never holds up pinned reads (real time, the real
+Engine adapter against the stand-in, which accepts the hung request and never answers)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.observe.helpers import ScriptedReader
+from tests.standins.engine import EngineStandin
+from wslmcp.boundaries.clock import SystemClock
+from wslmcp.boundaries.docker_api import DockerEndpoint
+from wslmcp.boundaries.docker_engine import EngineApi
+from wslmcp.observe.collector import Collector, CollectorConfig
+from wslmcp.observe.service import ObserveService
+from wslmcp.observe.sources import HostSources
+from wslmcp.observe.store import SnapshotStore
+
+
+async def test_pinned_reads_answer_while_a_hung_daemon_holds_a_collection() -> None:
+    items: list[dict[str, Any]] = [
+        {"path": "/containers/json", "json": []},
+        {"path": "/containers/json", "json": []},
+        {"path": "/containers/json", "error": "timeout", "message": "hang"},
+    ]
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        standin = EngineStandin(Path(tmp) / "e.sock", items)
+        await standin.start()
+        try:
+            clock = SystemClock()
+            api = EngineApi(DockerEndpoint(standin.url, "test"))
+            config = CollectorConfig(interval_s=0.1, wsl_only=True, docker=True, wslc=False)
+            collector = Collector(clock, config, ScriptedReader(), sources=HostSources(docker=api))
+            service = ObserveService(SnapshotStore(clock, "t"), collector)
+            first = await service.latest(0)
+            refresh = asyncio.ensure_future(service.latest(0))
+            await asyncio.sleep(0.3)  # the refresh is now waiting on the hung daemon
+            assert service.pinned(first.snapshot_id) is first
+            assert not refresh.done()
+            second = await asyncio.wait_for(refresh, 30)  # bounded by the Engine deadline
+            assert any("Docker:" in w for w in second.meta["warnings"])
+            assert second.summary["environments"]["docker"] is None
+        finally:
+            await standin.stop()
