@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import Arg
-from wslmcp.shell.guard.options import Parsed, parse
+from wslmcp.shell.guard.options import Parsed, parse, parse_as
+from wslmcp.shell.guard.vocabulary import READS, family, is_a, is_info_form
 
 CWD = Arg(".")
 
@@ -32,22 +33,22 @@ class Effects:
 Analyzer = Callable[[str, list[Arg]], Effects]
 
 
-def _operands(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+def _operands() -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         return Effects(writes=list(p.operands), mutation=None if p.operands else f"'{name}' changes files")
 
     return analyze
 
 
-def _after_first(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+def _after_first() -> Analyzer:
     """chmod/chown/chgrp/setfacl: the first operand is a mode, an owner or an ACL unless --reference
     names the template instead; the rest are the files changed."""
 
     def analyze(name: str, args: list[Arg]) -> Effects:
         if name == "chmod":  # symbolic modes such as -x or +x look like options
             args = [a for a in args if not re.fullmatch(r"[-+=][rwxXstugo]+", a.text)]
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         operands = list(p.operands)
         if name == "chmod":
             if operands and re.fullmatch(
@@ -62,11 +63,7 @@ def _after_first(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
 
 
 def _copy_like(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "tSmgoB" if name == "install" else "tS",
-        ("target-directory", "suffix", "mode", "owner", "group"),
-    )
+    p = parse_as(name, args)
     targets = [Arg(v) for v in p.values("-t", "--target-directory")]
     if name == "install" and p.has("-d", "--directory"):
         return Effects(writes=list(p.operands))
@@ -80,37 +77,7 @@ def _copy_like(name: str, args: list[Arg]) -> Effects:
 
 
 def _rsync(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "eBfT",
-        (
-            "rsh",
-            "filter",
-            "exclude",
-            "include",
-            "exclude-from",
-            "include-from",
-            "files-from",
-            "rsync-path",
-            "temp-dir",
-            "partial-dir",
-            "log-file",
-            "password-file",
-            "chmod",
-            "chown",
-            "backup-dir",
-            "suffix",
-            "max-size",
-            "min-size",
-            "bwlimit",
-            "timeout",
-            "port",
-            "out-format",
-            "compare-dest",
-            "link-dest",
-            "copy-dest",
-        ),
-    )
+    p = parse_as(name, args)
     writes = [p.operands[-1]] if len(p.operands) > 1 else []
     if p.has("--remove-source-files"):
         writes.extend(p.operands[:-1])
@@ -118,7 +85,7 @@ def _rsync(name: str, args: list[Arg]) -> Effects:
 
 
 def _scp(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "cFiJloPS")
+    p = parse_as(name, args)
     return Effects(writes=[p.operands[-1]] if len(p.operands) > 1 else [], mutation="scp transfers files")
 
 
@@ -133,29 +100,7 @@ def _tar(name: str, args: list[Arg]) -> Effects:
             if letter in "fCTXbgKLNV" and rest:
                 rebuilt.append(rest.pop(0))
         args = rebuilt + rest
-    p = parse(
-        args,
-        "fCTXbgKLNVIH",
-        (
-            "file",
-            "directory",
-            "files-from",
-            "exclude-from",
-            "exclude",
-            "transform",
-            "owner",
-            "group",
-            "mode",
-            "mtime",
-            "newer",
-            "label",
-            "use-compress-program",
-            "blocking-factor",
-            "format",
-            "xform",
-            "listed-incremental",
-        ),
-    )
+    p = parse_as(name, args)
     archives = [Arg(v) for v in p.values("-f", "--file") if v != "-"]
     creating = p.short_cluster_has("cruA") or p.has(
         "--create", "--append", "--update", "--concatenate", "--catenate", "--delete"
@@ -172,7 +117,7 @@ def _tar(name: str, args: list[Arg]) -> Effects:
 
 
 def _unzip(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "dxP")
+    p = parse_as(name, args)
     if p.has("-l", "-t", "-p", "-Z", "-v", "-z"):
         return Effects()
     dirs = [Arg(v) for v in p.values("-d")]
@@ -180,7 +125,7 @@ def _unzip(name: str, args: list[Arg]) -> Effects:
 
 
 def _compressor(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "S", ("suffix",))
+    p = parse_as(name, args)
     if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in (
         "zcat",
         "bzcat",
@@ -203,7 +148,7 @@ def _tee(name: str, args: list[Arg]) -> Effects:
 
 
 def _sed(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "efl", ("expression", "file", "line-length"))
+    p = parse_as(name, args)
     in_place = p.has("--in-place") or any(
         a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0]
         for a in args
@@ -218,52 +163,19 @@ def _perl_like(name: str, args: list[Arg]) -> Effects:
     in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*", a.text) and not a.text.startswith("-e") for a in args[:4])
     if not in_place:
         return Effects()
-    p = parse(args, "eEIlMmx0")
+    p = parse_as(name, args)
     return Effects(
         writes=list(p.operands), mutation=None if p.operands else f"{name} -i edits files in place"
     )
 
 
 def _sort(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "kotST", ("key", "output", "field-separator", "temporary-directory", "buffer-size"))
+    p = parse_as(name, args)
     return Effects(writes=[Arg(v) for v in p.values("-o", "--output")])
 
 
 def _curl(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "odDeEhHKmuUxXyYzCPrTwAbcFQ",
-        (
-            "output",
-            "dump-header",
-            "cookie-jar",
-            "output-dir",
-            "upload-file",
-            "data",
-            "header",
-            "user",
-            "request",
-            "proxy",
-            "referer",
-            "user-agent",
-            "cookie",
-            "form",
-            "config",
-            "max-time",
-            "connect-timeout",
-            "retry",
-            "range",
-            "write-out",
-            "cacert",
-            "cert",
-            "key",
-            "data-binary",
-            "data-raw",
-            "data-urlencode",
-            "url",
-            "resolve",
-        ),
-    )
+    p = parse_as(name, args)
     writes = [
         Arg(v)
         for v in p.values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar")
@@ -277,35 +189,7 @@ def _curl(name: str, args: list[Arg]) -> Effects:
 
 
 def _wget(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "OoaPtTwQeUYiBlADRIXbd",
-        (
-            "output-document",
-            "output-file",
-            "append-output",
-            "directory-prefix",
-            "tries",
-            "timeout",
-            "wait",
-            "quota",
-            "execute",
-            "user-agent",
-            "input-file",
-            "base",
-            "level",
-            "accept",
-            "domains",
-            "reject",
-            "include-directories",
-            "exclude-directories",
-            "header",
-            "post-data",
-            "post-file",
-            "user",
-            "password",
-        ),
-    )
+    p = parse_as(name, args)
     if p.has("--spider"):
         return Effects()
     writes = [Arg(v) for v in p.values("-o", "--output-file", "-a", "--append-output") if v != "/dev/null"]
@@ -334,7 +218,7 @@ def _find(name: str, args: list[Arg]) -> Effects:
 
 
 def _awk(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "fvF", ("file", "assign", "field-separator"))
+    p = parse_as(name, args)
     if p.has("-f", "--file") or not p.operands:
         return Effects()
     program = p.operands[0].text
@@ -381,12 +265,7 @@ def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
 
 
 def _git(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "Cc",
-        ("git-dir", "work-tree", "namespace", "exec-path", "config-env", "super-prefix"),
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     where = [Arg(v) for v in p.values("-C")] or [CWD]
     if not p.rest:
         return Effects()
@@ -504,9 +383,9 @@ def _git(name: str, args: list[Arg]) -> Effects:
     return Effects()
 
 
-def _cwd_builder(reads: set[str], short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+def _cwd_builder(reads: set[str]) -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         verb, _ = _subcommand(p)
         if verb in reads or (p.has("--version", "-v", "--help", "-h") and not verb):
             return Effects()
@@ -521,11 +400,9 @@ def _cwd_builder(reads: set[str], short: str = "", long: tuple[str, ...] = ()) -
     return analyze
 
 
-def _listing_flags(
-    read_flags: set[str], short: str = "", long: tuple[str, ...] = (), label: str = ""
-) -> Analyzer:
+def _listing_flags(read_flags: set[str], label: str = "") -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         if any(n in read_flags for n, _ in p.opts) or (not args and "" in read_flags):
             return Effects()
         return Effects(mutation=label or f"'{name}' changes the system")
@@ -546,57 +423,25 @@ def _service(name: str, args: list[Arg]) -> Effects:
 
 
 def _systemctl(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "HMtpnosP",
-        (
-            "host",
-            "machine",
-            "type",
-            "property",
-            "lines",
-            "output",
-            "signal",
-            "state",
-            "root",
-            "kill-whom",
-            "job-mode",
-        ),
-    )
+    p = parse_as(name, args)
     verb, _ = _subcommand(p)
-    reads = {
-        "",
-        "status",
-        "show",
-        "cat",
-        "list-units",
-        "list-unit-files",
-        "list-sockets",
-        "list-timers",
-        "list-jobs",
-        "list-dependencies",
-        "list-machines",
-        "is-active",
-        "is-enabled",
-        "is-failed",
-        "is-system-running",
-        "help",
-        "get-default",
-        "show-environment",
-        "--version",
-    }
-    if verb in reads:
+    if verb in READS[name] or is_info_form(name, [a.text for a in args]):
         return Effects()
-    return Effects(mutation=f"'systemctl {verb}' changes service state")
+    return Effects(mutation=f"'{name} {verb}' changes service or session state")
+
+
+def _sysctl(name: str, args: list[Arg]) -> Effects:
+    """sysctl reads unless it writes (``-w``, ``name=value``) or loads settings (``-p``, ``--system``)."""
+    texts = [a.text for a in args]
+    if any(t in ("-w", "--write", "-p", "--load", "--system") or t.startswith("--load=") for t in texts):
+        return Effects(mutation="'sysctl' changes kernel settings")
+    if any("=" in t and not t.startswith("-") for t in texts):
+        return Effects(mutation="'sysctl' changes kernel settings")
+    return Effects()
 
 
 def _docker(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "Hcl",
-        ("host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"),
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     if not p.rest:
         return Effects()
     verb = p.rest[0].text
@@ -678,7 +523,7 @@ def _docker(name: str, args: list[Arg]) -> Effects:
 
 
 def _kubectl(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "ns", ("namespace", "context", "kubeconfig", "server", "cluster", "user", "token", "as"))
+    p = parse_as(name, args)
     verb, _ = _subcommand(p)
     mutating = {
         "apply",
@@ -712,7 +557,7 @@ def _kubectl(name: str, args: list[Arg]) -> Effects:
 
 
 def _crontab(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "u")
+    p = parse_as(name, args)
     if p.has("-l", "-V") and not p.has("-r", "-e"):
         return Effects()
     return Effects(mutation="crontab replaces the user's scheduled jobs")
@@ -732,7 +577,7 @@ def _mutation(label: str) -> Analyzer:
 
 
 def _editor(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "cSuiTw")
+    p = parse_as(name, args)
     files = [a for a in p.operands if not a.text.startswith("+")]
     return Effects(writes=files, mutation=f"'{name}' edits files")
 
@@ -1007,11 +852,7 @@ _PKG_READS = {
 
 def _package(name: str, args: list[Arg]) -> Effects:
     reads, default_read = _PKG_READS[name]
-    p = parse(
-        args,
-        "ocCpt" if name in ("apt", "apt-get", "aptitude") else "",
-        ("option", "config-file", "target-release"),
-    )
+    p = parse_as(name, args)
     if p.has("-s", "--simulate", "--dry-run", "--just-print", "--recon", "--no-act"):
         return Effects()
     verb, _ = _subcommand(p)
@@ -1160,215 +1001,59 @@ def _ssh_keygen(name: str, args: list[Arg]) -> Effects:
     return Effects(mutation="ssh-keygen writes keys")
 
 
-ANALYZERS: dict[str, Analyzer] = {
-    "rm": _operands(),
-    "rmdir": _operands(),
-    "unlink": _operands(),
-    "shred": _operands("ns", ("iterations", "size", "random-source")),
-    "srm": _operands(),
-    "wipe": _operands(),
-    "touch": _operands("dtr", ("date", "reference", "time")),
-    "mkdir": _operands("m", ("mode", "context")),
-    "mknod": _operands("m"),
-    "mkfifo": _operands("m"),
-    "truncate": _operands("sr", ("size", "reference")),
-    "fallocate": _operands("lonx", ("length", "offset")),
-    "chattr": _operands("vpR"),
-    "rename": _operands(),
-    "patch": _operands("pdoiDFBVrYz", ("strip", "directory", "output", "input", "reject-file")),
-    "chmod": _after_first("", ("reference",)),
-    "chown": _after_first("", ("reference", "from")),
-    "chgrp": _after_first("", ("reference",)),
-    "setfacl": _after_first("mMxX", ("modify", "modify-file", "remove", "remove-file", "set", "set-file")),
-    "cp": _copy_like,
-    "mv": _copy_like,
-    "install": _copy_like,
-    "ln": _copy_like,
-    "rsync": _rsync,
-    "scp": _scp,
-    "tar": _tar,
-    "bsdtar": _tar,
-    "unzip": _unzip,
-    "7z": _mutation("'{name}' writes archives"),
-    "gzip": _compressor,
-    "gunzip": _compressor,
-    "bzip2": _compressor,
-    "bunzip2": _compressor,
-    "xz": _compressor,
-    "unxz": _compressor,
-    "zstd": _compressor,
-    "unzstd": _compressor,
-    "lz4": _compressor,
-    "zip": _compressor,
-    "cpio": _listing_flags(
-        {"-t", "--list", "-o", "--create", "--version", "--help"}, label="'cpio' extracts files"
-    ),
-    "dd": _dd,
-    "tee": _tee,
-    "sponge": _tee,
-    "sed": _sed,
-    "perl": _perl_like,
-    "ruby": _perl_like,
-    "sort": _sort,
-    "curl": _curl,
-    "wget": _wget,
-    "find": _find,
-    "awk": _awk,
-    "gawk": _awk,
-    "mawk": _awk,
-    "nawk": _awk,
-    "git": _git,
-    "systemctl": _systemctl,
-    "service": _service,
-    "docker": _docker,
-    "podman": _docker,
-    "nerdctl": _docker,
-    "kubectl": _kubectl,
-    "oc": _kubectl,
-    "crontab": _crontab,
-    "kill": _kill,
-    "killall": _kill,
-    "pkill": _kill,
-    "skill": _kill,
-    "dpkg": _dpkg,
-    "dpkg-query": _dpkg,
-    "rpm": _rpm,
-    "pacman": _pacman,
-    "ssh-keygen": _ssh_keygen,
-    "make": _cwd_builder(set(), "CfjIlo", ("directory", "file", "makefile", "jobs", "include-dir")),
-    "cmake": _cwd_builder(set(), "CDGSBTAP"),
-    "ninja": _cwd_builder(set(), "Cfjlk"),
-    "vi": _editor,
-    "vim": _editor,
-    "nvim": _editor,
-    "nano": _editor,
-    "emacs": _editor,
-    "ex": _editor,
-    "ed": _editor,
-    "pico": _editor,
-    "micro": _editor,
-    "sudoedit": _editor,
-    "fdisk": _disk_tool,
-    "sfdisk": _disk_tool,
-    "parted": _disk_tool,
-    "sgdisk": _disk_tool,
-    "wipefs": _disk_tool,
-    "blkdiscard": _disk_tool,
-    "mount": _listing_flags(
-        {"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, label="'mount' changes mounts"
-    ),
-    "umount": _mutation("'{name}' changes mounts"),
-    "swapon": _listing_flags(
-        {"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, label="'swapon' changes swap"
-    ),
-    "swapoff": _mutation("'{name}' changes swap"),
-    "iptables": _firewall,
-    "ip6tables": _firewall,
-    "nft": _firewall,
-    "ufw": _firewall,
-    "firewall-cmd": _firewall,
-    "ssh": _mutation("'{name}' runs commands on another host"),
-    "sftp": _mutation("'{name}' transfers files"),
-    "ftp": _mutation("'{name}' transfers files"),
-    "ssh-copy-id": _mutation("'{name}' installs keys on another host"),
-    "npx": _mutation("'{name}' downloads and runs a package"),
-    "pnpx": _mutation("'{name}' downloads and runs a package"),
-    "passwd": _mutation("'{name}' changes accounts"),
-    "chpasswd": _mutation("'{name}' changes accounts"),
-    "visudo": _mutation("'{name}' changes sudo rules"),
-    "at": _listing_flags({"-l", "-V", "-c"}, label="'at' schedules a job"),
-    "batch": _mutation("'{name}' schedules a job"),
-    "atrm": _mutation("'{name}' removes scheduled jobs"),
-    "reboot": _mutation("'{name}' restarts the host"),
-    "shutdown": _mutation("'{name}' powers off the host"),
-    "halt": _mutation("'{name}' halts the host"),
-    "poweroff": _mutation("'{name}' powers off the host"),
-    "init": _mutation("'{name}' changes the runlevel"),
-    "telinit": _mutation("'{name}' changes the runlevel"),
-    "hostnamectl": _listing_flags(
-        {"", "status", "--help", "--version"}, label="'hostnamectl' changes the hostname"
-    ),
-    "timedatectl": _listing_flags(
-        {"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"},
-        label="'timedatectl' changes the clock",
-    ),
-    "ldconfig": _listing_flags(
-        {"-p", "--print-cache", "-V", "--version"}, label="'ldconfig' rewrites the linker cache"
-    ),
-    "update-alternatives": _listing_flags(
-        {"--display", "--query", "--list", "--get-selections"},
-        label="'update-alternatives' changes system links",
-    ),
-    "modprobe": _listing_flags(
-        {"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"},
-        label="'modprobe' loads or unloads kernel modules",
-    ),
-    "insmod": _mutation("'{name}' loads a kernel module"),
-    "rmmod": _mutation("'{name}' unloads a kernel module"),
-    "sysctl": _listing_flags({"-a", "--all", "-n", "-N", ""}, label="'sysctl' changes kernel settings"),
-}
-for _name in (
-    "apt",
-    "apt-get",
-    "aptitude",
-    "yum",
-    "dnf",
-    "zypper",
-    "apk",
-    "snap",
-    "brew",
-    "npm",
-    "pnpm",
-    "yarn",
-    "pip",
-    "pip3",
-    "pipx",
-    "gem",
-    "composer",
-    "bundle",
-    "cargo",
-    "helm",
-):
-    ANALYZERS[_name] = _package
-for _name in (
-    "useradd",
-    "usermod",
-    "userdel",
-    "groupadd",
-    "groupmod",
-    "groupdel",
-    "adduser",
-    "deluser",
-    "addgroup",
-    "delgroup",
-    "gpasswd",
-    "chsh",
-    "chfn",
-):
-    ANALYZERS[_name] = _mutation("'{name}' changes accounts")
-for _name in (
-    "mkfs",
-    "mke2fs",
-    "mkswap",
-    "mkdosfs",
-    "mkntfs",
-    "mkfs.ext4",
-    "mkfs.ext3",
-    "mkfs.ext2",
-    "mkfs.xfs",
-    "mkfs.btrfs",
-    "mkfs.vfat",
-    "mkfs.fat",
-    "mkfs.ntfs",
-    "mkfs.exfat",
-):
-    ANALYZERS[_name] = _mutation("'{name}' formats a filesystem")
+_BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
+    ("rm rmdir unlink shred srm wipe touch mkdir mknod mkfifo truncate fallocate chattr rename patch", _operands()),
+    ("chmod chown chgrp setfacl", _after_first()),
+    ("cp mv install ln", _copy_like),
+    ("rsync", _rsync), ("scp", _scp), ("tar bsdtar", _tar), ("unzip", _unzip),
+    ("7z", _mutation("'{name}' writes archives")),
+    ("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 zip", _compressor),
+    ("cpio", _listing_flags({"-t", "--list", "-o", "--create", "--version", "--help"}, "'cpio' extracts files")),
+    ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("perl ruby", _perl_like), ("sort", _sort),
+    ("curl", _curl), ("wget", _wget), ("find", _find), ("awk gawk mawk nawk", _awk), ("git", _git),
+    ("systemctl loginctl", _systemctl), ("service", _service), ("docker podman nerdctl", _docker),
+    ("kubectl oc", _kubectl), ("crontab", _crontab), ("kill killall pkill skill", _kill),
+    ("dpkg dpkg-query", _dpkg), ("rpm", _rpm), ("pacman", _pacman), ("ssh-keygen", _ssh_keygen),
+    ("make cmake ninja", _cwd_builder(set())),
+    ("vi vim nvim nano emacs ex ed pico micro sudoedit", _editor),
+    ("fdisk sfdisk parted sgdisk wipefs blkdiscard", _disk_tool),
+    ("mount", _listing_flags({"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, "'mount' changes mounts")),
+    ("umount", _mutation("'{name}' changes mounts")),
+    ("swapon", _listing_flags({"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, "'swapon' changes swap")),
+    ("swapoff", _mutation("'{name}' changes swap")),
+    ("iptables ip6tables nft ufw firewall-cmd", _firewall),
+    ("ssh", _mutation("'{name}' runs commands on another host")),
+    ("sftp ftp", _mutation("'{name}' transfers files")),
+    ("ssh-copy-id", _mutation("'{name}' installs keys on another host")),
+    ("npx pnpx", _mutation("'{name}' downloads and runs a package")),
+    ("passwd chpasswd", _mutation("'{name}' changes accounts")),
+    ("visudo", _mutation("'{name}' changes sudo rules")),
+    ("at", _listing_flags({"-l", "-V", "-c"}, "'at' schedules a job")),
+    ("batch", _mutation("'{name}' schedules a job")),
+    ("atrm", _mutation("'{name}' removes scheduled jobs")),
+    ("reboot", _mutation("'{name}' restarts the host")),
+    ("shutdown poweroff", _mutation("'{name}' powers off the host")),
+    ("halt", _mutation("'{name}' halts the host")),
+    ("init telinit", _mutation("'{name}' changes the runlevel")),
+    ("hostnamectl", _listing_flags({"", "status", "--help", "--version"}, "'hostnamectl' changes the hostname")),
+    ("timedatectl", _listing_flags({"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"}, "'timedatectl' changes the clock")),
+    ("ldconfig", _listing_flags({"-p", "--print-cache", "-V", "--version"}, "'ldconfig' rewrites the linker cache")),
+    ("update-alternatives", _listing_flags({"--display", "--query", "--list", "--get-selections"}, "'update-alternatives' changes system links")),
+    ("modprobe", _listing_flags({"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"}, "'modprobe' loads or unloads kernel modules")),
+    ("insmod", _mutation("'{name}' loads a kernel module")),
+    ("rmmod", _mutation("'{name}' unloads a kernel module")),
+    ("sysctl", _sysctl),
+    (" ".join(family("package")), _package),
+    (" ".join(family("account")), _mutation("'{name}' changes accounts")),
+    (" ".join(family("formatter")), _mutation("'{name}' formats a filesystem")),
+)  # fmt: skip
+ANALYZERS: dict[str, Analyzer] = {name: analyzer for names, analyzer in _BY_NAMES for name in names.split()}
 
 
 def effects(name: str, args: list[Arg]) -> Effects:
     """What running ``name`` with ``args`` writes (redirections are the caller's)."""
     analyzer = ANALYZERS.get(name)
-    if analyzer is None and name.startswith("mkfs."):
+    if analyzer is None and is_a(name, "formatter"):
         analyzer = ANALYZERS["mkfs"]
     if analyzer is None:
         return Effects()

@@ -23,7 +23,6 @@ from wslmcp.shell.guard.paths import (
 )
 from wslmcp.shell.guard.reader import read
 from wslmcp.shell.guard.rules import (
-    INTERPRETERS,
     NOTHING_RUN,
     Refused,
     Segment,
@@ -45,14 +44,15 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
+from wslmcp.shell.guard.vocabulary import code_options, family, is_a
 from wslmcp.shell.guard.wrappers import Resolved, basename
 from wslmcp.shell.guard.wrappers import resolve as resolve_wrappers
 
-_SOURCERS = frozenset({"source", ".", "sh", "bash", "dash", "zsh", "ksh"})
+_SOURCERS = family("sourcer") | family("shell")
 _SUB = " (inside a command substitution)"
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
 _OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")
-_DECLARERS = frozenset({"export", "declare", "local", "readonly", "typeset"})
+_DECLARERS = family("declarer")
 
 
 class _Walker:
@@ -292,12 +292,12 @@ class _Walker:
                         self.nested(f"find {texts[k]}", argv, seg, env, context=context, depth=depth)
                     k = end
                 k += 1
-        if name in ("awk", "gawk", "mawk", "nawk"):
+        if is_a(name, "awk"):
             from wslmcp.shell.guard.effects import effects
 
             for text in effects(name, seg.args).payloads:
                 self.payload(seg, text, f"{name} system()", None, env, context=context, depth=depth)
-        letters = INTERPRETERS.get(name) or INTERPRETERS.get(re.sub(r"[\d.]+$", "", name))
+        letters = code_options(name)
         if letters is not None:
             program = next(
                 (

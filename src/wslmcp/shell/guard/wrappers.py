@@ -12,26 +12,16 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import UNKNOWN, Arg
-from wslmcp.shell.guard.options import parse
-
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh", "rbash", "busybox-sh"})
-WINDOWS_EXTENSIONS = (".exe", ".bat", ".cmd", ".com", ".ps1", ".msi", ".vbs", ".scr")
+from wslmcp.shell.guard.options import parse, parse_as
+from wslmcp.shell.guard.vocabulary import family, strip_windows_extension
 
 
 def basename(text: str) -> str:
     return text.rstrip("/").rsplit("/", 1)[-1] if text.rstrip("/") else text
-
-
-def strip_windows_extension(name: str) -> str:
-    lowered = name.lower()
-    for ext in WINDOWS_EXTENSIONS:
-        if lowered.endswith(ext):
-            return lowered[: -len(ext)]
-    return lowered
 
 
 @dataclass
@@ -84,24 +74,7 @@ def _joined(args: list[Arg]) -> str:
 
 
 def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "ugpChDRrtTU",
-        {
-            "user",
-            "group",
-            "prompt",
-            "close-from",
-            "host",
-            "chdir",
-            "chroot",
-            "role",
-            "type",
-            "command-timeout",
-            "other-user",
-        },
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     cwd = _last(p.values("-D", "--chdir"))
     if p.has("-e", "--edit"):
         return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
@@ -132,23 +105,19 @@ def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _doas(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "uC", stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     if p.has("-s") and not p.rest:
         return _Step(script=stdin, privileged=name) if stdin is not None else None
     return _Step(argv=p.rest, privileged=name) if p.rest else None
 
 
 def _pkexec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", {"user"}, stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     return _Step(argv=p.rest, privileged=name) if p.rest else None
 
 
 def _su_like(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "cgGsuw",
-        {"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"},
-    )
+    p = parse_as(name, args)
     commands = p.values("-c", "--command", "--session-command")
     if commands:
         return _Step(script=commands[-1], privileged=name)
@@ -162,7 +131,7 @@ def _su_like(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _chroot(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", {"userspec", "groups"}, stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     if not p.rest:
         return None
     command = p.rest[1:]
@@ -171,65 +140,21 @@ def _chroot(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=command, privileged=name)
 
 
-def _privileged(short_values: str, long_values: Collection[str]) -> Handler:
+def _privileged() -> Handler:
     """A privilege wrapper whose command starts at its first operand."""
 
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True)
+        p = parse_as(name, args, stop_first=True)
         return _Step(argv=p.rest, privileged=name) if p.rest else None
 
     return handler
 
 
-_nsenter = _privileged("tSGw", {"target", "setuid", "setgid", "wd", "root", "wdns"})
-_systemd_run = _privileged(
-    "pEMHuS",
-    {
-        "property",
-        "setenv",
-        "machine",
-        "host",
-        "unit",
-        "uid",
-        "gid",
-        "nice",
-        "working-directory",
-        "description",
-        "slice",
-        "on-active",
-        "on-boot",
-        "on-calendar",
-        "on-unit-active",
-        "on-startup",
-        "timer-property",
-        "path-property",
-        "socket-property",
-        "service-type",
-        "expand-environment",
-    },
-)
-_setpriv = _privileged(
-    "",
-    {
-        "reuid",
-        "regid",
-        "ruid",
-        "euid",
-        "rgid",
-        "egid",
-        "groups",
-        "inh-caps",
-        "ambient-caps",
-        "bounding-set",
-        "securebits",
-        "selinux-label",
-        "apparmor-profile",
-    },
-)
+_nsenter = _systemd_run = _setpriv = _privileged()
 
 
 def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "uCS", {"unset", "chdir", "split-string"}, stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     cwd = _last(p.values("-C", "--chdir"))
     split = p.values("-S", "--split-string")
     rest = list(p.rest)
@@ -242,33 +167,31 @@ def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=rest, cwd=cwd) if rest else None
 
 
-def _plain(short_values: str = "", long_values: tuple[str, ...] = (), numeric: bool = False) -> Handler:
+def _plain(numeric: bool = False) -> Handler:
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True, numeric_options=numeric)
+        p = parse_as(name, args, stop_first=True, numeric_options=numeric)
         return _Step(argv=p.rest) if p.rest else None
 
     return handler
 
 
-def _writing_output(short_values: str, long_values: Collection[str]) -> Handler:
+def _writing_output() -> Handler:
     """A wrapper whose ``-o``/``--output`` names a file it writes; its command follows its options."""
 
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True)
+        p = parse_as(name, args, stop_first=True)
         writes = [Arg(v) for v in p.values("-o", "--output")]
         return _Step(argv=p.rest, writes=writes) if p.rest else None
 
     return handler
 
 
-_time = _writing_output("fo", ("format", "output"))
+_time = _strace = _writing_output()
 
 
-def _positional_then_command(
-    count: int, short_values: str = "", long_values: tuple[str, ...] = ()
-) -> Handler:
+def _positional_then_command(count: int) -> Handler:
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True)
+        p = parse_as(name, args, stop_first=True)
         if p.has("-p", "--pid", "--all-tasks") and name in ("taskset", "chrt", "renice"):
             return None
         rest = p.rest[count:]
@@ -278,7 +201,7 @@ def _positional_then_command(
 
 
 def _flock(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "wEc", ("timeout", "conflict-exit-code", "command"), stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     commands = p.values("-c", "--command")
     if commands:
         return _Step(script=commands[-1])
@@ -288,11 +211,8 @@ def _flock(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=rest) if rest else None
 
 
-_strace = _writing_output("oeEpsuSPIXabOU", ("output",))
-
-
 def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "nq", ("interval", "equexit"), stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     if not p.rest:
         return None
     rest = p.rest
@@ -304,22 +224,7 @@ def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "aEdILnPsR",
-        (
-            "arg-file",
-            "delimiter",
-            "max-lines",
-            "max-args",
-            "max-procs",
-            "max-chars",
-            "process-slot-var",
-            "replace",
-            "eof",
-        ),
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     command = list(p.rest) or [Arg("echo")]
     if stdin is None or p.has("-a", "--arg-file"):
         return _Step(nested=command)
@@ -343,8 +248,25 @@ def _trap(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return None
 
 
+def _expect(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``expect -c 'spawn CMD…'``: the commands it spawns are screened as shell text."""
+    p = parse_as(name, args)
+    texts = p.values("-c")
+    spawned = [m.group(1) for t in texts for m in re.finditer(r"\bspawn\s+(?:-\S+\s+)*([^;\]\n]+)", t)]
+    spawned += [m.group(1) for t in texts for m in re.finditer(r"\bexec\s+([^;\]\n]+)", t)]
+    return _Step(script="\n".join(spawned)) if spawned else None
+
+
+def _at(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``at``/``batch`` run their standard input (or ``-f FILE``) later, as a shell script."""
+    p = parse_as(name, args)
+    if p.has("-l", "-d", "-r", "-c", "-V") or p.values("-f"):
+        return None
+    return _Step(script=stdin) if stdin is not None else None
+
+
 def _sg(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "c", stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     commands = p.values("-c")
     if commands:
         return _Step(script=commands[-1], privileged=name)
@@ -355,7 +277,7 @@ def _sg(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _script(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "cEIOBT", ("command", "echo", "log-in", "log-out", "log-io", "log-timing"))
+    p = parse_as(name, args)
     commands = p.values("-c", "--command")
     return _Step(script=commands[-1]) if commands else None
 
@@ -364,12 +286,7 @@ def _parallel(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     """GNU parallel: the command, then inputs after ``:::``; each input is appended or replaces ``{}``."""
     texts = [a.text for a in args]
     cut = texts.index(":::") if ":::" in texts else len(args)
-    p = parse(
-        args[:cut],
-        "jSdIaEX",
-        ("jobs", "sshlogin", "delimiter", "arg-file", "joblog", "results", "timeout"),
-        stop_first=True,
-    )
+    p = parse_as(name, args[:cut], stop_first=True)
     command = list(p.rest)
     inputs = args[cut + 1 :]
     if not command:
@@ -388,12 +305,12 @@ def _parallel(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _exec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "a", stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     return _Step(argv=p.rest) if p.rest else None
 
 
 def _command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", stop_first=True)
+    p = parse(args, stop_first=True)
     if p.has("-v", "-V"):
         return None
     return _Step(argv=p.rest) if p.rest else None
@@ -510,51 +427,18 @@ def _wsl(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return None
 
 
-WRAPPERS: dict[str, Handler] = {
-    "sudo": _sudo,
-    "doas": _doas,
-    "pkexec": _pkexec,
-    "su": _su_like,
-    "runuser": _su_like,
-    "chroot": _chroot,
-    "nsenter": _nsenter,
-    "systemd-run": _systemd_run,
-    "run0": _systemd_run,
-    "setpriv": _setpriv,
-    "env": _env,
-    "nohup": _plain(),
-    "setsid": _plain(),
-    "unbuffer": _plain(),
-    "time": _time,
-    "timeout": _positional_then_command(1, "sk", ("signal", "kill-after")),
-    "nice": _plain("n", ("adjustment",), numeric=True),
-    "ionice": _plain("cnpPu", ("class", "classdata", "pid", "pgid", "uid")),
-    "chrt": _positional_then_command(1, "TPD", ("sched-runtime", "sched-period", "sched-deadline")),
-    "taskset": _positional_then_command(1),
-    "stdbuf": _plain("ioe", ("input", "output", "error")),
-    "watch": _watch,
-    "xargs": _xargs,
-    "exec": _exec,
-    "command": _command,
-    "builtin": _first_is_command,
-    "eval": _eval,
-    "busybox": _busybox,
-    "toybox": _busybox,
-    "flock": _flock,
-    "strace": _strace,
-    "ltrace": _strace,
-    "caffeinate": _plain(),
-    "firejail": _plain(),
-    "proxychains": _plain("f"),
-    "torsocks": _plain(),
-    "numactl": _plain("CmNpiP", ("cpunodebind", "membind", "physcpubind", "interleave", "preferred")),
-    "prlimit": _plain(),
-    "cgexec": _plain("g"),
-    "trap": _trap,
-    "sg": _sg,
-    "script": _script,
-    "parallel": _parallel,
-}
+_BY_NAMES: tuple[tuple[str, Handler], ...] = (
+    ("sudo", _sudo), ("doas", _doas), ("pkexec", _pkexec), ("su runuser", _su_like), ("chroot", _chroot),
+    ("nsenter systemd-run run0 setpriv unshare systemd-inhibit", _privileged()),
+    ("env", _env), ("time strace ltrace", _time),
+    ("nohup setsid unbuffer caffeinate firejail proxychains torsocks prlimit cgexec stdbuf ionice numactl ssh-agent", _plain()),
+    ("nice", _plain(numeric=True)),
+    ("timeout chrt taskset", _positional_then_command(1)),
+    ("watch", _watch), ("xargs", _xargs), ("exec", _exec), ("command", _command), ("builtin", _first_is_command),
+    ("eval", _eval), ("busybox toybox", _busybox), ("flock", _flock), ("trap", _trap), ("sg", _sg),
+    ("script", _script), ("parallel", _parallel), ("expect", _expect), ("at batch", _at),
+)  # fmt: skip
+WRAPPERS: dict[str, Handler] = {name: handler for names, handler in _BY_NAMES for name in names.split()}
 
 WINDOWS_WRAPPERS: dict[str, Handler] = {
     "cmd": _cmd_exe,
@@ -562,26 +446,8 @@ WINDOWS_WRAPPERS: dict[str, Handler] = {
     "pwsh": _powershell,
     "wsl": _wsl,
 }
-
-PRIVILEGE_NAMES = frozenset(
-    {
-        "sg",
-        "newgrp",
-        "sudo",
-        "sudoedit",
-        "su",
-        "doas",
-        "pkexec",
-        "runuser",
-        "chroot",
-        "nsenter",
-        "systemd-run",
-        "run0",
-        "machinectl",
-        "setpriv",
-        "capsh",
-    }
-)
+SHELLS = family("shell")
+PRIVILEGE_NAMES = family("privilege")
 
 MAX_WRAPPERS = 64
 
