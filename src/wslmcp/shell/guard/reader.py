@@ -790,7 +790,9 @@ def _assign_name(word: Word) -> str | None:
     m = _ASSIGN.match(first.text)
     if not m:
         return None
-    return m.group(0).split("[", 1)[0].rstrip("+=")
+    # "name", "name+" (appends) or "name[" (an element): the expander tells them apart.
+    text = m.group(0)[:-1]
+    return text.split("[", 1)[0] + "[" if "[" in text else text
 
 
 def _assign_value(word: Word) -> Word:

@@ -63,6 +63,8 @@ class Segment:
     cwd: str | None
     context: str
     stdin: str | None = None
+    stdin_unknown: bool = False
+    defining: bool = False
 
     @property
     def redirect_writes(self) -> list[tuple[str, Arg]]:
@@ -115,6 +117,8 @@ def check_segment(policy: Policy, seg: Segment) -> Effects:
         _readonly(seg, eff)
     if policy.allow_commands is not None:
         _allow_list(policy, seg)
+    if not seg.defining:
+        _unresolved(seg)
     return eff
 
 
@@ -126,6 +130,38 @@ def _deny_patterns(policy: Policy, seg: Segment) -> None:
     for pattern in policy.deny_patterns:
         if any(pattern.search(t) for t in texts):
             raise refuse("deny_pattern", seg, f"blocked by the profile's deny pattern /{pattern.pattern}/")
+
+
+# --------------------------------------------------------------------- what cannot be named
+
+PLAINLY = (
+    "write the program name plainly (rm, /usr/bin/rm), not built from variables, globs or command output"
+)
+
+
+def is_glob_name(arg: Arg) -> bool:
+    """Does the program word hold an unquoted glob bash would expand (``/bin/r?``, ``/usr/*/rm``)?"""
+    return arg.glob and arg.text not in ("[", "[[") and bool(re.search(r"[*?]|\[[^\]]+\]", arg.text))
+
+
+def _unresolved(seg: Segment) -> None:
+    """Fail closed: a program the guard cannot name statically is a program it cannot screen."""
+    if not seg.argv:
+        return
+    first = seg.argv[0]
+    if not first.static:
+        raise refuse(
+            "unresolved.command",
+            seg,
+            f"the program this runs ('{first.shown}') is only known at run time (a variable, an array, "
+            f"a parameter expansion or command output the guard cannot evaluate); {PLAINLY}",
+        )
+    if is_glob_name(first):
+        raise refuse(
+            "unresolved.command",
+            seg,
+            f"the program name '{first.shown}' is a glob that bash expands at run time; {PLAINLY}",
+        )
 
 
 # --------------------------------------------------------------------- catastrophes

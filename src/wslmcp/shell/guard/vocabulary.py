@@ -116,6 +116,7 @@ pattern_first  grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq
 awk            awk gawk mawk nawk
 editor         vi vim nvim nano emacs ex ed pico micro sudoedit
 ownership      chmod chown chgrp
+metadata       chmod chown chgrp setfacl chattr touch
 overwrites_ok  mv sed perl ruby chmod chown chgrp setfacl touch vi vim nvim nano emacs ed ex sudoedit
 firewall       iptables ip6tables nft ufw firewall-cmd
 package        apt apt-get aptitude yum dnf zypper apk snap brew npm pnpm yarn pip pip3 pipx gem composer bundle cargo helm

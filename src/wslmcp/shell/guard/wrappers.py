@@ -326,9 +326,9 @@ def _first_is_command(name: str, args: list[Arg], stdin: str | None) -> _Step | 
     return _Step(argv=args)
 
 
-def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    """sh/bash/dash/zsh…: a flag cluster holding ``c`` makes the first operand the script;
-    no operand (or ``-s``) makes stdin the script; otherwise the shell runs a file."""
+def shell_input(args: list[Arg]) -> tuple[str, list[Arg]]:
+    """What a shell given ``args`` reads its script from: ``("command", [script, $0, $1…])`` for a
+    flag cluster holding ``c``, ``("stdin", [])`` for no operand or ``-s``, else ``("file", [file…])``."""
     i = 0
     command_mode = stdin_mode = False
     while i < len(args):
@@ -354,13 +354,22 @@ def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         break
     operands = args[i:]
     if command_mode:
+        return "command", operands
+    if operands and not stdin_mode:
+        return "file", operands
+    return "stdin", []
+
+
+def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """sh/bash/dash/zsh…: a flag cluster holding ``c`` makes the first operand the script;
+    no operand (or ``-s``) makes stdin the script; otherwise the shell runs a file."""
+    mode, operands = shell_input(args)
+    if mode == "command":
         if not operands:
             return None
         positional = [a.text for a in operands[1:]]
         return _Step(script=operands[0].text, positional=positional or [name])
-    if operands and not stdin_mode:
-        return None
-    if stdin is not None:
+    if mode == "stdin" and stdin is not None:
         return _Step(script=stdin)
     return None
 
