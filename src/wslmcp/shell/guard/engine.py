@@ -242,7 +242,7 @@ class _Walker:
     def simple(self, cmd: Simple, env: Env, context: str, depth: int, feed: _Feed) -> None:
         for _, value in cmd.assigns:
             self.substitutions(value, env, context, depth)
-        printed = self.expander.printed(cmd, env, feed.text)
+        printed = self.expander.printed(cmd, env, feed.text) if _prints_somewhere(cmd) else None
         shown_out = _Feed(printed, printed is None)
         for word in cmd.words:
             self.substitutions(word, env, context, depth, shown_out)
@@ -643,6 +643,13 @@ class _Feed:
 
     text: str | None
     unknown: bool
+
+
+def _prints_somewhere(cmd: Simple) -> bool:
+    """Does the output of ``cmd`` go somewhere the guard follows (a file, a ``>(…)``)?"""
+    return any(r.op in _OUTPUT_OPS for r in cmd.redirects) or any(
+        isinstance(part, ProcessSub) for word in cmd.words for part in word.parts
+    )
 
 
 def _calls_itself_in_parallel(body: Command, name: str) -> bool:

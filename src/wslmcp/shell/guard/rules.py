@@ -182,21 +182,15 @@ def _all_writes(seg: Segment, eff: Effects) -> list[tuple[str, Arg]]:
     return writes
 
 
-@dataclass(frozen=True)
 class _Case:
     """What every catastrophe rule looks at: the segment, its effects, and its words."""
 
-    seg: Segment
-    eff: Effects
-    home: str | None
-
-    @property
-    def name(self) -> str:
-        return self.seg.name
-
-    @property
-    def texts(self) -> list[str]:
-        return [a.text for a in self.seg.args]
+    def __init__(self, seg: Segment, eff: Effects, home: str | None) -> None:
+        self.seg = seg
+        self.eff = eff
+        self.home = home
+        self.name = seg.name
+        self.texts = [a.text for a in seg.args]
 
 
 def _no_preserve_root(c: _Case) -> str | None:
