@@ -317,6 +317,17 @@ class _Walker:
         command wrote. Known text is screened as a script; unknown text is refused."""
         name = seg.name
         sources: list[Arg] = []
+        if (
+            name in ("at", "batch")
+            and seg.stdin_unknown
+            and not any(a.text.startswith("-") for a in seg.args)
+        ):
+            raise refuse(
+                "unresolved.payload",
+                seg,
+                f"'{name}' schedules the script it reads from standard input, which is only known at run time; "
+                "give it the commands as plain text (a here-string) so they can be read first",
+            )
         if name in _SOURCERS_ONLY and seg.args:
             sources = [seg.args[0]]
         elif name in SHELLS and not seg.resolved.payloads:
@@ -459,6 +470,13 @@ class _Walker:
                     while end < len(texts) and texts[end] not in (";", "+"):
                         end += 1
                     argv = seg.args[k + 1 : end]
+                    if argv and "{}" in argv[0].text:
+                        raise refuse(
+                            "unresolved.command",
+                            seg,
+                            f"find {texts[k]} runs each file it finds as the program, so what runs is only known "
+                            "at run time; name the program and pass the file as its argument",
+                        )
                     if argv:
                         self.nested(f"find {texts[k]}", argv, seg, env, context=context, depth=depth)
                     k = end

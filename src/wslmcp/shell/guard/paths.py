@@ -61,7 +61,8 @@ CRITICAL_FILES = frozenset(
     ]
 )
 CRITICAL_FILE_PREFIXES = ("/boot/vmlinuz", "/boot/initrd", "/boot/grub")
-BLOCK_DEVICE = re.compile(r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|sr\d|loop\d)")
+BLOCK_DEVICE = re.compile(r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|block/|sr\d|loop\d)")
+_PROC_ROOT = re.compile(r"^/proc/(?:\d+|self|thread-self)/root(?=/|$)")
 HARMLESS_DEVICES = re.compile(
     r"^/dev/(null|zero|stdout|stderr|tty|fd/\d+|full|random|urandom)$|^/proc/self/fd/\d+$"
 )
@@ -128,6 +129,11 @@ def normalize(path: str) -> str:
     result = "/" + body if absolute else body or "."
     if trailing and result not in ("/", "."):
         result += "/"
+    if absolute and result.startswith("/proc/"):
+        # /proc/<pid>/root is that process's root directory: the same tree as /.
+        rooted = _PROC_ROOT.sub("", result)
+        if rooted != result:
+            return normalize(rooted or "/")
     return result
 
 

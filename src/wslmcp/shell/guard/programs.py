@@ -37,13 +37,13 @@ _LIST_CALL = re.compile(
 _QUOTED = re.compile(_STRING)
 _DELETE = re.compile(
     r"(?:shutil\.rmtree|os\.(?:remove|unlink|rmdir|removedirs)|FileUtils\.(?:rm_rf|rm_r|rm|remove_dir|rmtree)|"
-    r"File\.delete|Dir\.delete|fs\.(?:rmSync|rmdirSync|unlinkSync|rm|rmdir|unlink)|\brmtree|\bunlink|\brmdir)"
+    r"File\.delete|Dir\.delete|\b(?:rmSync|rmdirSync|unlinkSync)|fs\.(?:rm|rmdir|unlink)|\brmtree|\bunlink|\brmdir)"
     r"\s*\(?\s*" + _STRING
 )
 _PATH_DELETE = re.compile(r"Path\(\s*" + _STRING + r"\s*\)\s*\.\s*(?:unlink|rmdir)")
 _WRITE = re.compile(
     r"(?:\bopen\s*\(\s*" + _STRING + r"\s*,\s*['\"](?:w|a|x|r\+|wb|ab)|"
-    r"fs\.(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)\s*\(\s*" + _STRING + r"|"
+    r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)\s*\(\s*" + _STRING + r"|"
     r"File\.write\s*\(\s*" + _STRING + r"|file_put_contents\s*\(\s*" + _STRING + r"|"
     r"Path\(\s*" + _STRING + r"\s*\)\s*\.\s*write_(?:text|bytes)|"
     r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?['\"]\s*,\s*" + _STRING + r"|"

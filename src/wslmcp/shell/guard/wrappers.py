@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -283,25 +284,31 @@ def _script(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _parallel(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    """GNU parallel: the command, then inputs after ``:::``; each input is appended or replaces ``{}``."""
+    """GNU parallel runs, through a shell, its command with each input appended (or put in place of
+    ``{}``); inputs come after ``:::`` or from stdin, and with no command each input is a command."""
     texts = [a.text for a in args]
     cut = texts.index(":::") if ":::" in texts else len(args)
     p = parse_as(name, args[:cut], stop_first=True)
-    command = list(p.rest)
-    inputs = args[cut + 1 :]
-    if not command:
-        return None
-    if inputs:
-        first = inputs[0]
-        if any("{}" in a.text for a in command):
-            command = [Arg(a.text.replace("{}", first.text), a.glob or first.glob) for a in command]
+    command = _joined(p.rest)
+    inputs = [a.text for a in args[cut + 1 :] if a.text not in (":::", "::::")]
+    if cut == len(args):
+        if stdin is None:
+            return _Step(nested=p.rest) if p.rest else None
+        inputs = [line for line in stdin.split("\n") if line]
+    if not inputs:
+        return _Step(nested=p.rest) if p.rest else None
+    lines = []
+    for item in inputs[:MAX_PARALLEL_INPUTS]:
+        if not command:
+            lines.append(item)
+        elif "{}" in command:
+            lines.append(command.replace("{}", shlex.quote(item)))
         else:
-            command = [*command, first]
-    return (
-        _Step(script=_joined(command))
-        if len(command) == 1 and " " in command[0].text
-        else _Step(nested=command)
-    )
+            lines.append(f"{command} {shlex.quote(item)}")
+    return _Step(script="\n".join(lines))
+
+
+MAX_PARALLEL_INPUTS = 64
 
 
 def _exec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -438,9 +445,9 @@ def _wsl(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 _BY_NAMES: tuple[tuple[str, Handler], ...] = (
     ("sudo", _sudo), ("doas", _doas), ("pkexec", _pkexec), ("su runuser", _su_like), ("chroot", _chroot),
-    ("nsenter systemd-run run0 setpriv unshare systemd-inhibit", _privileged()),
+    ("nsenter systemd-run run0 setpriv unshare", _privileged()),
     ("env", _env), ("time strace ltrace", _time),
-    ("nohup setsid unbuffer caffeinate firejail proxychains torsocks prlimit cgexec stdbuf ionice numactl ssh-agent", _plain()),
+    ("nohup setsid unbuffer caffeinate firejail proxychains torsocks prlimit cgexec stdbuf ionice numactl ssh-agent systemd-inhibit", _plain()),
     ("nice", _plain(numeric=True)),
     ("timeout chrt taskset", _positional_then_command(1)),
     ("watch", _watch), ("xargs", _xargs), ("exec", _exec), ("command", _command), ("builtin", _first_is_command),
