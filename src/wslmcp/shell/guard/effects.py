@@ -14,7 +14,18 @@ from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import Arg
 from wslmcp.shell.guard.options import Parsed, parse, parse_as
-from wslmcp.shell.guard.vocabulary import READS, family, is_a, is_info_form
+from wslmcp.shell.guard.vocabulary import (
+    GIT_CONFIG_WRITES,
+    INSTALL_TARGETS,
+    IP_CHANGES,
+    PACKAGE_READS,
+    READS,
+    SED_WRITE,
+    SUBVERB_WRITES,
+    family,
+    is_a,
+    is_info_form,
+)
 
 CWD = Arg(".")
 
@@ -77,6 +88,8 @@ def _copy_like(name: str, args: list[Arg]) -> Effects:
 
 
 def _rsync(name: str, args: list[Arg]) -> Effects:
+    if is_info_form(name, [a.text for a in args]):
+        return Effects()  # -n, --dry-run, --list-only: nothing is transferred
     p = parse_as(name, args)
     writes = [p.operands[-1]] if len(p.operands) > 1 else []
     if p.has("--remove-source-files"):
@@ -153,9 +166,13 @@ def _sed(name: str, args: list[Arg]) -> Effects:
         a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0]
         for a in args
     )
+    scripts = p.values("-e", "--expression") or [a.text for a in p.operands[:1]]
+    named = [Arg((m.group(1) or m.group(3)).strip()) for t in scripts for m in SED_WRITE.finditer(t)]
+    named = [a for a in named if a.text not in ("/dev/stdout", "/dev/stderr")]
     if not in_place:
-        return Effects()
+        return Effects(writes=named)
     files = p.operands if p.has("-e", "--expression", "-f", "--file") else p.operands[1:]
+    files = files + named
     return Effects(writes=files, mutation=None if files else "sed edits files in place")
 
 
@@ -360,6 +377,19 @@ def _git(name: str, args: list[Arg]) -> Effects:
         "submodule": ({"status", "summary", "foreach", ""}, set()),
         "notes": ({"list", "show", ""}, set()),
     }
+    outputs = [Arg(v) for n, v in sub.opts if n in ("--output", "-o", "--output-directory") and v]
+    if verb in ("diff", "log", "show", "format-patch", "range-diff") and outputs:
+        return Effects(writes=outputs, mutation=f"git {verb} writes its output to a file")
+    if verb == "format-patch":
+        return Effects(writes=where, mutation="git format-patch writes patch files")
+    if verb == "config" and (
+        flags & GIT_CONFIG_WRITES
+        or (
+            sub.operands
+            and sub.operands[0].text in ("set", "unset", "edit", "rename-section", "remove-section")
+        )
+    ):
+        return Effects(writes=where, mutation="git config changes the configuration")
     if verb == "clone":
         operands = sub.operands
         return Effects(
@@ -380,6 +410,62 @@ def _git(name: str, args: list[Arg]) -> Effects:
             reading = first in subs
         if not reading:
             return Effects(writes=where, mutation=f"git {verb} changes the repository")
+    return Effects()
+
+
+def _split(name: str, args: list[Arg]) -> Effects:
+    """split writes its pieces next to the prefix (the second operand), else in the working directory."""
+    p = parse_as(name, args)
+    if p.has("--help", "--version"):
+        return Effects()
+    prefix = p.operands[1] if len(p.operands) > 1 else CWD
+    return Effects(writes=[prefix], mutation="split writes files")
+
+
+def _ar(name: str, args: list[Arg]) -> Effects:
+    if not args:
+        return Effects()
+    key = args[0].text.lstrip("-")
+    if re.fullmatch(r"[tpv]*[tp][A-Za-z]*", key) and not re.search(r"[xdrqms]", key):
+        return Effects()
+    if "x" in key:
+        return Effects(writes=[CWD], mutation="ar extracts members")
+    return Effects(writes=args[1:2], mutation="ar changes an archive")
+
+
+def _seven_zip(name: str, args: list[Arg]) -> Effects:
+    verb = args[0].text if args else ""
+    if verb in ("l", "t", "i", "h", "b", "--help"):
+        return Effects()
+    outputs = [Arg(a.text[2:], a.glob) for a in args if a.text.startswith("-o") and len(a.text) > 2]
+    if verb in ("x", "e"):
+        return Effects(writes=outputs or [CWD], mutation=f"'{name} {verb}' extracts files")
+    archive = [a for a in args[1:] if not a.text.startswith("-")][:1]
+    return Effects(writes=archive + outputs, mutation=f"'{name}' writes archives")
+
+
+def _ip(name: str, args: list[Arg]) -> Effects:
+    words = [a.text for a in args if not a.text.startswith("-")]
+    if any(w in IP_CHANGES for w in words[1:3]) or (words[:1] == ["netns"] and words[1:2] != ["list"]):
+        return Effects(mutation="'ip' changes network configuration")
+    return Effects()
+
+
+def _interpreter(name: str, args: list[Arg]) -> Effects:
+    """``python -m pip …`` is pip; ``python -m venv DIR`` writes DIR; ``-i`` edits for perl/ruby."""
+    texts = [a.text for a in args]
+    if "-m" in texts:
+        k = texts.index("-m")
+        module, rest = (texts[k + 1], args[k + 2 :]) if k + 1 < len(texts) else ("", [])
+        if module in ("pip", "pip3"):
+            return _package("pip", rest)
+        if module in ("venv", "virtualenv"):
+            p = parse_as(module, rest)
+            return Effects(writes=list(p.operands) or [CWD], mutation="creates a virtual environment")
+        if module == "ensurepip":
+            return Effects(mutation="installs pip")
+    if name in ("perl", "ruby"):
+        return _perl_like(name, args)
     return Effects()
 
 
@@ -564,8 +650,14 @@ def _crontab(name: str, args: list[Arg]) -> Effects:
 
 
 def _kill(name: str, args: list[Arg]) -> Effects:
-    if name == "kill" and any(a.text in ("-l", "-L", "--list", "--table") for a in args):
+    texts = [a.text for a in args]
+    if name == "kill" and any(t in ("-l", "-L", "--list", "--table") for t in texts):
         return Effects()
+    if name == "kill" and (
+        "-0" in texts
+        or any(t in ("-s", "--signal", "-n") and texts[k + 1 : k + 2] == ["0"] for k, t in enumerate(texts))
+    ):
+        return Effects()  # signal 0 only asks whether the process exists
     return Effects(mutation=f"'{name}' signals processes")
 
 
@@ -582,297 +674,32 @@ def _editor(name: str, args: list[Arg]) -> Effects:
     return Effects(writes=files, mutation=f"'{name}' edits files")
 
 
-_PIP_READS = (
-    {
-        "list",
-        "show",
-        "freeze",
-        "check",
-        "search",
-        "help",
-        "config",
-        "debug",
-        "inspect",
-        "index",
-        "hash",
-        "cache",
-        "completion",
-    },
-    True,
-)
-
-_PKG_READS = {
-    "apt": (
-        {"list", "show", "search", "policy", "depends", "rdepends", "showsrc", "changelog", "help", "moo"},
-        False,
-    ),
-    "apt-get": ({"check", "changelog", "help", "indextargets"}, False),
-    "aptitude": ({"search", "show", "versions", "why", "why-not", "changelog", "help"}, False),
-    "yum": (
-        {
-            "list",
-            "info",
-            "search",
-            "provides",
-            "whatprovides",
-            "repolist",
-            "check-update",
-            "history",
-            "deplist",
-            "help",
-        },
-        False,
-    ),
-    "dnf": (
-        {
-            "list",
-            "info",
-            "search",
-            "provides",
-            "repolist",
-            "repoquery",
-            "check-update",
-            "history",
-            "deplist",
-            "help",
-        },
-        False,
-    ),
-    "zypper": (
-        {
-            "search",
-            "se",
-            "info",
-            "if",
-            "list-updates",
-            "lu",
-            "repos",
-            "lr",
-            "packages",
-            "pa",
-            "patches",
-            "help",
-        },
-        False,
-    ),
-    "apk": ({"info", "search", "list", "policy", "stats", "dot", "help"}, False),
-    "snap": (
-        {
-            "list",
-            "info",
-            "find",
-            "search",
-            "version",
-            "help",
-            "changes",
-            "services",
-            "connections",
-            "interfaces",
-            "logs",
-        },
-        True,
-    ),
-    "brew": (
-        {
-            "list",
-            "ls",
-            "info",
-            "search",
-            "outdated",
-            "deps",
-            "uses",
-            "config",
-            "doctor",
-            "leaves",
-            "desc",
-            "home",
-            "help",
-            "--prefix",
-            "--version",
-            "--cellar",
-        },
-        True,
-    ),
-    "npm": (
-        {
-            "ls",
-            "list",
-            "ll",
-            "la",
-            "view",
-            "v",
-            "info",
-            "show",
-            "outdated",
-            "search",
-            "s",
-            "help",
-            "config",
-            "get",
-            "whoami",
-            "version",
-            "bin",
-            "root",
-            "prefix",
-            "explain",
-            "why",
-            "doctor",
-            "fund",
-            "ping",
-            "query",
-            "docs",
-            "repo",
-            "bugs",
-        },
-        True,
-    ),
-    "pnpm": (
-        {
-            "ls",
-            "list",
-            "ll",
-            "la",
-            "view",
-            "info",
-            "outdated",
-            "why",
-            "help",
-            "root",
-            "bin",
-            "config",
-            "search",
-            "audit",
-            "licenses",
-        },
-        False,
-    ),
-    "yarn": (
-        {
-            "list",
-            "info",
-            "why",
-            "outdated",
-            "help",
-            "config",
-            "bin",
-            "versions",
-            "licenses",
-            "audit",
-            "owner",
-            "workspaces",
-        },
-        False,
-    ),
-    "pip": _PIP_READS,
-    "pip3": _PIP_READS,
-    "pipx": ({"list", "environment", "help"}, True),
-    "gem": (
-        {
-            "list",
-            "search",
-            "query",
-            "specification",
-            "spec",
-            "environment",
-            "env",
-            "contents",
-            "which",
-            "help",
-            "info",
-            "outdated",
-            "dependency",
-        },
-        True,
-    ),
-    "composer": (
-        {
-            "show",
-            "info",
-            "search",
-            "outdated",
-            "licenses",
-            "validate",
-            "diagnose",
-            "depends",
-            "why",
-            "prohibits",
-            "why-not",
-            "help",
-            "list",
-            "about",
-            "config",
-            "check-platform-reqs",
-            "status",
-            "suggests",
-            "fund",
-        },
-        True,
-    ),
-    "bundle": (
-        {"list", "show", "outdated", "info", "check", "help", "version", "platform", "doctor", "config"},
-        False,
-    ),
-    "cargo": (
-        {
-            "search",
-            "tree",
-            "metadata",
-            "version",
-            "help",
-            "locate-project",
-            "pkgid",
-            "read-manifest",
-            "verify-project",
-            "--version",
-            "-V",
-            "--list",
-        },
-        True,
-    ),
-    "helm": (
-        {
-            "list",
-            "ls",
-            "get",
-            "history",
-            "search",
-            "show",
-            "status",
-            "template",
-            "version",
-            "help",
-            "env",
-            "lint",
-            "verify",
-        },
-        True,
-    ),
-}
-
-
 def _package(name: str, args: list[Arg]) -> Effects:
-    reads, default_read = _PKG_READS[name]
+    reads, default_read = PACKAGE_READS[name]
     p = parse_as(name, args)
     if p.has("-s", "--simulate", "--dry-run", "--just-print", "--recon", "--no-act"):
         return Effects()
-    verb, _ = _subcommand(p)
+    verb, rest = _subcommand(p)
+    targets = [Arg(v) for v in p.values(*INSTALL_TARGETS)]
+    subverb = rest[0].text if rest else ""
+    if verb in reads and subverb in SUBVERB_WRITES:
+        return Effects(
+            writes=targets, mutation=f"'{name} {verb} {subverb}' changes its configuration or cache"
+        )
     if (not verb and (default_read or p.has("--version", "-v", "-V", "--help", "-h"))) or verb in reads:
         return Effects()
-    if name in ("npm", "pnpm", "yarn", "cargo", "composer", "bundle") and verb not in (
-        "publish",
-        "login",
-        "adduser",
-        "logout",
-    ):
+    if is_a(name, "cwd_package") and verb not in ("publish", "login", "adduser", "logout"):
         if p.has("-g", "--global", "--location"):
-            return Effects(mutation=f"'{name} {verb}' installs packages system-wide")
+            return Effects(writes=targets, mutation=f"'{name} {verb}' installs packages system-wide")
         return Effects(
-            writes=[CWD],
+            writes=targets or [CWD],
             mutation=f"'{name} {verb}' changes packages in the working directory".replace(" '", "'").replace(
                 "''", "'"
             ),
         )
-    return Effects(mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages")
+    return Effects(
+        writes=targets, mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages"
+    )
 
 
 def _dpkg(name: str, args: list[Arg]) -> Effects:
@@ -1006,10 +833,11 @@ _BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
     ("chmod chown chgrp setfacl", _after_first()),
     ("cp mv install ln", _copy_like),
     ("rsync", _rsync), ("scp", _scp), ("tar bsdtar", _tar), ("unzip", _unzip),
-    ("7z", _mutation("'{name}' writes archives")),
+    ("7z 7za 7zr", _seven_zip), ("split", _split), ("ar", _ar), ("ip", _ip),
+    ("python python2 python3 perl ruby", _interpreter),
     ("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 zip", _compressor),
     ("cpio", _listing_flags({"-t", "--list", "-o", "--create", "--version", "--help"}, "'cpio' extracts files")),
-    ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("perl ruby", _perl_like), ("sort", _sort),
+    ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("sort", _sort),
     ("curl", _curl), ("wget", _wget), ("find", _find), ("awk gawk mawk nawk", _awk), ("git", _git),
     ("systemctl loginctl", _systemctl), ("service", _service), ("docker podman nerdctl", _docker),
     ("kubectl oc", _kubectl), ("crontab", _crontab), ("kill killall pkill skill", _kill),
@@ -1055,6 +883,8 @@ def effects(name: str, args: list[Arg]) -> Effects:
     analyzer = ANALYZERS.get(name)
     if analyzer is None and is_a(name, "formatter"):
         analyzer = ANALYZERS["mkfs"]
+    if analyzer is None and is_a(name, "interpreter"):
+        analyzer = _interpreter
     if analyzer is None:
         return Effects()
     return analyzer(name, args)

@@ -402,6 +402,8 @@ class Expander:
             return basename_of(rest[-1]) + "\n"
         if name == "tr":
             return _tr(rest, stdin)
+        if name == "wslpath" and rest and rest[-1] and all(r in ("-a", "-u") for r in rest[:-1]):
+            return _wslpath(rest[-1])
         if name == "base64" and rest and set(rest) <= {"-d", "--decode", "-D", "-i", "--ignore-garbage"}:
             if stdin is None:
                 return None
@@ -450,6 +452,15 @@ def _glob_regex(pattern: str) -> str:
     for ch in pattern:
         out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
     return "".join(out)
+
+
+def _wslpath(path: str) -> str | None:
+    """``wslpath C:\\x`` as the Linux path it prints (``/mnt/c/x``); Linux paths print unchanged."""
+    m = re.match(r"^([A-Za-z]):[\\/]?(.*)$", path)
+    if m is None:
+        return path + "\n" if path.startswith("/") else None
+    rest = m.group(2).replace("\\", "/")
+    return f"/mnt/{m.group(1).lower()}/{rest}\n"
 
 
 def _tr_set(text: str) -> str | None:

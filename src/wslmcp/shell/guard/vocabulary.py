@@ -20,6 +20,11 @@ import functools
 import re
 from dataclasses import dataclass
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # --------------------------------------------------------------------- value-taking options
 # name[,alias…]   short letters taking a value ("-" for none)   long options taking a value
 _OPTIONS = """
@@ -93,7 +98,8 @@ cmake             CDGSBTAP        -
 ninja             Cfjlk           -
 grep,egrep,fgrep,rg,ag,ack,jq,yq  efmABCdDFtIx  regexp file max-count context after-context before-context
 ssh               bcDEeFIiJLlmOoPpQRSWw  -
-split             abln            suffix-length bytes lines line-bytes number additional-suffix filter
+split             ablnt           suffix-length bytes lines line-bytes number additional-suffix filter separator
+venv,virtualenv   p               prompt python
 mkfs,mke2fs,mkfs.ext2,mkfs.ext3,mkfs.ext4  bCEgGiIJLMmNOortTUdez  -
 dbus-send         -               dest type reply-timeout
 busctl            -               address machine host
@@ -155,10 +161,6 @@ apt,apt-get,aptitude,yum,dnf,zypper  -s --simulate --dry-run --just-print --reco
 
 
 # --------------------------------------------------------------------- power
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
 POWER_VERBS = _words(
     "poweroff reboot halt kexec suspend hibernate hybrid-sleep suspend-then-hibernate "
     "emergency rescue soft-reboot"
@@ -181,6 +183,53 @@ _READS = """
 systemctl   - status show cat list-units list-unit-files list-sockets list-timers list-jobs list-dependencies list-machines is-active is-enabled is-failed is-system-running help get-default show-environment --version
 loginctl    - list-sessions session-status show-session list-users user-status show-user list-seats seat-status show-seat --version --help
 """  # fmt: skip
+
+
+# Package managers: whether running with no verb only reads, then the verbs that only read.
+_PACKAGE_READS = """
+apt        no   changelog depends help list moo policy rdepends search show showsrc
+apt-get    no   changelog check help indextargets
+aptitude   no   changelog help search show versions why why-not
+yum        no   check-update deplist help history info list provides repolist search whatprovides
+dnf        no   check-update deplist help history info list provides repolist repoquery search
+zypper     no   help if info list-updates lr lu pa packages patches repos se search
+apk        no   dot help info list policy search stats
+snap       yes  changes connections find help info interfaces list logs search services version
+brew       yes  --cellar --prefix --version config deps desc doctor help home info leaves list ls outdated search uses
+npm        yes  bin bugs config docs doctor explain fund get help info la list ll ls outdated ping prefix query repo root s search show v version view whoami why
+pnpm       no   audit bin config help info la licenses list ll ls outdated root search view why
+yarn       no   audit bin config help info licenses list outdated owner versions why workspaces
+pip        yes  cache check completion config debug freeze hash help index inspect list search show
+pip3       yes  cache check completion config debug freeze hash help index inspect list search show
+pipx       yes  environment help list
+gem        yes  contents dependency env environment help info list outdated query search spec specification which
+composer   yes  about check-platform-reqs config depends diagnose fund help info licenses list outdated prohibits search show status suggests validate why why-not
+bundle     no   check config doctor help info list outdated platform show version
+cargo      yes  --list --version -V help locate-project metadata pkgid read-manifest search tree verify-project version
+helm       yes  env get help history lint list ls search show status template verify version
+"""  # fmt: skip
+
+# Verbs of a reading subcommand (``npm config``, ``pip cache``) that write after all.
+SUBVERB_WRITES = _words("set delete del rm remove edit unset add purge clean fix prune")
+
+# Options naming where a package manager installs (written, so /mnt and read-only rules see them).
+INSTALL_TARGETS = (
+    "--prefix",
+    "--target",
+    "-t",
+    "--root",
+    "--dir",
+    "--cwd",
+    "--global-dir",
+    "--modules-folder",
+)
+
+
+GIT_CONFIG_WRITES = _words(
+    "--unset --unset-all --add --replace-all --rename-section --remove-section -e --edit"
+)
+IP_CHANGES = _words("add del delete set change replace flush append prepend")
+SED_WRITE = re.compile(r"(?:^|[;\n}]|\d|\$|/)\s*w\s+([^;\n}]+)|s(.).*?\2.*?\2[gpIiMme\d]*w\s+([^;\n]+)")
 
 
 @dataclass(frozen=True)
@@ -216,6 +265,9 @@ SPECS = _build_specs()
 FAMILIES = _build_families()
 _INFO_FORMS = {name: frozenset(words) for name, words in _table(_INFO).items()}
 READS = {name: frozenset("" if w == "-" else w for w in words) for name, words in _table(_READS).items()}
+PACKAGE_READS = {
+    name: (frozenset(words[1:]), words[0] == "yes") for name, words in _table(_PACKAGE_READS).items()
+}
 NO_SPEC = Spec()
 
 
