@@ -248,7 +248,6 @@ class _Walker:
             self.substitutions(word, env, context, depth, shown_out)
         writes = self.redirect_writes(cmd.redirects, env, context, depth, shown_out)
         args = self.expander.words(cmd.words, env)
-        args = self.unalias(args, env)
         prefixed = env
         if not args:
             for name, value in cmd.assigns:
@@ -257,6 +256,7 @@ class _Walker:
             prefixed = env.child()
             for name, value in cmd.assigns:
                 self.expander.assign(name, value, prefixed)
+        args = self.unalias(args, prefixed)
         stdin = self.expander.stdin_of(cmd.redirects, env, feed.text)
         stdin_unknown = stdin is None and self.stdin_unknown(cmd.redirects, env, feed)
         resolved = resolve_wrappers(args, stdin)
@@ -265,6 +265,7 @@ class _Walker:
             cwd = resolve(resolved.cwd, env.cwd, self.policy.home) if UNKNOWN not in resolved.cwd else None
             cwd = cwd if cwd is not None and cwd.startswith("/") else None
         seg = Segment(cmd.raw, resolved, writes, cwd, context, stdin, stdin_unknown)
+        seg.search_path = prefixed.vars.get("PATH")
         seg.resolved.argv = self.path_args(seg.resolved.argv, env)
         eff = self.check(seg)
         self.sourced(cmd, env, seg, context, depth)
@@ -387,7 +388,16 @@ class _Walker:
         return self.files[path]
 
     def remember_writes(self, seg: Segment, eff: Effects, env: Env, printed: str | None) -> None:
-        """Files this command writes, with their content when it is known (``echo … > f``)."""
+        """Files this command writes, with their content when it is known (``echo … > f``); a file
+        ``cat`` copies keeps what it was a copy of (a Windows executable stays one)."""
+        sources = [a for a in seg.args if not a.text.startswith("-")]
+        if seg.name == "cat" and len(sources) == 1 and sources[0].static:
+            source = resolve(sources[0].text, env.cwd, self.policy.home)
+            for op, target in seg.redirect_writes:
+                if op in (">", ">|") and target.static:
+                    self.aliases[resolve(target.text, env.cwd, self.policy.home)] = self.aliases.get(
+                        source, source
+                    )
         targets = [(op, a) for op, a in seg.redirect_writes]
         if not is_a(seg.name, "metadata"):
             targets += [("", a) for a in eff.writes] + [("", a) for a in seg.resolved.writes]
@@ -632,8 +642,19 @@ class _Walker:
 
     def unalias(self, args: list[Arg], env: Env) -> list[Arg]:
         """A binary copied or linked earlier in the script runs as what it was copied from."""
-        if not args or not self.aliases or "/" not in args[0].text or not args[0].static:
+        if not args or not self.aliases or not args[0].static:
             return args
+        if "/" not in args[0].text:
+            dirs = [d for d in env.vars.get("PATH", "").split(":") if d.startswith("/")]
+            found = next(
+                (
+                    f"{d.rstrip('/')}/{args[0].text}"
+                    for d in dirs
+                    if f"{d.rstrip('/')}/{args[0].text}" in self.aliases
+                ),
+                None,
+            )
+            return [Arg(self.aliases[found]), *args[1:]] if found else args
         path = resolve(args[0].text, env.cwd, self.policy.home)
         original = self.aliases.get(path)
         return [Arg(original), *args[1:]] if original else args

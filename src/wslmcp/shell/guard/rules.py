@@ -32,6 +32,8 @@ from wslmcp.shell.guard.vocabulary import (
     READS,
     UNIT_STARTERS,
     WINDOWS_EXTENSIONS,
+    WINDOWS_FEATURE_TOOLS,
+    WINDOWS_REMOVERS,
     family,
     is_a,
     is_info_form,
@@ -65,6 +67,7 @@ class Segment:
     stdin: str | None = None
     stdin_unknown: bool = False
     defining: bool = False
+    search_path: str | None = None
 
     @property
     def redirect_writes(self) -> list[tuple[str, Arg]]:
@@ -381,6 +384,8 @@ def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
         if why:
             raise refuse(rule, seg, f"blocked as dangerous: {why}")
     _wsl_catastrophes(seg, strip_windows_extension(seg.name), case.texts)
+    if policy.allow_windows:
+        _powershell_catastrophes(seg, strip_windows_extension(seg.name))
 
 
 def _wsl_catastrophes(seg: Segment, win: str, texts: list[str]) -> None:
@@ -422,12 +427,67 @@ def _wsl_catastrophes(seg: Segment, win: str, texts: list[str]) -> None:
         )
 
 
+_WSL_PROCESSES = re.compile(r"vmmem|vmwp|wslservice|wslhost|\bwsl|vmcompute|lxss", re.IGNORECASE)
+_WSL_FEATURES = re.compile(r"subsystem-linux|virtualmachineplatform|hyper-?v|hypervisor", re.IGNORECASE)
+_PROFILE = re.compile(
+    r"""(?:^|[\s'"=])(?:[a-z]:[\\/]+(?:users(?:[\\/]+[^\\/\s'"]+)?|windows)?|\$env:(?:userprofile|homedrive|systemroot|windir)|"""
+    r"""%(?:userprofile|systemroot|windir)%|\$home|~)[\\/]*(?=$|[\s'"])""",
+    re.IGNORECASE,
+)
+_RECURSE = re.compile(r"(?:^|\s)(?:-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?|/s)(?=\s|$)", re.IGNORECASE)
+
+
+def _powershell_catastrophes(seg: Segment, win: str) -> None:
+    """Windows-side disasters, reachable once Windows is open: stopping WSL or its VM, removing the
+    WSL feature, formatting or wiping a disk, recursively deleting a user profile or the system."""
+    raw = seg.raw
+    args = " ".join(a.text for a in seg.args)
+    if (
+        win in ("stop-process", "spps") or (win == "kill" and re.search(r"-(process)?name", args, re.I))
+    ) and (_WSL_PROCESSES.search(args)):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: stopping the WSL processes stops the distro this server runs in",
+        )
+    if (
+        win in WINDOWS_FEATURE_TOOLS
+        and _WSL_FEATURES.search(raw)
+        and not re.search(r"\b(get-|/get-|enable)", raw, re.I)
+    ):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: removing the WSL or virtual machine feature removes the distro this server runs in",
+        )
+    if win == "bcdedit" and re.search(r"hypervisorlaunchtype\s+off", args, re.I):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: turning the hypervisor off stops WSL 2 on the next boot",
+        )
+    if win in ("format-volume", "format") and seg.args:
+        raise refuse("catastrophe.mkfs", seg, "blocked as dangerous: formats a Windows volume")
+    if win in ("clear-disk", "initialize-disk", "remove-partition", "diskpart", "set-disk"):
+        raise refuse(
+            "catastrophe.block_device",
+            seg,
+            f"blocked as dangerous: '{seg.name}' wipes or repartitions a disk",
+        )
+    if win in WINDOWS_REMOVERS and _RECURSE.search(" " + raw) and _PROFILE.search(raw.split(None, 1)[-1]):
+        raise refuse(
+            "catastrophe.rm_root",
+            seg,
+            "blocked as dangerous: recursively deletes a Windows user profile, the users folder or the system",
+        )
+
+
 # --------------------------------------------------------------------- sudo
 
 
 def _sudo(seg: Segment) -> None:
     names = [*seg.resolved.privileged]
-    if seg.argv and seg.name in PRIVILEGE_NAMES:
+    if seg.argv and strip_windows_extension(seg.name) in PRIVILEGE_NAMES:
         names.append(seg.name)
     if names:
         raise refuse(
@@ -455,6 +515,15 @@ def _interop(seg: Segment) -> None:
     candidates = [*seg.resolved.wrappers]
     if seg.argv:
         candidates.append(seg.argv[0].text)
+    if seg.argv and seg.search_path and "/" not in seg.argv[0].text and not is_a(seg.name, "builtin"):
+        drives = [d for d in seg.search_path.split(":") if mount_of(normalize(d)) is not None]
+        if drives:
+            raise refuse(
+                "windows.interop",
+                seg,
+                f"'{seg.name}' is looked up on a PATH that this command points at the Windows drive ({drives[0]}), "
+                "so it may run a Windows program (set WSL_ALLOW_WINDOWS=true to permit it)",
+            )
     for text in candidates:
         if is_windows_executable(text, seg.cwd):
             raise refuse(

@@ -133,6 +133,7 @@ declarer       export declare local readonly typeset
 container      docker podman nerdctl
 interop        wslview
 powershell     powershell pwsh
+builtin        cd echo printf pwd true false : test [ export unset set read eval exec source . type command builtin local declare typeset readonly alias unalias exit return shift trap wait jobs fg bg kill ulimit umask hash history let mapfile readarray getopts
 """  # fmt: skip
 
 # Option letters whose value is program text, per interpreter.
@@ -230,6 +231,13 @@ GIT_CONFIG_WRITES = _words(
 )
 IP_CHANGES = _words("add del delete set change replace flush append prepend")
 SED_WRITE = re.compile(r"(?:^|[;\n}]|\d|\$|/)\s*w\s+([^;\n}]+)|s(.).*?\2.*?\2[gpIiMme\d]*w\s+([^;\n]+)")
+
+
+WINDOWS_FEATURE_TOOLS = _words(
+    "disable-windowsoptionalfeature dism uninstall-windowsfeature remove-windowsfeature optionalfeatures "
+    "disable-windowsfeature"
+)
+WINDOWS_REMOVERS = _words("remove-item ri rm del erase rd rmdir rmdir.exe")
 
 
 @dataclass(frozen=True)

@@ -412,6 +412,15 @@ def _powershell(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return None
 
 
+def _windows_sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """Windows ``sudo.exe [--inline|--new-window|--disable-input|--preserve-env|-E|-N] [-D DIR] CMD…``."""
+    i = 0
+    while i < len(args) and args[i].text.startswith("-"):
+        i += 2 if args[i].text in ("-D", "--chdir") else 1
+    rest = args[i:]
+    return _Step(argv=rest, privileged=name) if rest else None
+
+
 def _wsl(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     i = 0
     privileged: str | None = None
@@ -460,6 +469,7 @@ WINDOWS_WRAPPERS: dict[str, Handler] = {
     "cmd": _cmd_exe,
     "powershell": _powershell,
     "pwsh": _powershell,
+    "sudo": _windows_sudo,
     "wsl": _wsl,
 }
 SHELLS = family("shell")
@@ -490,7 +500,7 @@ def resolve(argv: list[Arg], stdin: str | None) -> Resolved:
         if step is None:
             break
         out.wrappers.append(name)
-        if name.lower() in PRIVILEGE_NAMES:
+        if strip_windows_extension(name) in PRIVILEGE_NAMES:
             out.privileged.append(name)
         if step.privileged and step.privileged != name:
             out.privileged.append(step.privileged)
