@@ -619,7 +619,10 @@ class _Walker:
             if not names and name == "read":
                 names = ["REPLY"]
             for k, var in enumerate(names):
-                known = fields is not None and not array and not any(t.startswith("-") for t in texts)
+                plain = all(
+                    t in ("-r", "-s", "-e", "-rs", "-sr", "-er", "-re") for t in texts if t.startswith("-")
+                )
+                known = fields is not None and not array and plain
                 if known and fields is not None:
                     value = fields[k] if k < len(names) - 1 else " ".join(fields[k:])
                     env.vars[var] = value if k < len(fields) else ""
