@@ -9,6 +9,7 @@ here-document fed to a shell and ``find -exec``/``xargs`` command is screened wi
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from wslmcp.shell.guard import Access, Decision, Policy
@@ -79,6 +80,7 @@ class _Walker:
         self.links: dict[str, str] = {}
         self.files: dict[str, str | None] = {}
         self.exported: set[str] = set()
+        self.shell_aliases: dict[str, str] = {}
         self.functions: dict[str, Command] = {}
         self.seen: list[str] = []
         self.calling: set[str] = set()
@@ -274,6 +276,22 @@ class _Walker:
                 self.payload(seg, payload, prefixed, cmd.assigns, context=context, depth=depth)
             for label, argv in resolved.nested:
                 self.nested(label, argv, seg, env, context=context, depth=depth)
+        if (
+            args
+            and args[0].static
+            and args[0].text in self.shell_aliases
+            and cmd.words[0].raw == args[0].text
+        ):
+            # An alias expands as text, then runs (bash does so with expand_aliases set).
+            rest = " ".join(shlex.quote(a.text) for a in args[1:])
+            text = f"{self.shell_aliases[args[0].text]} {rest}"
+            self.payload(seg, Payload(f"alias {args[0].text}", text), env, [], context=context, depth=depth)
+        for var in ("BASH_ENV", "ENV"):
+            startup = prefixed.vars.get(var)
+            if startup is not None and (
+                seg.name in SHELLS or any(basename(w) in SHELLS for w in resolved.wrappers)
+            ):
+                self.runs_file(seg, Arg(startup), env, context, depth)
         if resolved.argv:
             self.runs_input(seg, env, context, depth)
             self.binary_payloads(seg, env, context, depth)
@@ -364,18 +382,23 @@ class _Walker:
                         "run the commands themselves, or save the script and read it first",
                     )
                 continue
-            text = self.written_text(source, env)
-            if text is None:
-                raise refuse(
-                    "unresolved.payload",
-                    seg,
-                    f"'{source.shown}' is run as a script after this same command wrote it with content only "
-                    "known at run time; write and run it in separate calls so its text can be read first",
-                )
-            if isinstance(text, str):
-                self.payload(
-                    seg, Payload(f"{name} {source.shown}", text), env, [], context=context, depth=depth
-                )
+            self.runs_file(seg, source, env, context, depth)
+
+    def runs_file(self, seg: Segment, source: Arg, env: Env, context: str, depth: int) -> None:
+        """A file run as a script: screened when this command wrote it, refused when it wrote it
+        with content only known at run time, left alone when it was there before."""
+        text = self.written_text(source, env)
+        if text is None:
+            raise refuse(
+                "unresolved.payload",
+                seg,
+                f"'{source.shown}' is run as a script after this same command wrote it with content only "
+                "known at run time; write and run it in separate calls so its text can be read first",
+            )
+        if isinstance(text, str):
+            self.payload(
+                seg, Payload(f"{seg.name} {source.shown}", text), env, [], context=context, depth=depth
+            )
 
     def written_text(self, arg: Arg, env: Env) -> str | bool | None:
         """The text an earlier command of this script wrote to ``arg``: a string, None when it
@@ -602,6 +625,11 @@ class _Walker:
         elif name == "unset":
             for a in args:
                 env.vars.pop(a.text, None)
+        elif name == "alias":
+            for a in args:
+                alias, eq, value = a.text.partition("=")
+                if eq and a.static:
+                    self.shell_aliases[alias] = value
         elif name == "set" and "--" in texts:
             env.positional = [
                 env.positional[0] if env.positional else "bash",

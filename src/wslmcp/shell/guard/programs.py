@@ -34,6 +34,8 @@ _LIST_CALL = re.compile(
     r"\bexecFileSync|\bexecFile|\bspawnSync|\bspawn|\bsystem|\bexec|pcntl_exec)\s*\(\s*(?:os\.P_\w+\s*,\s*)?"
     r"(\[[^\]]*\]|(?:" + _STRING + r"\s*,\s*)+\[?[^)\]]*\]?)"
 )
+_BARE_LIST_CALL = re.compile(r"\b(?:system|exec|spawn)\s+((?:" + _STRING + r"\s*,\s*)+" + _STRING + r")")
+_PERCENT_X = re.compile(r"%x\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\]|\|([^|]*)\|)")
 _QUOTED = re.compile(_STRING)
 _DELETE = re.compile(
     r"(?:shutil\.rmtree|os\.(?:remove|unlink|rmdir|removedirs)|FileUtils\.(?:rm_rf|rm_r|rm|remove_dir|rmtree)|"
@@ -50,8 +52,8 @@ _WRITE = re.compile(
     r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?\s*([^'\"]+)['\"])"
 )
 _FORK_BOMB = re.compile(
-    r"(?:while\s*\(?\s*(?:True|1|true)\s*\)?\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|fork\s+while\s+fork|"
-    r"fork\s*\(\s*\)\s*while|loop\s*\{\s*fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*(?:pcntl_)?fork)"
+    r"(?:while\s*\(?\s*(?:True|1|true)\s*\)?\s*:?\s*\{?\s*(?:os\.|Process\.)?fork\b|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\b|"
+    r"loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*(?:pcntl_)?fork)"
 )
 _DYNAMIC_CALL = re.compile(
     r"(?:os\.system|subprocess\.\w+|os\.exec\w*|os\.spawn\w*|\bsystem|\bexec(?:Sync)?|\bspawn(?:Sync)?|"
@@ -90,6 +92,10 @@ def code_effects(program: str) -> Code:
         words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
         if words:
             out.commands.append(" ".join(shlex.quote(w) for w in words))
+    for m in _BARE_LIST_CALL.finditer(program):
+        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
+        out.commands.append(" ".join(shlex.quote(w) for w in words))
+    out.commands.extend(next(g for g in m.groups() if g is not None) for m in _PERCENT_X.finditer(program))
     for m in _SHELL_CALL.finditer(program):
         text = _literal(m)
         if text is not None and not any(text == shlex.split(c)[0] for c in out.commands if c):
@@ -213,6 +219,14 @@ def _crontab(args: list[Arg], stdin: str | None) -> list[tuple[str, str]]:
     return found
 
 
+def _make(args: list[Arg], stdin: str | None) -> list[tuple[str, str]]:
+    """``make -f -`` reads its makefile from stdin: each recipe line (after a tab) is shell text."""
+    p = parse_as("make", args)
+    if "-" not in p.values("-f", "--file", "--makefile") or stdin is None:
+        return []
+    return [("make recipe", line[1:].lstrip("@-+")) for line in stdin.splitlines() if line.startswith("\t")]
+
+
 def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tuple[str, str]]:
     """(label, shell text) for each command ``name`` runs because its options or script say so."""
     if name == "git":
@@ -227,4 +241,6 @@ def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tupl
         return _editor(args)
     if name == "crontab":
         return _crontab(args, stdin)
+    if name in ("make", "gmake"):
+        return _make(args, stdin)
     return []

@@ -47,6 +47,21 @@ FIND_PROTECTED = frozenset(
     {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"}
 )
 DELETERS = family("deleter")
+FIND_GLOBAL_OPTIONS = frozenset(
+    {
+        "-depth",
+        "-d",
+        "-mount",
+        "-xdev",
+        "-P",
+        "-L",
+        "-H",
+        "-maxdepth",
+        "-mindepth",
+        "-ignore_readdir_race",
+        "-noleaf",
+    }
+)
 
 
 class Refused(Exception):
@@ -224,6 +239,8 @@ def _deletes_system_tree(c: _Case) -> str | None:
         kind = critical_kind(path, c.home)
         if kind:
             return f"{c.name} {verb} {kind} ({path}){_empty_note(arg)}"
+        if c.seg.cwd is None and re.fullmatch(r"(\.\./)+\.\./?|(\.\./){2,}", path):
+            return f"{c.name} {verb} {path}, a parent of the working directory that may be / (the working directory is unknown)"
     return None
 
 
@@ -290,12 +307,18 @@ def _find_delete(c: _Case) -> str | None:
     )
     if not deleting:
         return None
+    # With no test before the action, find deletes everything under its roots.
+    action = next(k for k, t in enumerate(texts) if t in ("-delete", "-exec", "-execdir", "-ok", "-okdir"))
+    selective = any(t.startswith("-") and t not in FIND_GLOBAL_OPTIONS for t in texts[:action])
     for a in c.seg.args:
         if a.text.startswith(("-", "(", "!")):
             break
         root = resolve(a.worst, c.seg.cwd, c.home)
         if root in ("/", "/*") or root.strip("/") in FIND_PROTECTED:
             return f"find deletes files found from {root}"
+        kind = None if selective else critical_kind(root, c.home)
+        if kind:
+            return f"find deletes everything under {kind} ({root})"
     return None
 
 
