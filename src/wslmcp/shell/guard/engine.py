@@ -627,9 +627,9 @@ class _Walker:
                 env.vars.pop(a.text, None)
         elif name == "alias":
             for a in args:
-                alias, eq, value = a.text.partition("=")
+                alias, eq, expansion = a.text.partition("=")
                 if eq and a.static:
-                    self.shell_aliases[alias] = value
+                    self.shell_aliases[alias] = expansion
         elif name == "set" and "--" in texts:
             env.positional = [
                 env.positional[0] if env.positional else "bash",
