@@ -262,6 +262,8 @@ class _Walker:
         stdin = self.expander.stdin_of(cmd.redirects, env, feed.text)
         stdin_unknown = stdin is None and self.stdin_unknown(cmd.redirects, env, feed)
         resolved = resolve_wrappers(args, stdin)
+        if _evals_environment_setup(cmd, prefixed, self.expander):
+            resolved.payloads = []  # the substitution itself is screened; its output only sets up the shell
         cwd = env.cwd
         if resolved.cwd is not None:
             cwd = resolve(resolved.cwd, env.cwd, self.policy.home) if UNKNOWN not in resolved.cwd else None
@@ -713,6 +715,28 @@ class _Feed:
 
     text: str | None
     unknown: bool
+
+
+def _evals_environment_setup(cmd: Simple, env: Env, expander: Expander) -> bool:
+    """``eval "$(ssh-agent -s)"``, ``eval "$(pyenv init -)"``: eval of what an installed tool prints
+    to set up the shell (variables, PATH, hooks). The tool is named and screened; its output is
+    the tool's, not text the agent was handed."""
+    if len(cmd.words) < 2 or cmd.words[0].raw != "eval":
+        return False
+    for word in cmd.words[1:]:
+        subs = [p for p in word.parts if isinstance(p, CommandSub)]
+        if len(subs) != 1 or any(isinstance(p, Lit) and p.text.strip() for p in word.parts):
+            return False
+        pipelines = subs[0].body.pipelines
+        if len(pipelines) != 1 or len(pipelines[0].commands) != 1:
+            return False
+        inner = pipelines[0].commands[0]
+        if not isinstance(inner, Simple) or not inner.words:
+            return False
+        first = expander.words(inner.words[:1], env)
+        if len(first) != 1 or not first[0].static or not is_a(basename(first[0].text), "env_printer"):
+            return False
+    return True
 
 
 def _prints_somewhere(cmd: Simple) -> bool:

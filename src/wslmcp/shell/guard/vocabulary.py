@@ -133,6 +133,7 @@ declarer       export declare local readonly typeset
 container      docker podman nerdctl
 interop        wslview
 powershell     powershell pwsh
+env_printer    ssh-agent pyenv rbenv nodenv goenv direnv dircolors brew conda mamba micromamba fnm zoxide starship mise rtx keychain opam thefuck
 builtin        cd echo printf pwd true false : test [ export unset set read eval exec source . type command builtin local declare typeset readonly alias unalias exit return shift trap wait jobs fg bg kill ulimit umask hash history let mapfile readarray getopts
 """  # fmt: skip
 
