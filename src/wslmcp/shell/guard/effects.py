@@ -25,6 +25,7 @@ from wslmcp.shell.guard.vocabulary import (
     family,
     is_a,
     is_info_form,
+    words,
 )
 
 CWD = Arg(".")
@@ -289,89 +290,27 @@ def _git(name: str, args: list[Arg]) -> Effects:
     verb, rest = p.rest[0].text, p.rest[1:]
     sub = parse(rest, "mFcCbBeoSu")
     flags = {n for n, _ in sub.opts}
-    mutating = {
-        "push",
-        "reset",
-        "checkout",
-        "switch",
-        "restore",
-        "clean",
-        "rebase",
-        "merge",
-        "commit",
-        "add",
-        "rm",
-        "mv",
-        "apply",
-        "revert",
-        "cherry-pick",
-        "pull",
-        "gc",
-        "prune",
-        "init",
-        "clone",
-        "fetch",
-        "am",
-        "filter-branch",
-        "update-ref",
-        "update-index",
-        "replace",
-        "lfs",
-        "sparse-checkout",
-        "bisect",
-        "repack",
-        "maintenance",
-    }
+    mutating = words(
+        "push reset checkout switch restore clean rebase merge commit add rm mv apply revert cherry-pick pull gc prune init clone fetch am filter-branch update-ref update-index replace lfs sparse-checkout bisect repack maintenance"
+    )
     read_forms = {
         "stash": ({"list", "show"}, set()),
         "remote": ({"show", "get-url", ""}, {"-v", "--verbose"}),
         "tag": (
             {""},
-            {
-                "-l",
-                "--list",
-                "-n",
-                "--contains",
-                "--points-at",
-                "--merged",
-                "--no-merged",
-                "--sort",
-                "-v",
-                "--verify",
-            },
+            words("-l --list -n --contains --points-at --merged --no-merged --sort -v --verify"),
         ),
         "branch": (
             {""},
-            {
-                "-a",
-                "--all",
-                "-r",
-                "--remotes",
-                "-l",
-                "--list",
-                "-v",
-                "-vv",
-                "--contains",
-                "--merged",
-                "--no-merged",
-                "--show-current",
-                "--sort",
-                "--format",
-            },
+            words(
+                "-a --all -r --remotes -l --list -v -vv --contains --merged --no-merged --show-current --sort --format"
+            ),
         ),
         "config": (
             set(),
-            {
-                "--get",
-                "--get-all",
-                "--get-regexp",
-                "-l",
-                "--list",
-                "--show-origin",
-                "--show-scope",
-                "--get-urlmatch",
-                "--name-only",
-            },
+            words(
+                "--get --get-all --get-regexp -l --list --show-origin --show-scope --get-urlmatch --name-only"
+            ),
         ),
         "worktree": ({"list"}, set()),
         "submodule": ({"status", "summary", "foreach", ""}, set()),
@@ -532,45 +471,12 @@ def _docker(name: str, args: list[Arg]) -> Effects:
         return Effects()
     verb = p.rest[0].text
     sub = p.rest[1:]
-    reads = {
-        "ps",
-        "logs",
-        "inspect",
-        "images",
-        "version",
-        "info",
-        "stats",
-        "top",
-        "port",
-        "diff",
-        "history",
-        "events",
-        "search",
-        "help",
-        "ls",
-        "config",
-        "context",
-        "login",
-        "logout",
-    }
-    groups = {
-        "compose",
-        "container",
-        "image",
-        "volume",
-        "network",
-        "system",
-        "buildx",
-        "builder",
-        "node",
-        "service",
-        "stack",
-        "secret",
-        "plugin",
-        "trust",
-        "manifest",
-        "context",
-    }
+    reads = words(
+        "ps logs inspect images version info stats top port diff history events search help ls config context login logout"
+    )
+    groups = words(
+        "compose container image volume network system buildx builder node service stack secret plugin trust manifest context"
+    )
     if verb in groups:
         inner = parse(
             sub,
@@ -611,32 +517,9 @@ def _docker(name: str, args: list[Arg]) -> Effects:
 def _kubectl(name: str, args: list[Arg]) -> Effects:
     p = parse_as(name, args)
     verb, _ = _subcommand(p)
-    mutating = {
-        "apply",
-        "delete",
-        "create",
-        "edit",
-        "scale",
-        "patch",
-        "replace",
-        "rollout",
-        "drain",
-        "cordon",
-        "uncordon",
-        "exec",
-        "cp",
-        "set",
-        "annotate",
-        "label",
-        "taint",
-        "run",
-        "expose",
-        "autoscale",
-        "attach",
-        "debug",
-        "port-forward",
-        "proxy",
-    }
+    mutating = words(
+        "apply delete create edit scale patch replace rollout drain cordon uncordon exec cp set annotate label taint run expose autoscale attach debug port-forward proxy"
+    )
     if verb in mutating:
         return Effects(mutation=f"'{name} {verb}' changes cluster state")
     return Effects()
@@ -703,37 +586,9 @@ def _package(name: str, args: list[Arg]) -> Effects:
 
 
 def _dpkg(name: str, args: list[Arg]) -> Effects:
-    reads = {
-        "-l",
-        "-L",
-        "-s",
-        "-S",
-        "-p",
-        "-c",
-        "-I",
-        "-W",
-        "--list",
-        "--listfiles",
-        "--status",
-        "--search",
-        "--print-avail",
-        "--print-architecture",
-        "--print-foreign-architectures",
-        "--get-selections",
-        "--contents",
-        "--info",
-        "--compare-versions",
-        "--audit",
-        "-C",
-        "--verify",
-        "-V",
-        "--version",
-        "--help",
-        "--show",
-        "-f",
-        "--field",
-        "--showformat",
-    }
+    reads = words(
+        "-l -L -s -S -p -c -I -W --list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures --get-selections --contents --info --compare-versions --audit -C --verify -V --version --help --show -f --field --showformat"
+    )
     first = next((a.text for a in args if a.text.startswith("-")), "")
     if (
         not args
@@ -782,25 +637,11 @@ def _firewall(name: str, args: list[Arg]) -> Effects:
 def _disk_tool(name: str, args: list[Arg]) -> Effects:
     texts = [a.text for a in args]
     if name == "parted":
-        words = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
-        mutating = {
-            "mklabel",
-            "mktable",
-            "mkpart",
-            "mkpartfs",
-            "rm",
-            "resizepart",
-            "resize",
-            "rescue",
-            "set",
-            "toggle",
-            "name",
-            "move",
-            "cp",
-            "mkfs",
-            "disk_set",
-        }
-        if any(w in mutating for w in words):
+        verbs = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
+        mutating = words(
+            "mklabel mktable mkpart mkpartfs rm resizepart resize rescue set toggle name move cp mkfs disk_set"
+        )
+        if any(w in mutating for w in verbs):
             return Effects(mutation="'parted' repartitions a disk")
         return Effects()
     if name == "wipefs":

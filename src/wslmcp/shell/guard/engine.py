@@ -39,6 +39,7 @@ from wslmcp.shell.guard.rules import (
     refuse,
 )
 from wslmcp.shell.guard.syntax import (
+    OUTPUT_OPS,
     Arith,
     Command,
     CommandSub,
@@ -53,7 +54,7 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
-from wslmcp.shell.guard.vocabulary import code_options, family, is_a
+from wslmcp.shell.guard.vocabulary import FIND_RUNNERS, code_options, family, is_a
 from wslmcp.shell.guard.wrappers import SHELLS, Payload, Resolved, basename, shell_input
 from wslmcp.shell.guard.wrappers import resolve as resolve_wrappers
 
@@ -62,7 +63,7 @@ _SOURCERS_ONLY = family("sourcer")
 _DELETERS_AND_MV = family("deleter") | {"mv"}
 _SUB = " (inside a command substitution)"
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
-_OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")
+_OUTPUT_OPS = OUTPUT_OPS
 _DECLARERS = family("declarer")
 
 
@@ -500,7 +501,7 @@ class _Walker:
         if name == "find":
             k = 0
             while k < len(texts):
-                if texts[k] in ("-exec", "-execdir", "-ok", "-okdir"):
+                if texts[k] in FIND_RUNNERS:
                     end = k + 1
                     while end < len(texts) and texts[end] not in (";", "+"):
                         end += 1

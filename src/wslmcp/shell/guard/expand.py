@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.limits import MAX_FIELDS, MAX_VALUE_CHARS, Budget
 from wslmcp.shell.guard.syntax import (
+    OUTPUT_OPS,
     Arith,
     CommandSub,
     Lit,
@@ -376,7 +377,7 @@ class Expander:
         return data
 
     def simple_output(self, command: Simple, env: Env, piped: str | None) -> str | None:
-        if any(r.op in (">", ">>", "&>", ">|", "&>>") and r.fd in ("", "1") for r in command.redirects):
+        if any(r.op in OUTPUT_OPS and r.op != "<>" and r.fd in ("", "1") for r in command.redirects):
             return ""
         return self.printed(command, env, piped)
 

@@ -237,7 +237,7 @@ def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tupl
         return _sed(args)
     if is_a(name, "awk"):
         return _awk(args)
-    if name in ("vi", "vim", "nvim", "ex", "view", "gvim"):
+    if is_a(name, "vim"):
         return _editor(args)
     if name == "crontab":
         return _crontab(args, stdin)

@@ -26,6 +26,7 @@ from wslmcp.shell.guard.paths import (
     resolve,
 )
 from wslmcp.shell.guard.vocabulary import (
+    FIND_RUNNERS,
     POWER_METHODS,
     POWER_TARGETS,
     POWER_VERBS,
@@ -300,15 +301,13 @@ def _find_delete(c: _Case) -> str | None:
         return None
     texts = c.texts
     deleting = "-delete" in texts or any(
-        t in ("-exec", "-execdir", "-ok", "-okdir")
-        and k + 1 < len(texts)
-        and basename(texts[k + 1]) in DELETERS
+        t in FIND_RUNNERS and k + 1 < len(texts) and basename(texts[k + 1]) in DELETERS
         for k, t in enumerate(texts)
     )
     if not deleting:
         return None
     # With no test before the action, find deletes everything under its roots.
-    action = next(k for k, t in enumerate(texts) if t in ("-delete", "-exec", "-execdir", "-ok", "-okdir"))
+    action = next(k for k, t in enumerate(texts) if t == "-delete" or t in FIND_RUNNERS)
     selective = any(t.startswith("-") and t not in FIND_GLOBAL_OPTIONS for t in texts[:action])
     for a in c.seg.args:
         if a.text.startswith(("-", "(", "!")):

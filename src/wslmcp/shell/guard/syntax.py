@@ -71,6 +71,10 @@ class HereDoc:
     body: Word | None = None
 
 
+OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")
+"""Redirection operators that open their target for writing."""
+
+
 @dataclass
 class Redirect:
     """``fd`` is the explicit descriptor text (``2``, ``{var}``) or ``""``; ``op`` is ``>``, ``>>``,

@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 
 
-def _words(text: str) -> frozenset[str]:
+def words(text: str) -> frozenset[str]:
+    """A set of names written as one space-separated string (data reads as data)."""
     return frozenset(text.split())
 
 
@@ -120,7 +121,8 @@ privilege      sg newgrp sudo sudoedit su doas pkexec runuser chroot nsenter sys
 text           echo printf
 pattern_first  grep egrep fgrep rg ag ack sed awk gawk mawk nawk jq yq
 awk            awk gawk mawk nawk
-editor         vi vim nvim nano emacs ex ed pico micro sudoedit
+editor         vi vim nvim nano emacs ex ed pico micro sudoedit view gvim
+vim            vi vim nvim ex view gvim
 ownership      chmod chown chgrp
 metadata       chmod chown chgrp setfacl chattr touch
 overwrites_ok  mv sed perl ruby chmod chown chgrp setfacl touch vi vim nvim nano emacs ed ex sudoedit
@@ -143,6 +145,9 @@ CODE_OPTIONS: dict[str, str] = {
     "node": "ep", "nodejs": "ep", "php": "r", "deno": "",
 }  # fmt: skip
 
+FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+"""find actions that run a command on each file found."""
+
 WINDOWS_EXTENSIONS = (".exe", ".bat", ".cmd", ".com", ".ps1", ".msi", ".vbs", ".scr")
 
 # --------------------------------------------------------------------- help, version, dry run
@@ -163,17 +168,17 @@ apt,apt-get,aptitude,yum,dnf,zypper  -s --simulate --dry-run --just-print --reco
 
 
 # --------------------------------------------------------------------- power
-POWER_VERBS = _words(
+POWER_VERBS = words(
     "poweroff reboot halt kexec suspend hibernate hybrid-sleep suspend-then-hibernate "
     "emergency rescue soft-reboot"
 )
-POWER_TARGETS = _words(
+POWER_TARGETS = words(
     "poweroff.target reboot.target halt.target kexec.target rescue.target emergency.target "
     "runlevel0.target runlevel6.target runlevel1.target suspend.target hibernate.target "
     "sleep.target soft-reboot.target ctrl-alt-del.target hybrid-sleep.target "
     "suspend-then-hibernate.target exit.target"
 )
-UNIT_STARTERS = _words("isolate start restart reload-or-restart try-restart enable --now")
+UNIT_STARTERS = words("isolate start restart reload-or-restart try-restart enable --now")
 # D-Bus methods of logind and systemd that power off, reboot or suspend (dbus-send, busctl, gdbus).
 POWER_METHODS = re.compile(
     r"\b(PowerOff|Reboot|Halt|Suspend|Hibernate|HybridSleep|SuspendThenHibernate|KExec|SoftReboot)"
@@ -212,7 +217,7 @@ helm       yes  env get help history lint list ls search show status template ve
 """  # fmt: skip
 
 # Verbs of a reading subcommand (``npm config``, ``pip cache``) that write after all.
-SUBVERB_WRITES = _words("set delete del rm remove edit unset add purge clean fix prune")
+SUBVERB_WRITES = words("set delete del rm remove edit unset add purge clean fix prune")
 
 # Options naming where a package manager installs (written, so /mnt and read-only rules see them).
 INSTALL_TARGETS = (
@@ -227,18 +232,18 @@ INSTALL_TARGETS = (
 )
 
 
-GIT_CONFIG_WRITES = _words(
+GIT_CONFIG_WRITES = words(
     "--unset --unset-all --add --replace-all --rename-section --remove-section -e --edit"
 )
-IP_CHANGES = _words("add del delete set change replace flush append prepend")
+IP_CHANGES = words("add del delete set change replace flush append prepend")
 SED_WRITE = re.compile(r"(?:^|[;\n}]|\d|\$|/)\s*w\s+([^;\n}]+)|s(.).*?\2.*?\2[gpIiMme\d]*w\s+([^;\n]+)")
 
 
-WINDOWS_FEATURE_TOOLS = _words(
+WINDOWS_FEATURE_TOOLS = words(
     "disable-windowsoptionalfeature dism uninstall-windowsfeature remove-windowsfeature optionalfeatures "
     "disable-windowsfeature"
 )
-WINDOWS_REMOVERS = _words("remove-item ri rm del erase rd rmdir rmdir.exe")
+WINDOWS_REMOVERS = words("remove-item ri rm del erase rd rmdir rmdir.exe")
 
 
 @dataclass(frozen=True)
