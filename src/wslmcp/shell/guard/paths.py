@@ -10,55 +10,22 @@ import fnmatch
 import functools
 import re
 
+from wslmcp.shell.guard.vocabulary import words
+
 _MOUNT = re.compile(r"/mnt/([A-Za-z])(?=/|$)", re.IGNORECASE)
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _GLOB = re.compile(r"[*?\[]")
 
-SYSTEM_TOP = frozenset(
-    [
-        "bin",
-        "boot",
-        "dev",
-        "etc",
-        "home",
-        "lib",
-        "lib32",
-        "lib64",
-        "libx32",
-        "media",
-        "mnt",
-        "opt",
-        "proc",
-        "root",
-        "run",
-        "sbin",
-        "srv",
-        "sys",
-        "usr",
-        "var",
-        "data",
-        "snap",
-    ]
+SYSTEM_TOP = words(
+    "bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys usr var data snap"
 )
 USR_SUBDIRS = frozenset(
     ["bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "share", "include", "local", "src"]
 )
 VAR_SUBDIRS = frozenset(["lib", "cache", "spool", "backups"])
 WINDOWS_SYSTEM = frozenset({"windows", "users", "program files", "program files (x86)", "programdata"})
-CRITICAL_FILES = frozenset(
-    [
-        "/etc/passwd",
-        "/etc/shadow",
-        "/etc/group",
-        "/etc/gshadow",
-        "/etc/sudoers",
-        "/etc/fstab",
-        "/etc/hostname",
-        "/etc/hosts",
-        "/etc/resolv.conf",
-        "/etc/ssh/sshd_config",
-        "/etc/wsl.conf",
-    ]
+CRITICAL_FILES = words(
+    "/etc/passwd /etc/shadow /etc/group /etc/gshadow /etc/sudoers /etc/fstab /etc/hostname /etc/hosts /etc/resolv.conf /etc/ssh/sshd_config /etc/wsl.conf"
 )
 CRITICAL_FILE_PREFIXES = ("/boot/vmlinuz", "/boot/initrd", "/boot/grub")
 BLOCK_DEVICE = re.compile(r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|block/|sr\d|loop\d)")

@@ -39,6 +39,7 @@ from wslmcp.shell.guard.vocabulary import (
     is_a,
     is_info_form,
     strip_windows_extension,
+    words,
 )
 from wslmcp.shell.guard.wrappers import PRIVILEGE_NAMES, Resolved, basename
 
@@ -48,20 +49,8 @@ FIND_PROTECTED = frozenset(
     {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"}
 )
 DELETERS = family("deleter")
-FIND_GLOBAL_OPTIONS = frozenset(
-    {
-        "-depth",
-        "-d",
-        "-mount",
-        "-xdev",
-        "-P",
-        "-L",
-        "-H",
-        "-maxdepth",
-        "-mindepth",
-        "-ignore_readdir_race",
-        "-noleaf",
-    }
+FIND_GLOBAL_OPTIONS = words(
+    "-depth -d -mount -xdev -P -L -H -maxdepth -mindepth -ignore_readdir_race -noleaf"
 )
 
 
