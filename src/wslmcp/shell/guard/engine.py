@@ -54,7 +54,7 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
-from wslmcp.shell.guard.vocabulary import FIND_RUNNERS, code_options, family, is_a
+from wslmcp.shell.guard.vocabulary import COMMAND_VARIABLES, FIND_RUNNERS, code_options, family, is_a
 from wslmcp.shell.guard.wrappers import SHELLS, Payload, Resolved, basename, shell_input
 from wslmcp.shell.guard.wrappers import resolve as resolve_wrappers
 
@@ -251,6 +251,7 @@ class _Walker:
             self.substitutions(word, env, context, depth, shown_out)
         writes = self.redirect_writes(cmd.redirects, env, context, depth, shown_out)
         args = self.expander.words(cmd.words, env)
+        self.command_variables(cmd, env, context, depth)
         prefixed = env
         if not args:
             for name, value in cmd.assigns:
@@ -301,6 +302,22 @@ class _Walker:
             self.call(seg, env, context, depth)
             self.after(seg, env, printed)
         self.remember_writes(seg, eff, env, printed)
+
+    def command_variables(self, cmd: Simple, env: Env, context: str, depth: int) -> None:
+        """``GIT_SSH_COMMAND='…' git fetch``, ``export EDITOR='…'``: a variable programs run as a
+        command is screened as a script where it is set."""
+        assigned = [(name, self.expander.single(value, env)) for name, value in cmd.assigns]
+        if cmd.words and cmd.words[0].raw in _DECLARERS:
+            for word in self.expander.words(cmd.words[1:], env):
+                name, eq, value = word.text.partition("=")
+                if eq:
+                    assigned.append((name, Arg(value)))
+        for name, value in assigned:
+            # A value only known at run time comes from the environment, not from the agent's text.
+            if name.rstrip("+[") in COMMAND_VARIABLES and value.text and value.static:
+                seg = Segment(cmd.raw, Resolved(argv=[]), [], env.cwd, context)
+                label = f"{name.rstrip('+[')} command"
+                self.payload(seg, Payload(label, value.text), env, [], context=context, depth=depth)
 
     def stdin_unknown(self, redirects: list[Redirect], env: Env, feed: _Feed) -> bool:
         """Is the command's standard input data the guard cannot know (a pipe from a real

@@ -243,4 +243,6 @@ def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tupl
         return _crontab(args, stdin)
     if name in ("make", "gmake"):
         return _make(args, stdin)
+    if name in ("less", "more", "most"):
+        return [("less !", a.text.split("!", 1)[1]) for a in args if a.text.startswith("+") and "!" in a.text]
     return []

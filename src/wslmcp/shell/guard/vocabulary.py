@@ -145,6 +145,13 @@ CODE_OPTIONS: dict[str, str] = {
     "node": "ep", "nodejs": "ep", "php": "r", "deno": "",
 }  # fmt: skip
 
+COMMAND_VARIABLES = words(
+    "EDITOR VISUAL SUDO_EDITOR PAGER MANPAGER GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_PAGER GIT_SSH_COMMAND "
+    "GIT_SSH GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS BROWSER LESSOPEN LESSCLOSE "
+    "PROMPT_COMMAND RSYNC_RSH CVS_RSH FCEDIT TERMINAL"
+)
+"""Variables whose value a program runs as a command (git's editor, ssh's askpass, less's filter)."""
+
 FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 """find actions that run a command on each file found."""
 
