@@ -309,15 +309,15 @@ class _Walker:
         assigned = [(name, self.expander.single(value, env)) for name, value in cmd.assigns]
         if cmd.words and cmd.words[0].raw in _DECLARERS:
             for word in self.expander.words(cmd.words[1:], env):
-                name, eq, value = word.text.partition("=")
+                declared, eq, text = word.text.partition("=")
                 if eq:
-                    assigned.append((name, Arg(value)))
-        for name, value in assigned:
+                    assigned.append((declared, Arg(text)))
+        for name, arg in assigned:
             # A value only known at run time comes from the environment, not from the agent's text.
-            if name.rstrip("+[") in COMMAND_VARIABLES and value.text and value.static:
+            if name.rstrip("+[") in COMMAND_VARIABLES and arg.text and arg.static:
                 seg = Segment(cmd.raw, Resolved(argv=[]), [], env.cwd, context)
                 label = f"{name.rstrip('+[')} command"
-                self.payload(seg, Payload(label, value.text), env, [], context=context, depth=depth)
+                self.payload(seg, Payload(label, arg.text), env, [], context=context, depth=depth)
 
     def stdin_unknown(self, redirects: list[Redirect], env: Env, feed: _Feed) -> bool:
         """Is the command's standard input data the guard cannot know (a pipe from a real
