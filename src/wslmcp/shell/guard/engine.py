@@ -263,6 +263,7 @@ class _Walker:
         args = self.unalias(args, prefixed)
         stdin = self.expander.stdin_of(cmd.redirects, env, feed.text)
         stdin_unknown = stdin is None and self.stdin_unknown(cmd.redirects, env, feed)
+        args, stdin = self.xargs_file(cmd, args, env, stdin)
         resolved = resolve_wrappers(args, stdin)
         if _evals_environment_setup(cmd, prefixed, self.expander):
             resolved.payloads = []  # the substitution itself is screened; its output only sets up the shell
@@ -302,6 +303,22 @@ class _Walker:
             self.call(seg, env, context, depth)
             self.after(seg, env, printed)
         self.remember_writes(seg, eff, env, printed)
+
+    def xargs_file(
+        self, cmd: Simple, args: list[Arg], env: Env, stdin: str | None
+    ) -> tuple[list[Arg], str | None]:
+        """``xargs -a <(…) CMD``: the process substitution's known output is what xargs reads."""
+        if not args or basename(args[0].text) != "xargs" or len(cmd.words) != len(args):
+            return args, stdin
+        for k, word in enumerate(cmd.words[1:-1], 1):
+            following = cmd.words[k + 1]
+            if args[k].text in ("-a", "--arg-file") and len(following.parts) == 1:
+                part = following.parts[0]
+                if isinstance(part, ProcessSub):
+                    text = self.expander.output_of(part.body, env.child())
+                    if text is not None:
+                        return [*args[:k], *args[k + 2 :]], text
+        return args, stdin
 
     def command_variables(self, cmd: Simple, env: Env, context: str, depth: int) -> None:
         """``GIT_SSH_COMMAND='…' git fetch``, ``export EDITOR='…'``: a variable programs run as a
