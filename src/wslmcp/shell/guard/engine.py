@@ -310,7 +310,7 @@ class _Walker:
         """``xargs -a <(…) CMD``: the process substitution's known output is what xargs reads."""
         if not args or basename(args[0].text) != "xargs" or len(cmd.words) != len(args):
             return args, stdin
-        for k, word in enumerate(cmd.words[1:-1], 1):
+        for k in range(1, len(cmd.words) - 1):
             following = cmd.words[k + 1]
             if args[k].text in ("-a", "--arg-file") and len(following.parts) == 1:
                 part = following.parts[0]
