@@ -270,6 +270,9 @@ def _respell(word: str, how: int, k: int) -> tuple[str, str]:
         (f"a{k}={q}; b{k}=a{k}; ", f'"${{!b{k}}}"'),
         (f"printf -v v{k} %s {q}; ", f'"$v{k}"'),
         (f"read -r v{k} <<< {q}; ", f'"$v{k}"') if " " not in word else ("", q),
+        ("", word[:1] + "\\\n" + _single(word[1:]) if word[1:] else q),
+        (f"v{k}={_single(word[: len(word) // 2])}; w{k}={_single(word[len(word) // 2 :])}; ", f'"$v{k}$w{k}"'),
+        (f"v{k}={_single(word)}; ", f'"$(echo "$v{k}" | tr a-z a-z)"' if word.isalpha() else f'"$v{k}"'),
     ]
     return forms[how % len(forms)]
 
@@ -278,7 +281,7 @@ RESPELLABLE = [c for c in REFUSED_SIMPLE if all(re.fullmatch(r"[\w./=:+-]+", w) 
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(RESPELLABLE), st.lists(st.integers(min_value=0, max_value=14), min_size=1, max_size=6))
+@given(st.sampled_from(RESPELLABLE), st.lists(st.integers(min_value=0, max_value=17), min_size=1, max_size=6))
 def test_respelling_a_refused_command_keeps_it_refused(command: str, hows: list[int]) -> None:
     words = command.split()
     prefix, spelled = "", []
