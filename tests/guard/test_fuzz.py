@@ -271,7 +271,10 @@ def _respell(word: str, how: int, k: int) -> tuple[str, str]:
         (f"printf -v v{k} %s {q}; ", f'"$v{k}"'),
         (f"read -r v{k} <<< {q}; ", f'"$v{k}"') if " " not in word else ("", q),
         ("", word[:1] + "\\\n" + _single(word[1:]) if word[1:] else q),
-        (f"v{k}={_single(word[: len(word) // 2])}; w{k}={_single(word[len(word) // 2 :])}; ", f'"$v{k}$w{k}"'),
+        (
+            f"v{k}={_single(word[: len(word) // 2])}; w{k}={_single(word[len(word) // 2 :])}; ",
+            f'"$v{k}$w{k}"',
+        ),
         (f"v{k}={_single(word)}; ", f'"$(echo "$v{k}" | tr a-z a-z)"' if word.isalpha() else f'"$v{k}"'),
     ]
     return forms[how % len(forms)]

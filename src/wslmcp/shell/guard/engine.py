@@ -665,8 +665,8 @@ class _Walker:
         elif name == "alias":
             for a in args:
                 alias, eq, expansion = a.text.partition("=")
-                if eq and a.static:
-                    self.shell_aliases[alias] = expansion
+                if eq:
+                    self.shell_aliases[alias] = expansion  # an unknown part makes its use unresolved
         elif name == "set" and "--" in texts:
             env.positional = [
                 env.positional[0] if env.positional else "bash",

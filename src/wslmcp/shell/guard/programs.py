@@ -157,10 +157,15 @@ def _tar(args: list[Arg]) -> list[tuple[str, str]]:
     return found
 
 
+def _wholly_unknown(text: str) -> bool:
+    """A script that is nothing but run-time text (``sed "$X"``, ``awk "$PROG"``)."""
+    return bool(text) and not text.replace(UNKNOWN, "").replace("\x01", "").strip()
+
+
 def _sed(args: list[Arg]) -> list[tuple[str, str]]:
     p = parse_as("sed", args)
     scripts = p.values("-e", "--expression") or [a.text for a in p.operands[:1]]
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str]] = [("sed script", UNKNOWN_COMMAND) for t in scripts if _wholly_unknown(t)]
     for script in scripts:
         for raw in re.split(r"[;\n]", script):
             line = raw.strip()
@@ -179,6 +184,8 @@ def _awk(args: list[Arg]) -> list[tuple[str, str]]:
     if not p.operands:
         return []
     program = p.operands[0].text
+    if _wholly_unknown(program):
+        return [("awk program", UNKNOWN_COMMAND)]
     found = [("awk getline", m.group(1)) for m in re.finditer(r"\"([^\"]*)\"\s*\|&?\s*getline", program)]
     if re.search(r"[\w)\]]\s*\|&?\s*getline", program) or re.search(r"\|&", program):
         found.append(("awk getline", UNKNOWN_COMMAND))
