@@ -140,6 +140,9 @@ def _unzip(name: str, args: list[Arg]) -> Effects:
 
 def _compressor(name: str, args: list[Arg]) -> Effects:
     p = parse_as(name, args)
+    outputs = [Arg(v) for v in p.values("-o", "--output")]
+    if outputs:
+        return Effects(writes=outputs)  # zstd/lz4 -o FILE
     if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in (
         "zcat",
         "bzcat",

@@ -78,7 +78,8 @@ rsync             eBfT            rsh filter exclude include exclude-from includ
 scp               cFiJloPS        -
 tar,bsdtar        fCTXbgKLNVIH    file directory files-from exclude-from exclude transform owner group mode mtime newer label use-compress-program blocking-factor format xform listed-incremental checkpoint-action to-command info-script new-volume-script
 unzip             dxP             -
-gzip,gunzip,bzip2,bunzip2,xz,unxz,zstd,unzstd,lz4,zip  S  suffix
+gzip,gunzip,bzip2,bunzip2,xz,unxz,zip  S  suffix
+zstd,unzstd,lz4   oS              output suffix
 sed               efl             expression file line-length
 perl,ruby         eEIlMmx0        -
 sort              kotST           key output field-separator temporary-directory buffer-size

@@ -74,12 +74,8 @@ def _joined(args: list[Arg]) -> str:
     return " ".join(a.text for a in args)
 
 
-def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse_as(name, args, stop_first=True)
-    cwd = _last(p.values("-D", "--chdir"))
-    if p.has("-e", "--edit"):
-        return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
-    if p.has(
+SUDO_RUNS_NOTHING = tuple(
+    [
         "-l",
         "--list",
         "-v",
@@ -92,7 +88,16 @@ def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         "--version",
         "-h",
         "--help",
-    ):
+    ]
+)
+
+
+def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse_as(name, args, stop_first=True)
+    cwd = _last(p.values("-D", "--chdir"))
+    if p.has("-e", "--edit"):
+        return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
+    if p.has(*SUDO_RUNS_NOTHING):
         return None
     if p.has("-s", "--shell", "-i", "--login"):
         if p.rest:
