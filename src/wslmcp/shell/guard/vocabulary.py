@@ -28,6 +28,7 @@ def words(text: str) -> frozenset[str]:
 
 # --------------------------------------------------------------------- value-taking options
 # name[,alias…]   short letters taking a value ("-" for none)   long options taking a value
+# ("tool+verb" is the verb's own options: "tmux+new", "conda+run")
 _OPTIONS = """
 sudo              ugpChDRrtTU     user group prompt close-from host chdir chroot role type command-timeout other-user
 doas              uC              -
@@ -104,6 +105,20 @@ split             ablnt           suffix-length bytes lines line-bytes number ad
 venv,virtualenv   p               prompt python
 mkfs,mke2fs,mkfs.ext2,mkfs.ext3,mkfs.ext4  bCEgGiIJLMmNOortTUdez  -
 dbus-send         -               dest type reply-timeout
+xvfb-run          sfnpe           server-args server-num auth-file error-file
+valgrind          -               -
+cpulimit          lpe             limit pid exe
+chpst             ugUenlmdofpcr   -
+screen            SsctpTeh        -
+hyperfine         wrmMpscnNu      warmup runs min-runs max-runs prepare setup cleanup conclude command-name shell export-json export-csv export-markdown parameter-scan parameter-list
+tmux+new          sntcxyFeE       -
+tmux+send-keys    tN              -
+nix-shell         pIAE            packages include attr expr arg argstr run command
+conda+run,mamba+run,micromamba+run  np  name prefix cwd
+poetry+run,pipenv+run,uv+run  -   directory python with project env-file
+npm+exec,pnpm+exec,yarn+exec  -   package call workspace
+nix+develop       c               command
+gdb               x               -
 busctl            -               address machine host
 """  # fmt: skip
 
@@ -152,6 +167,14 @@ COMMAND_VARIABLES = words(
     "PROMPT_COMMAND RSYNC_RSH CVS_RSH FCEDIT TERMINAL"
 )
 """Variables whose value a program runs as a command (git's editor, ssh's askpass, less's filter)."""
+
+LAUNCH_VERBS: dict[str, tuple[str, ...]] = {
+    "poetry": ("run",), "pipenv": ("run",), "uv": ("run",), "conda": ("run",), "mamba": ("run",),
+    "micromamba": ("run",), "bundle": ("exec",), "npm": ("exec",), "pnpm": ("exec", "dlx"),
+    "yarn": ("exec", "dlx"), "direnv": ("exec",), "asdf": ("exec",), "mise": ("exec", "x"),
+    "rtx": ("exec", "x"), "pyenv": ("exec",), "rbenv": ("exec",), "nodenv": ("exec",), "nix": ("develop",),
+}  # fmt: skip
+"""Tools whose verb runs the command that follows (``poetry run CMD``, ``bundle exec CMD``)."""
 
 FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 """find actions that run a command on each file found."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import UNKNOWN, Arg
 from wslmcp.shell.guard.options import parse, parse_as
-from wslmcp.shell.guard.vocabulary import family, strip_windows_extension
+from wslmcp.shell.guard.vocabulary import LAUNCH_VERBS, family, strip_windows_extension
 
 
 def basename(text: str) -> str:
@@ -332,6 +332,86 @@ def _eval(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(script=_joined(args)) if args else None
 
 
+def _launcher(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``poetry run CMD``, ``bundle exec CMD``, ``npm exec -- CMD``, ``direnv exec DIR CMD``,
+    ``mise exec -- CMD``, ``nix develop -c CMD``: a tool verb that runs the command after it."""
+    verbs = LAUNCH_VERBS.get(name, ())
+    if not args or args[0].text not in verbs:
+        return None
+    p = parse_as(f"{name}+{args[0].text}", args[1:], stop_first=True)
+    rest = p.rest
+    if name == "direnv" and rest:
+        rest = rest[1:]  # the directory whose environment is loaded
+    if name == "nix" and args[0].text == "develop":
+        commands = p.values("-c", "--command")
+        return _Step(argv=[Arg(commands[-1]), *p.rest]) if commands else None
+    return _Step(argv=rest) if rest else None
+
+
+def _hyperfine(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """hyperfine runs each operand, and its --prepare/--setup/--cleanup commands, through a shell."""
+    p = parse_as(name, args)
+    texts = [a.text for a in p.operands] + p.values(
+        "-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude"
+    )
+    return _Step(script="\n".join(texts)) if texts else None
+
+
+def _tmux(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``tmux new -d 'CMD'``, ``tmux new-window 'CMD'``, ``tmux send-keys 'CMD' Enter``: shell text."""
+    texts = [a.text for a in args]
+    commands: list[str] = []
+    for k, t in enumerate(texts):
+        if t in (
+            "new",
+            "new-session",
+            "new-window",
+            "neww",
+            "split-window",
+            "splitw",
+            "respawn-pane",
+            "run-shell",
+            "run",
+        ):
+            p = parse_as("tmux+new", args[k + 1 :])
+            commands += [" ".join(a.text for a in p.operands)] if p.operands else []
+        elif t in ("send-keys", "send"):
+            p = parse_as("tmux+send-keys", args[k + 1 :])
+            keys = [a.text for a in p.operands if a.text not in ("Enter", "C-m", "KPEnter")]
+            commands += [" ".join(keys)] if keys else []
+    commands = [c for c in commands if c]
+    return _Step(script="\n".join(commands)) if commands else None
+
+
+def _screen(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse_as(name, args, stop_first=True)
+    return _Step(argv=p.rest) if p.rest else None
+
+
+def _nix_shell(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse_as(name, args)
+    commands = p.values("--run", "--command")
+    return _Step(script=commands[-1]) if commands else None
+
+
+def _gdb(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``gdb -ex 'shell CMD'`` / ``-ex '!CMD'`` run shell text; ``gdb --args PROG…`` runs PROG."""
+    texts = [a.text for a in args]
+    shells = [
+        re.sub(r"^\s*(?:shell|!)\s*", "", texts[k + 1])
+        for k, t in enumerate(texts)
+        if t in ("-ex", "--ex", "-eval-command", "--eval-command")
+        and k + 1 < len(texts)
+        and re.match(r"^\s*(?:shell\b|!)", texts[k + 1])
+    ]
+    if shells:
+        return _Step(script="\n".join(shells))
+    if "--args" in texts:
+        rest = args[texts.index("--args") + 1 :]
+        return _Step(argv=rest) if rest else None
+    return None
+
+
 def _first_is_command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     if not args or args[0].text.startswith("-"):
         return None
@@ -461,7 +541,11 @@ _BY_NAMES: tuple[tuple[str, Handler], ...] = (
     ("sudo", _sudo), ("doas", _doas), ("pkexec", _pkexec), ("su runuser", _su_like), ("chroot", _chroot),
     ("nsenter systemd-run run0 setpriv unshare", _privileged()),
     ("env", _env), ("time strace ltrace", _time),
-    ("nohup setsid unbuffer caffeinate firejail proxychains torsocks prlimit cgexec stdbuf ionice numactl ssh-agent systemd-inhibit", _plain()),
+    ("nohup setsid unbuffer caffeinate firejail proxychains proxychains4 torsocks torify tsocks prlimit cgexec stdbuf ionice numactl ssh-agent systemd-inhibit "
+     "fakeroot fakechroot catchsegv valgrind xvfb-run dbus-run-session dbus-launch daemonize chronic rlwrap winpty entr cpulimit chpst", _plain()),
+    ("faketime", _positional_then_command(1)),
+    ("poetry pipenv uv conda mamba micromamba bundle npm pnpm yarn direnv asdf mise rtx pyenv rbenv nodenv nix", _launcher),
+    ("hyperfine", _hyperfine), ("tmux", _tmux), ("screen", _screen), ("nix-shell", _nix_shell), ("gdb", _gdb),
     ("nice", _plain(numeric=True)),
     ("timeout chrt taskset", _positional_then_command(1)),
     ("watch", _watch), ("xargs", _xargs), ("exec", _exec), ("command", _command), ("builtin", _first_is_command),
