@@ -71,6 +71,11 @@ class Code:
     rule: str = "catastrophe.fork_bomb"
 
 
+def _formatted(call: str) -> bool:
+    """Is the string literal of ``call`` an f-string with a replacement field?"""
+    return bool(re.search(r"\bf['\"][^'\"]*\{", call))
+
+
 def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
@@ -98,7 +103,11 @@ def code_effects(program: str) -> Code:
     out.commands.extend(next(g for g in m.groups() if g is not None) for m in _PERCENT_X.finditer(program))
     for m in _SHELL_CALL.finditer(program):
         text = _literal(m)
-        if text is not None and not any(text == shlex.split(c)[0] for c in out.commands if c):
+        after = program[m.end() :].lstrip()[:1]
+        if text is not None and (after not in ("", ")", ",", ";", "\n") or _formatted(m.group(0))):
+            # 'r' + 'm -rf /', "%s" % x, f"{x}", "...".format(x): the command is built at run time
+            out.commands.append(UNKNOWN_COMMAND)
+        elif text is not None and not any(text == shlex.split(c)[0] for c in out.commands if c):
             out.commands.append(text)
     out.commands.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
     out.commands.extend(m.group(1) for m in re.finditer(r"\bqx\s*[{(\[]([^})\]]+)[})\]]", program))
