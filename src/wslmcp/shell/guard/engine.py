@@ -353,10 +353,28 @@ class _Walker:
         return unknown
 
     def sourced(self, cmd: Simple, env: Env, seg: Segment, context: str, depth: int) -> None:
-        """``source <(…)``, ``. <(…)`` and ``bash <(…)`` run what the process substitution prints."""
-        if len(cmd.words) < 2 or seg.name not in _SOURCERS:
+        """``source <(…)``, ``. <(…)``, ``bash <(…)`` and ``python3 <(…)`` run what the process
+        substitution prints (for an interpreter, when it is the program operand)."""
+        if len(cmd.words) < 2:
             return
-        for word in cmd.words[1:]:
+        words = cmd.words[1:]
+        if is_a(seg.name, "interpreter") and code_options(seg.name) is not None:
+            words = [w for w in words if not w.raw.startswith("-")][:1]
+            for word in words:
+                if len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
+                    text = self.expander.output_of(word.parts[0].body, env.child())
+                    if text is None:
+                        raise refuse(
+                            "unresolved.payload",
+                            seg,
+                            f"'{seg.name}' runs a program a process substitution prints, which is only known at "
+                            "run time; save the program first and run it by name once its text can be read",
+                        )
+                    self.interpreter_code(seg, text, env, seg.context, depth)
+            return
+        if seg.name not in _SOURCERS:
+            return
+        for word in words:
             if len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
                 text = self.expander.output_of(word.parts[0].body, env.child())
                 if text is None:
@@ -589,21 +607,7 @@ class _Walker:
                     seg,
                     f"the program '{name}' is given is only known at run time; write the program text plainly",
                 )
-            code = code_effects(program or "")
-            if code.danger is not None:
-                raise refuse(code.rule, seg, f"blocked as dangerous: the {name} program {code.danger}")
-            for text in code.commands:
-                self.payload(seg, Payload(f"{name} program", text), env, [], context=context, depth=depth)
-            for target in code.writes:
-                self.check(
-                    Segment(
-                        seg.raw,
-                        Resolved(argv=[Arg(name), Arg(target)]),
-                        [(">", Arg(target))],
-                        seg.cwd,
-                        seg.context,
-                    )
-                )
+            self.interpreter_code(seg, program or "", env, context, depth)
         if name in ("ssh", "scp", "sftp"):
             for k, t in enumerate(texts):
                 option = (
@@ -625,6 +629,23 @@ class _Walker:
                 )
                 if shell:
                     self.payload(seg, Payload("rsync -e", shell), env, [], context=context, depth=depth)
+
+    def interpreter_code(self, seg: Segment, program: str, env: Env, context: str, depth: int) -> None:
+        """What an interpreter's program does (``programs.code_effects``), screened like commands."""
+        code = code_effects(program)
+        if code.danger is not None:
+            raise refuse(code.rule, seg, f"blocked as dangerous: the {seg.name} program {code.danger}")
+        for text in code.commands:
+            self.payload(seg, Payload(f"{seg.name} program", text), env, [], context=context, depth=depth)
+        for target in code.writes:
+            written = Segment(
+                seg.raw,
+                Resolved(argv=[Arg(seg.name), Arg(target)]),
+                [(">", Arg(target))],
+                seg.cwd,
+                seg.context,
+            )
+            self.check(written)
 
     def after(self, seg: Segment, env: Env, printed: str | None) -> None:
         """What a command changes for the commands after it: cwd, variables, copied executables."""
