@@ -714,6 +714,11 @@ class _Walker:
                     env.vars[var] = value if k < len(fields) else ""
                 else:
                     env.vars[var] = UNKNOWN
+        elif name == "mount" and any(t in ("--bind", "-B", "--rbind", "-R") for t in texts):
+            operands = [a for a in args if not a.text.startswith("-")]
+            if len(operands) == 2 and all(a.static for a in operands):
+                origin, mount_point = (resolve(a.text, env.cwd, self.policy.home) for a in operands)
+                self.links[mount_point.rstrip("/") or "/"] = self.links.get(origin, origin)
         elif name in ("cp", "mv", "install", "ln"):
             operands = [a for a in args if not a.text.startswith("-")]
             if len(operands) >= 2 and all(a.static for a in operands):

@@ -28,7 +28,9 @@ CRITICAL_FILES = words(
     "/etc/passwd /etc/shadow /etc/group /etc/gshadow /etc/sudoers /etc/fstab /etc/hostname /etc/hosts /etc/resolv.conf /etc/ssh/sshd_config /etc/wsl.conf"
 )
 CRITICAL_FILE_PREFIXES = ("/boot/vmlinuz", "/boot/initrd", "/boot/grub")
-BLOCK_DEVICE = re.compile(r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|block/|sr\d|loop\d)")
+BLOCK_DEVICE = re.compile(
+    r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|block/|sr\d|loop\d|mem$|kmem$|port$)"
+)
 _PROC_ROOT = re.compile(r"^/proc/(?:\d+|self|thread-self)/root(?=/|$)")
 HARMLESS_DEVICES = re.compile(
     r"^/dev/(null|zero|stdout|stderr|tty|fd/\d+|full|random|urandom)$|^/proc/self/fd/\d+$"
