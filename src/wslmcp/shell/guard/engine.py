@@ -113,7 +113,7 @@ class _Walker:
         self, pipeline: Pipeline, env: Env, context: str, depth: int, feed: _Feed | None = None
     ) -> None:
         alone = len(pipeline.commands) == 1 and not pipeline.background
-        stdin = feed or _Feed(None, False)
+        stdin = feed or _Feed(None, pipeline.coproc)
         for command in pipeline.commands:
             scope = env if alone else env.child()
             self.command(command, scope, context, depth, stdin)
@@ -341,6 +341,15 @@ class _Walker:
         command, a process substitution, a here-document with run-time parts)?"""
         unknown = feed.unknown
         for r in redirects:
+            target_text = self.expander.single(r.target, env).text if r.target is not None else ""
+            if target_text.startswith(("/dev/tcp/", "/dev/udp/")) and (
+                r.fd in ("", "0") or r.op in ("&>", ">&", "<>")
+            ):
+                unknown = True  # a network socket as stdin (or as every stream, for `>&` and `&>`)
+                continue
+            if r.fd == "0" and r.op in (">&", "<&") and target_text not in ("0", "-"):
+                unknown = True  # stdin duplicated from another descriptor
+                continue
             if r.fd not in ("", "0") and r.op not in ("<<", "<<-", "<<<"):
                 continue
             if r.heredoc is not None or r.op == "<<<":

@@ -211,6 +211,7 @@ class _Reader:
     def _pipeline(self, stop_chars: str) -> Pipeline:
         start = self.i
         commands: list[Command] = []
+        coproc = False
         while True:
             self._skip_blanks()
             if self._take_keyword("!"):
@@ -220,6 +221,7 @@ class _Reader:
                 self._take_keyword("-p")
                 continue
             if self._take_keyword("coproc"):
+                coproc = True
                 self._skip_blanks()
                 name = self._plain_word()
                 after = self.i + len(name)
@@ -250,7 +252,7 @@ class _Reader:
             self.i += 2
         elif self._peek() == ";" and not self.s.startswith((";;", ";&"), self.i):
             self.i += 1
-        return Pipeline(commands, background, self.s[start : self.i].strip())
+        return Pipeline(commands, background, self.s[start : self.i].strip(), coproc)
 
     # ----------------------------------------------------------------- commands
 

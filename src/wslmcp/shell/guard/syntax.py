@@ -123,9 +123,12 @@ Command = Simple | Compound | FunctionDef
 
 @dataclass
 class Pipeline:
+    """``coproc`` pipelines read their stdin from a pipe the script writes to later."""
+
     commands: list[Command]
     background: bool
     raw: str
+    coproc: bool = False
 
 
 @dataclass
