@@ -17,46 +17,8 @@ from collections import Counter
 import bashlex  # type: ignore[import-not-found]
 
 from tests.guard.corpus import load
+from tests.guard.reader_names import reader_names as _ours
 from wslmcp.shell.guard.reader import read
-from wslmcp.shell.guard.syntax import (
-    Arith,
-    CommandSub,
-    Compound,
-    FunctionDef,
-    Lit,
-    ProcessSub,
-    Script,
-    Simple,
-    Word,
-)
-
-
-def _ours(script: Script, out: list[str]) -> None:
-    def words(ws: list[Word]) -> None:
-        for w in ws:
-            for p in w.parts:
-                if isinstance(p, CommandSub | ProcessSub):
-                    _ours(p.body, out)
-                elif isinstance(p, Arith):
-                    for s in p.subs:
-                        _ours(s, out)
-
-    for pipeline in script.pipelines:
-        stack = list(pipeline.commands)
-        while stack:
-            c = stack.pop(0)
-            if isinstance(c, Simple):
-                if c.words:
-                    first = c.words[0]
-                    out.append("".join(p.text for p in first.parts if isinstance(p, Lit)))
-                words(c.words)
-                words([v for _, v in c.assigns])
-            elif isinstance(c, Compound):
-                for b in c.bodies:
-                    _ours(b, out)
-                words(c.words)
-            elif isinstance(c, FunctionDef):
-                stack.append(c.body)
 
 
 class _Names(bashlex.ast.nodevisitor):  # type: ignore[misc]

@@ -4,7 +4,10 @@ command in any supported wrapper or payload keeps it refused."""
 from __future__ import annotations
 
 import base64
+import re
 import shlex
+import shutil
+import subprocess
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -237,3 +240,66 @@ def test_payload_wrapping_keeps_scripts_refused(script: str, layers: list[int]) 
     for index in layers:
         text = _text_wrappers(text)[index]
         assert check_command(POLICY, text, None).verdict == "reject", text
+
+
+# ------------------------------------------------------------------ respellings keep refusals
+
+BASH = shutil.which("bash")
+
+
+def _single(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _respell(word: str, how: int, k: int) -> tuple[str, str]:
+    """(assignments to run first, the word spelled another way); bash reads both as ``word``."""
+    q = _single(word)
+    forms: list[tuple[str, str]] = [
+        ("", q),
+        ("", '"' + re.sub(r'([\\"$`])', r"\\\1", word) + '"'),
+        ("", _single(word[:1]) + "''" + _single(word[1:]) if word[1:] else q),
+        ("", "".join("\\" + c for c in word)),
+        ("", "$'" + "".join(f"\\x{ord(c):02x}" for c in word) + "'"),
+        (f"v{k}={q}; ", f'"$v{k}"'),
+        ("", f'"$(printf %s {q})"'),
+        ("", f'"${{unset_{k}:-{word}}}"' if re.fullmatch(r"[\w./-]+", word) else q),
+        ("", f'"$(echo {base64.b64encode(word.encode()).decode()} | base64 -d)"'),
+        (f"v{k}={_single('_' + word)}; ", f'"${{v{k}:1}}"'),
+        ("", f"$(){q}"),
+        (f"v{k}={_single(word.upper())}; ", f'"${{v{k},,}}"') if word == word.lower() else ("", q),
+        (f"a{k}={q}; b{k}=a{k}; ", f'"${{!b{k}}}"'),
+        (f"printf -v v{k} %s {q}; ", f'"$v{k}"'),
+        (f"read -r v{k} <<< {q}; ", f'"$v{k}"') if " " not in word else ("", q),
+        ("", word[:1] + "\\\n" + _single(word[1:]) if word[1:] else q),
+        (
+            f"v{k}={_single(word[: len(word) // 2])}; w{k}={_single(word[len(word) // 2 :])}; ",
+            f'"$v{k}$w{k}"',
+        ),
+        (f"v{k}={_single(word)}; ", f'"$(echo "$v{k}" | tr a-z a-z)"' if word.isalpha() else f'"$v{k}"'),
+    ]
+    return forms[how % len(forms)]
+
+
+RESPELLABLE = [c for c in REFUSED_SIMPLE if all(re.fullmatch(r"[\w./=:+-]+", w) for w in c.split())]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(RESPELLABLE), st.lists(st.integers(min_value=0, max_value=17), min_size=1, max_size=6))
+def test_respelling_a_refused_command_keeps_it_refused(command: str, hows: list[int]) -> None:
+    words = command.split()
+    prefix, spelled = "", []
+    for k, word in enumerate(words):
+        assigns, text = _respell(word, hows[k % len(hows)], k)
+        prefix += assigns
+        spelled.append(text)
+    respelled = prefix + " ".join(spelled)
+    if BASH is not None:  # the respelling really means the same words to bash
+        show = "printf '[%s]' "
+        original = subprocess.run([BASH, "-c", show + command], capture_output=True, text=True, check=True)
+        variant = subprocess.run(
+            [BASH, "-c", prefix + show + " ".join(spelled)], capture_output=True, text=True, check=True
+        )
+        assert variant.stdout == original.stdout, respelled
+    assert check_command(POLICY, command, None).verdict == "reject"
+    decision = check_command(POLICY, respelled, None)
+    assert decision.verdict == "reject", (respelled, decision)

@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, replace
 
 from wslmcp.boundaries.bundle import Boundaries, Host
+from wslmcp.shell.audit import AuditedGuard, audit_of
 from wslmcp.shell.config import ShellConfig, load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
@@ -33,12 +34,14 @@ def assemble(boundaries: Boundaries, host: Host, *, quiet: bool = False) -> Asse
     if config.distro is not None:
         transport = boundaries.shell_transport(config.transport, config.distro, config.user)
         runner = Runner(transport, boundaries.tokens.next)
+    audit = audit_of(config, boundaries)
     service = ShellService(
         config,
         runner=runner,
-        guard=Guard(config.policy),
+        guard=AuditedGuard(config.policy) if audit is not None else Guard(config.policy),
         clock=boundaries.clock,
         log=log,
         local_files=boundaries.local_files,
+        audit=audit,
     )
     return Assembly(config, service, log)

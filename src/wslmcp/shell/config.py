@@ -57,6 +57,8 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_MAX_OUTPUT", str(DEFAULT_MAX_OUTPUT)),
     ("WSL_MAX_READ_BYTES", str(DEFAULT_MAX_READ_BYTES)),
     ("WSL_MCP_LOG_LEVEL", "info"),
+    ("WSL_AUDIT_LOG", "(no audit log)"),
+    ("WSL_AUDIT_REQUIRED", "false"),
     ("WSLMCP_SHELL_TRANSPORT", "auto"),
 )
 
@@ -80,6 +82,8 @@ class ShellConfig:
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     log_level: LogLevel = "info"
     transport: TransportChoice = "auto"
+    audit_log: str | None = None
+    audit_required: bool = False
 
     @property
     def configured(self) -> bool:
@@ -274,6 +278,7 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         home=None,
         user=user,
     )
+    audit_log, audit_required = _audit(env)
     return ShellConfig(
         distro=distro,
         user=user,
@@ -286,4 +291,21 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         max_read_bytes=_integer(env, "WSL_MAX_READ_BYTES", DEFAULT_MAX_READ_BYTES, MAX_READ_LIMIT),
         log_level=_log_level(env),
         transport=_transport(env),
+        audit_log=audit_log,
+        audit_required=audit_required,
     )
+
+
+def _audit(env: Mapping[str, str]) -> tuple[str | None, bool]:
+    """``WSL_AUDIT_LOG`` (an absolute path on this machine) and ``WSL_AUDIT_REQUIRED``."""
+    path = _get(env, "WSL_AUDIT_LOG")
+    if path is not None and (
+        _CONTROL_RE.search(path) or not (path.startswith("/") or re.match(r"[A-Za-z]:[\\/]", path))
+    ):
+        raise _fail("WSL_AUDIT_LOG", path, "an absolute file path")
+    required = _boolean(env, "WSL_AUDIT_REQUIRED", False)
+    if required and path is None:
+        raise ConfigError(
+            "WSL_AUDIT_REQUIRED is true but WSL_AUDIT_LOG names no file to write the audit log to"
+        )
+    return path, required

@@ -16,6 +16,7 @@ from typing import Concatenate, ParamSpec
 
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport, TransportError
+from wslmcp.shell.audit import Audit, AuditUnavailable, arguments, audited
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, render, shape
@@ -49,12 +50,20 @@ def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
     def wrap(method: _ToolMethod[_P]) -> _ToolMethod[_P]:
         @functools.wraps(method)
         async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Reply:
+            async def reply() -> Reply:
+                try:
+                    return await method(self, *args, **kwargs)
+                except Refused as refused:
+                    return self._refusal(tool, refused)
+                except FAILURES as exc:
+                    return self._failure(tool, exc)
+
+            if self.audit is None:
+                return await reply()
             try:
-                return await method(self, *args, **kwargs)
-            except Refused as refused:
-                return self._refusal(tool, refused)
-            except FAILURES as exc:
-                return self._failure(tool, exc)
+                return await audited(self.audit, tool, arguments(method, self, args, kwargs), reply)
+            except AuditUnavailable as exc:
+                return Reply(f"{tool} refused: {exc}", is_error=True)
 
         return answered
 
@@ -97,8 +106,10 @@ class ShellService:
         log: Log,
         local_files: LocalFiles,
         chunk_bytes: int | None = None,
+        audit: Audit | None = None,
     ) -> None:
         self.config = config
+        self.audit = audit
         self.runner = runner
         self.guard = guard
         self.clock = clock

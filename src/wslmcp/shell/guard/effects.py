@@ -13,7 +13,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import Arg
-from wslmcp.shell.guard.options import Parsed, parse
+from wslmcp.shell.guard.options import Parsed, parse, parse_as
+from wslmcp.shell.guard.vocabulary import (
+    GIT_CONFIG_WRITES,
+    INSTALL_TARGETS,
+    IP_CHANGES,
+    PACKAGE_READS,
+    READS,
+    SED_WRITE,
+    SUBVERB_WRITES,
+    family,
+    is_a,
+    is_info_form,
+    words,
+)
 
 CWD = Arg(".")
 
@@ -32,22 +45,22 @@ class Effects:
 Analyzer = Callable[[str, list[Arg]], Effects]
 
 
-def _operands(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+def _operands() -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         return Effects(writes=list(p.operands), mutation=None if p.operands else f"'{name}' changes files")
 
     return analyze
 
 
-def _after_first(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+def _after_first() -> Analyzer:
     """chmod/chown/chgrp/setfacl: the first operand is a mode, an owner or an ACL unless --reference
     names the template instead; the rest are the files changed."""
 
     def analyze(name: str, args: list[Arg]) -> Effects:
         if name == "chmod":  # symbolic modes such as -x or +x look like options
             args = [a for a in args if not re.fullmatch(r"[-+=][rwxXstugo]+", a.text)]
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         operands = list(p.operands)
         if name == "chmod":
             if operands and re.fullmatch(
@@ -62,11 +75,7 @@ def _after_first(short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
 
 
 def _copy_like(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "tSmgoB" if name == "install" else "tS",
-        ("target-directory", "suffix", "mode", "owner", "group"),
-    )
+    p = parse_as(name, args)
     targets = [Arg(v) for v in p.values("-t", "--target-directory")]
     if name == "install" and p.has("-d", "--directory"):
         return Effects(writes=list(p.operands))
@@ -80,37 +89,9 @@ def _copy_like(name: str, args: list[Arg]) -> Effects:
 
 
 def _rsync(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "eBfT",
-        (
-            "rsh",
-            "filter",
-            "exclude",
-            "include",
-            "exclude-from",
-            "include-from",
-            "files-from",
-            "rsync-path",
-            "temp-dir",
-            "partial-dir",
-            "log-file",
-            "password-file",
-            "chmod",
-            "chown",
-            "backup-dir",
-            "suffix",
-            "max-size",
-            "min-size",
-            "bwlimit",
-            "timeout",
-            "port",
-            "out-format",
-            "compare-dest",
-            "link-dest",
-            "copy-dest",
-        ),
-    )
+    if is_info_form(name, [a.text for a in args]):
+        return Effects()  # -n, --dry-run, --list-only: nothing is transferred
+    p = parse_as(name, args)
     writes = [p.operands[-1]] if len(p.operands) > 1 else []
     if p.has("--remove-source-files"):
         writes.extend(p.operands[:-1])
@@ -118,7 +99,7 @@ def _rsync(name: str, args: list[Arg]) -> Effects:
 
 
 def _scp(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "cFiJloPS")
+    p = parse_as(name, args)
     return Effects(writes=[p.operands[-1]] if len(p.operands) > 1 else [], mutation="scp transfers files")
 
 
@@ -133,29 +114,7 @@ def _tar(name: str, args: list[Arg]) -> Effects:
             if letter in "fCTXbgKLNV" and rest:
                 rebuilt.append(rest.pop(0))
         args = rebuilt + rest
-    p = parse(
-        args,
-        "fCTXbgKLNVIH",
-        (
-            "file",
-            "directory",
-            "files-from",
-            "exclude-from",
-            "exclude",
-            "transform",
-            "owner",
-            "group",
-            "mode",
-            "mtime",
-            "newer",
-            "label",
-            "use-compress-program",
-            "blocking-factor",
-            "format",
-            "xform",
-            "listed-incremental",
-        ),
-    )
+    p = parse_as(name, args)
     archives = [Arg(v) for v in p.values("-f", "--file") if v != "-"]
     creating = p.short_cluster_has("cruA") or p.has(
         "--create", "--append", "--update", "--concatenate", "--catenate", "--delete"
@@ -172,7 +131,7 @@ def _tar(name: str, args: list[Arg]) -> Effects:
 
 
 def _unzip(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "dxP")
+    p = parse_as(name, args)
     if p.has("-l", "-t", "-p", "-Z", "-v", "-z"):
         return Effects()
     dirs = [Arg(v) for v in p.values("-d")]
@@ -180,7 +139,10 @@ def _unzip(name: str, args: list[Arg]) -> Effects:
 
 
 def _compressor(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "S", ("suffix",))
+    p = parse_as(name, args)
+    outputs = [Arg(v) for v in p.values("-o", "--output")]
+    if outputs:
+        return Effects(writes=outputs)  # zstd/lz4 -o FILE
     if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in (
         "zcat",
         "bzcat",
@@ -203,14 +165,18 @@ def _tee(name: str, args: list[Arg]) -> Effects:
 
 
 def _sed(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "efl", ("expression", "file", "line-length"))
+    p = parse_as(name, args)
     in_place = p.has("--in-place") or any(
         a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0]
         for a in args
     )
+    scripts = p.values("-e", "--expression") or [a.text for a in p.operands[:1]]
+    named = [Arg((m.group(1) or m.group(3)).strip()) for t in scripts for m in SED_WRITE.finditer(t)]
+    named = [a for a in named if a.text not in ("/dev/stdout", "/dev/stderr")]
     if not in_place:
-        return Effects()
+        return Effects(writes=named)
     files = p.operands if p.has("-e", "--expression", "-f", "--file") else p.operands[1:]
+    files = files + named
     return Effects(writes=files, mutation=None if files else "sed edits files in place")
 
 
@@ -218,52 +184,19 @@ def _perl_like(name: str, args: list[Arg]) -> Effects:
     in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*", a.text) and not a.text.startswith("-e") for a in args[:4])
     if not in_place:
         return Effects()
-    p = parse(args, "eEIlMmx0")
+    p = parse_as(name, args)
     return Effects(
         writes=list(p.operands), mutation=None if p.operands else f"{name} -i edits files in place"
     )
 
 
 def _sort(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "kotST", ("key", "output", "field-separator", "temporary-directory", "buffer-size"))
+    p = parse_as(name, args)
     return Effects(writes=[Arg(v) for v in p.values("-o", "--output")])
 
 
 def _curl(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "odDeEhHKmuUxXyYzCPrTwAbcFQ",
-        (
-            "output",
-            "dump-header",
-            "cookie-jar",
-            "output-dir",
-            "upload-file",
-            "data",
-            "header",
-            "user",
-            "request",
-            "proxy",
-            "referer",
-            "user-agent",
-            "cookie",
-            "form",
-            "config",
-            "max-time",
-            "connect-timeout",
-            "retry",
-            "range",
-            "write-out",
-            "cacert",
-            "cert",
-            "key",
-            "data-binary",
-            "data-raw",
-            "data-urlencode",
-            "url",
-            "resolve",
-        ),
-    )
+    p = parse_as(name, args)
     writes = [
         Arg(v)
         for v in p.values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar")
@@ -277,35 +210,7 @@ def _curl(name: str, args: list[Arg]) -> Effects:
 
 
 def _wget(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "OoaPtTwQeUYiBlADRIXbd",
-        (
-            "output-document",
-            "output-file",
-            "append-output",
-            "directory-prefix",
-            "tries",
-            "timeout",
-            "wait",
-            "quota",
-            "execute",
-            "user-agent",
-            "input-file",
-            "base",
-            "level",
-            "accept",
-            "domains",
-            "reject",
-            "include-directories",
-            "exclude-directories",
-            "header",
-            "post-data",
-            "post-file",
-            "user",
-            "password",
-        ),
-    )
+    p = parse_as(name, args)
     if p.has("--spider"):
         return Effects()
     writes = [Arg(v) for v in p.values("-o", "--output-file", "-a", "--append-output") if v != "/dev/null"]
@@ -334,7 +239,7 @@ def _find(name: str, args: list[Arg]) -> Effects:
 
 
 def _awk(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "fvF", ("file", "assign", "field-separator"))
+    p = parse_as(name, args)
     if p.has("-f", "--file") or not p.operands:
         return Effects()
     program = p.operands[0].text
@@ -381,106 +286,52 @@ def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
 
 
 def _git(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "Cc",
-        ("git-dir", "work-tree", "namespace", "exec-path", "config-env", "super-prefix"),
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     where = [Arg(v) for v in p.values("-C")] or [CWD]
     if not p.rest:
         return Effects()
     verb, rest = p.rest[0].text, p.rest[1:]
     sub = parse(rest, "mFcCbBeoSu")
     flags = {n for n, _ in sub.opts}
-    mutating = {
-        "push",
-        "reset",
-        "checkout",
-        "switch",
-        "restore",
-        "clean",
-        "rebase",
-        "merge",
-        "commit",
-        "add",
-        "rm",
-        "mv",
-        "apply",
-        "revert",
-        "cherry-pick",
-        "pull",
-        "gc",
-        "prune",
-        "init",
-        "clone",
-        "fetch",
-        "am",
-        "filter-branch",
-        "update-ref",
-        "update-index",
-        "replace",
-        "lfs",
-        "sparse-checkout",
-        "bisect",
-        "repack",
-        "maintenance",
-    }
+    mutating = words(
+        "push reset checkout switch restore clean rebase merge commit add rm mv apply revert cherry-pick pull gc prune init clone fetch am filter-branch update-ref update-index replace lfs sparse-checkout bisect repack maintenance"
+    )
     read_forms = {
         "stash": ({"list", "show"}, set()),
         "remote": ({"show", "get-url", ""}, {"-v", "--verbose"}),
         "tag": (
             {""},
-            {
-                "-l",
-                "--list",
-                "-n",
-                "--contains",
-                "--points-at",
-                "--merged",
-                "--no-merged",
-                "--sort",
-                "-v",
-                "--verify",
-            },
+            words("-l --list -n --contains --points-at --merged --no-merged --sort -v --verify"),
         ),
         "branch": (
             {""},
-            {
-                "-a",
-                "--all",
-                "-r",
-                "--remotes",
-                "-l",
-                "--list",
-                "-v",
-                "-vv",
-                "--contains",
-                "--merged",
-                "--no-merged",
-                "--show-current",
-                "--sort",
-                "--format",
-            },
+            words(
+                "-a --all -r --remotes -l --list -v -vv --contains --merged --no-merged --show-current --sort --format"
+            ),
         ),
         "config": (
             set(),
-            {
-                "--get",
-                "--get-all",
-                "--get-regexp",
-                "-l",
-                "--list",
-                "--show-origin",
-                "--show-scope",
-                "--get-urlmatch",
-                "--name-only",
-            },
+            words(
+                "--get --get-all --get-regexp -l --list --show-origin --show-scope --get-urlmatch --name-only"
+            ),
         ),
         "worktree": ({"list"}, set()),
         "submodule": ({"status", "summary", "foreach", ""}, set()),
         "notes": ({"list", "show", ""}, set()),
     }
+    outputs = [Arg(v) for n, v in sub.opts if n in ("--output", "-o", "--output-directory") and v]
+    if verb in ("diff", "log", "show", "format-patch", "range-diff") and outputs:
+        return Effects(writes=outputs, mutation=f"git {verb} writes its output to a file")
+    if verb == "format-patch":
+        return Effects(writes=where, mutation="git format-patch writes patch files")
+    if verb == "config" and (
+        flags & GIT_CONFIG_WRITES
+        or (
+            sub.operands
+            and sub.operands[0].text in ("set", "unset", "edit", "rename-section", "remove-section")
+        )
+    ):
+        return Effects(writes=where, mutation="git config changes the configuration")
     if verb == "clone":
         operands = sub.operands
         return Effects(
@@ -504,9 +355,65 @@ def _git(name: str, args: list[Arg]) -> Effects:
     return Effects()
 
 
-def _cwd_builder(reads: set[str], short: str = "", long: tuple[str, ...] = ()) -> Analyzer:
+def _split(name: str, args: list[Arg]) -> Effects:
+    """split writes its pieces next to the prefix (the second operand), else in the working directory."""
+    p = parse_as(name, args)
+    if p.has("--help", "--version"):
+        return Effects()
+    prefix = p.operands[1] if len(p.operands) > 1 else CWD
+    return Effects(writes=[prefix], mutation="split writes files")
+
+
+def _ar(name: str, args: list[Arg]) -> Effects:
+    if not args:
+        return Effects()
+    key = args[0].text.lstrip("-")
+    if re.fullmatch(r"[tpv]*[tp][A-Za-z]*", key) and not re.search(r"[xdrqms]", key):
+        return Effects()
+    if "x" in key:
+        return Effects(writes=[CWD], mutation="ar extracts members")
+    return Effects(writes=args[1:2], mutation="ar changes an archive")
+
+
+def _seven_zip(name: str, args: list[Arg]) -> Effects:
+    verb = args[0].text if args else ""
+    if verb in ("l", "t", "i", "h", "b", "--help"):
+        return Effects()
+    outputs = [Arg(a.text[2:], a.glob) for a in args if a.text.startswith("-o") and len(a.text) > 2]
+    if verb in ("x", "e"):
+        return Effects(writes=outputs or [CWD], mutation=f"'{name} {verb}' extracts files")
+    archive = [a for a in args[1:] if not a.text.startswith("-")][:1]
+    return Effects(writes=archive + outputs, mutation=f"'{name}' writes archives")
+
+
+def _ip(name: str, args: list[Arg]) -> Effects:
+    words = [a.text for a in args if not a.text.startswith("-")]
+    if any(w in IP_CHANGES for w in words[1:3]) or (words[:1] == ["netns"] and words[1:2] != ["list"]):
+        return Effects(mutation="'ip' changes network configuration")
+    return Effects()
+
+
+def _interpreter(name: str, args: list[Arg]) -> Effects:
+    """``python -m pip …`` is pip; ``python -m venv DIR`` writes DIR; ``-i`` edits for perl/ruby."""
+    texts = [a.text for a in args]
+    if "-m" in texts:
+        k = texts.index("-m")
+        module, rest = (texts[k + 1], args[k + 2 :]) if k + 1 < len(texts) else ("", [])
+        if module in ("pip", "pip3"):
+            return _package("pip", rest)
+        if module in ("venv", "virtualenv"):
+            p = parse_as(module, rest)
+            return Effects(writes=list(p.operands) or [CWD], mutation="creates a virtual environment")
+        if module == "ensurepip":
+            return Effects(mutation="installs pip")
+    if name in ("perl", "ruby"):
+        return _perl_like(name, args)
+    return Effects()
+
+
+def _cwd_builder(reads: set[str]) -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         verb, _ = _subcommand(p)
         if verb in reads or (p.has("--version", "-v", "--help", "-h") and not verb):
             return Effects()
@@ -521,11 +428,9 @@ def _cwd_builder(reads: set[str], short: str = "", long: tuple[str, ...] = ()) -
     return analyze
 
 
-def _listing_flags(
-    read_flags: set[str], short: str = "", long: tuple[str, ...] = (), label: str = ""
-) -> Analyzer:
+def _listing_flags(read_flags: set[str], label: str = "") -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse(args, short, long)
+        p = parse_as(name, args)
         if any(n in read_flags for n, _ in p.opts) or (not args and "" in read_flags):
             return Effects()
         return Effects(mutation=label or f"'{name}' changes the system")
@@ -546,100 +451,35 @@ def _service(name: str, args: list[Arg]) -> Effects:
 
 
 def _systemctl(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "HMtpnosP",
-        (
-            "host",
-            "machine",
-            "type",
-            "property",
-            "lines",
-            "output",
-            "signal",
-            "state",
-            "root",
-            "kill-whom",
-            "job-mode",
-        ),
-    )
+    p = parse_as(name, args)
     verb, _ = _subcommand(p)
-    reads = {
-        "",
-        "status",
-        "show",
-        "cat",
-        "list-units",
-        "list-unit-files",
-        "list-sockets",
-        "list-timers",
-        "list-jobs",
-        "list-dependencies",
-        "list-machines",
-        "is-active",
-        "is-enabled",
-        "is-failed",
-        "is-system-running",
-        "help",
-        "get-default",
-        "show-environment",
-        "--version",
-    }
-    if verb in reads:
+    if verb in READS[name] or is_info_form(name, [a.text for a in args]):
         return Effects()
-    return Effects(mutation=f"'systemctl {verb}' changes service state")
+    return Effects(mutation=f"'{name} {verb}' changes service or session state")
+
+
+def _sysctl(name: str, args: list[Arg]) -> Effects:
+    """sysctl reads unless it writes (``-w``, ``name=value``) or loads settings (``-p``, ``--system``)."""
+    texts = [a.text for a in args]
+    if any(t in ("-w", "--write", "-p", "--load", "--system") or t.startswith("--load=") for t in texts):
+        return Effects(mutation="'sysctl' changes kernel settings")
+    if any("=" in t and not t.startswith("-") for t in texts):
+        return Effects(mutation="'sysctl' changes kernel settings")
+    return Effects()
 
 
 def _docker(name: str, args: list[Arg]) -> Effects:
-    p = parse(
-        args,
-        "Hcl",
-        ("host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"),
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     if not p.rest:
         return Effects()
     verb = p.rest[0].text
     sub = p.rest[1:]
-    reads = {
-        "ps",
-        "logs",
-        "inspect",
-        "images",
-        "version",
-        "info",
-        "stats",
-        "top",
-        "port",
-        "diff",
-        "history",
-        "events",
-        "search",
-        "help",
-        "ls",
-        "config",
-        "context",
-        "login",
-        "logout",
-    }
-    groups = {
-        "compose",
-        "container",
-        "image",
-        "volume",
-        "network",
-        "system",
-        "buildx",
-        "builder",
-        "node",
-        "service",
-        "stack",
-        "secret",
-        "plugin",
-        "trust",
-        "manifest",
-        "context",
-    }
+    reads = words(
+        "ps logs inspect images version info stats top port diff history events search help ls config context login logout"
+    )
+    groups = words(
+        "compose container image volume network system buildx builder node service stack secret plugin trust manifest context"
+    )
     if verb in groups:
         inner = parse(
             sub,
@@ -678,49 +518,32 @@ def _docker(name: str, args: list[Arg]) -> Effects:
 
 
 def _kubectl(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "ns", ("namespace", "context", "kubeconfig", "server", "cluster", "user", "token", "as"))
+    p = parse_as(name, args)
     verb, _ = _subcommand(p)
-    mutating = {
-        "apply",
-        "delete",
-        "create",
-        "edit",
-        "scale",
-        "patch",
-        "replace",
-        "rollout",
-        "drain",
-        "cordon",
-        "uncordon",
-        "exec",
-        "cp",
-        "set",
-        "annotate",
-        "label",
-        "taint",
-        "run",
-        "expose",
-        "autoscale",
-        "attach",
-        "debug",
-        "port-forward",
-        "proxy",
-    }
+    mutating = words(
+        "apply delete create edit scale patch replace rollout drain cordon uncordon exec cp set annotate label taint run expose autoscale attach debug port-forward proxy"
+    )
     if verb in mutating:
         return Effects(mutation=f"'{name} {verb}' changes cluster state")
     return Effects()
 
 
 def _crontab(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "u")
+    p = parse_as(name, args)
     if p.has("-l", "-V") and not p.has("-r", "-e"):
         return Effects()
     return Effects(mutation="crontab replaces the user's scheduled jobs")
 
 
 def _kill(name: str, args: list[Arg]) -> Effects:
-    if name == "kill" and any(a.text in ("-l", "-L", "--list", "--table") for a in args):
+    texts = [a.text for a in args]
+    if name == "kill" and any(t in ("-l", "-L", "--list", "--table") for t in texts):
         return Effects()
+    if name == "kill" and (
+        "-0" in texts
+        or any(t in ("-s", "--signal", "-n") and texts[k + 1 : k + 2] == ["0"] for k, t in enumerate(texts))
+    ):
+        return Effects()  # signal 0 only asks whether the process exists
     return Effects(mutation=f"'{name}' signals processes")
 
 
@@ -732,340 +555,43 @@ def _mutation(label: str) -> Analyzer:
 
 
 def _editor(name: str, args: list[Arg]) -> Effects:
-    p = parse(args, "cSuiTw")
+    p = parse_as(name, args)
     files = [a for a in p.operands if not a.text.startswith("+")]
     return Effects(writes=files, mutation=f"'{name}' edits files")
 
 
-_PIP_READS = (
-    {
-        "list",
-        "show",
-        "freeze",
-        "check",
-        "search",
-        "help",
-        "config",
-        "debug",
-        "inspect",
-        "index",
-        "hash",
-        "cache",
-        "completion",
-    },
-    True,
-)
-
-_PKG_READS = {
-    "apt": (
-        {"list", "show", "search", "policy", "depends", "rdepends", "showsrc", "changelog", "help", "moo"},
-        False,
-    ),
-    "apt-get": ({"check", "changelog", "help", "indextargets"}, False),
-    "aptitude": ({"search", "show", "versions", "why", "why-not", "changelog", "help"}, False),
-    "yum": (
-        {
-            "list",
-            "info",
-            "search",
-            "provides",
-            "whatprovides",
-            "repolist",
-            "check-update",
-            "history",
-            "deplist",
-            "help",
-        },
-        False,
-    ),
-    "dnf": (
-        {
-            "list",
-            "info",
-            "search",
-            "provides",
-            "repolist",
-            "repoquery",
-            "check-update",
-            "history",
-            "deplist",
-            "help",
-        },
-        False,
-    ),
-    "zypper": (
-        {
-            "search",
-            "se",
-            "info",
-            "if",
-            "list-updates",
-            "lu",
-            "repos",
-            "lr",
-            "packages",
-            "pa",
-            "patches",
-            "help",
-        },
-        False,
-    ),
-    "apk": ({"info", "search", "list", "policy", "stats", "dot", "help"}, False),
-    "snap": (
-        {
-            "list",
-            "info",
-            "find",
-            "search",
-            "version",
-            "help",
-            "changes",
-            "services",
-            "connections",
-            "interfaces",
-            "logs",
-        },
-        True,
-    ),
-    "brew": (
-        {
-            "list",
-            "ls",
-            "info",
-            "search",
-            "outdated",
-            "deps",
-            "uses",
-            "config",
-            "doctor",
-            "leaves",
-            "desc",
-            "home",
-            "help",
-            "--prefix",
-            "--version",
-            "--cellar",
-        },
-        True,
-    ),
-    "npm": (
-        {
-            "ls",
-            "list",
-            "ll",
-            "la",
-            "view",
-            "v",
-            "info",
-            "show",
-            "outdated",
-            "search",
-            "s",
-            "help",
-            "config",
-            "get",
-            "whoami",
-            "version",
-            "bin",
-            "root",
-            "prefix",
-            "explain",
-            "why",
-            "doctor",
-            "fund",
-            "ping",
-            "query",
-            "docs",
-            "repo",
-            "bugs",
-        },
-        True,
-    ),
-    "pnpm": (
-        {
-            "ls",
-            "list",
-            "ll",
-            "la",
-            "view",
-            "info",
-            "outdated",
-            "why",
-            "help",
-            "root",
-            "bin",
-            "config",
-            "search",
-            "audit",
-            "licenses",
-        },
-        False,
-    ),
-    "yarn": (
-        {
-            "list",
-            "info",
-            "why",
-            "outdated",
-            "help",
-            "config",
-            "bin",
-            "versions",
-            "licenses",
-            "audit",
-            "owner",
-            "workspaces",
-        },
-        False,
-    ),
-    "pip": _PIP_READS,
-    "pip3": _PIP_READS,
-    "pipx": ({"list", "environment", "help"}, True),
-    "gem": (
-        {
-            "list",
-            "search",
-            "query",
-            "specification",
-            "spec",
-            "environment",
-            "env",
-            "contents",
-            "which",
-            "help",
-            "info",
-            "outdated",
-            "dependency",
-        },
-        True,
-    ),
-    "composer": (
-        {
-            "show",
-            "info",
-            "search",
-            "outdated",
-            "licenses",
-            "validate",
-            "diagnose",
-            "depends",
-            "why",
-            "prohibits",
-            "why-not",
-            "help",
-            "list",
-            "about",
-            "config",
-            "check-platform-reqs",
-            "status",
-            "suggests",
-            "fund",
-        },
-        True,
-    ),
-    "bundle": (
-        {"list", "show", "outdated", "info", "check", "help", "version", "platform", "doctor", "config"},
-        False,
-    ),
-    "cargo": (
-        {
-            "search",
-            "tree",
-            "metadata",
-            "version",
-            "help",
-            "locate-project",
-            "pkgid",
-            "read-manifest",
-            "verify-project",
-            "--version",
-            "-V",
-            "--list",
-        },
-        True,
-    ),
-    "helm": (
-        {
-            "list",
-            "ls",
-            "get",
-            "history",
-            "search",
-            "show",
-            "status",
-            "template",
-            "version",
-            "help",
-            "env",
-            "lint",
-            "verify",
-        },
-        True,
-    ),
-}
-
-
 def _package(name: str, args: list[Arg]) -> Effects:
-    reads, default_read = _PKG_READS[name]
-    p = parse(
-        args,
-        "ocCpt" if name in ("apt", "apt-get", "aptitude") else "",
-        ("option", "config-file", "target-release"),
-    )
+    reads, default_read = PACKAGE_READS[name]
+    p = parse_as(name, args)
     if p.has("-s", "--simulate", "--dry-run", "--just-print", "--recon", "--no-act"):
         return Effects()
-    verb, _ = _subcommand(p)
+    verb, rest = _subcommand(p)
+    targets = [Arg(v) for v in p.values(*INSTALL_TARGETS)]
+    subverb = rest[0].text if rest else ""
+    if verb in reads and subverb in SUBVERB_WRITES:
+        return Effects(
+            writes=targets, mutation=f"'{name} {verb} {subverb}' changes its configuration or cache"
+        )
     if (not verb and (default_read or p.has("--version", "-v", "-V", "--help", "-h"))) or verb in reads:
         return Effects()
-    if name in ("npm", "pnpm", "yarn", "cargo", "composer", "bundle") and verb not in (
-        "publish",
-        "login",
-        "adduser",
-        "logout",
-    ):
+    if is_a(name, "cwd_package") and verb not in ("publish", "login", "adduser", "logout"):
         if p.has("-g", "--global", "--location"):
-            return Effects(mutation=f"'{name} {verb}' installs packages system-wide")
+            return Effects(writes=targets, mutation=f"'{name} {verb}' installs packages system-wide")
         return Effects(
-            writes=[CWD],
+            writes=targets or [CWD],
             mutation=f"'{name} {verb}' changes packages in the working directory".replace(" '", "'").replace(
                 "''", "'"
             ),
         )
-    return Effects(mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages")
+    return Effects(
+        writes=targets, mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages"
+    )
 
 
 def _dpkg(name: str, args: list[Arg]) -> Effects:
-    reads = {
-        "-l",
-        "-L",
-        "-s",
-        "-S",
-        "-p",
-        "-c",
-        "-I",
-        "-W",
-        "--list",
-        "--listfiles",
-        "--status",
-        "--search",
-        "--print-avail",
-        "--print-architecture",
-        "--print-foreign-architectures",
-        "--get-selections",
-        "--contents",
-        "--info",
-        "--compare-versions",
-        "--audit",
-        "-C",
-        "--verify",
-        "-V",
-        "--version",
-        "--help",
-        "--show",
-        "-f",
-        "--field",
-        "--showformat",
-    }
+    reads = words(
+        "-l -L -s -S -p -c -I -W --list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures --get-selections --contents --info --compare-versions --audit -C --verify -V --version --help --show -f --field --showformat"
+    )
     first = next((a.text for a in args if a.text.startswith("-")), "")
     if (
         not args
@@ -1114,25 +640,11 @@ def _firewall(name: str, args: list[Arg]) -> Effects:
 def _disk_tool(name: str, args: list[Arg]) -> Effects:
     texts = [a.text for a in args]
     if name == "parted":
-        words = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
-        mutating = {
-            "mklabel",
-            "mktable",
-            "mkpart",
-            "mkpartfs",
-            "rm",
-            "resizepart",
-            "resize",
-            "rescue",
-            "set",
-            "toggle",
-            "name",
-            "move",
-            "cp",
-            "mkfs",
-            "disk_set",
-        }
-        if any(w in mutating for w in words):
+        verbs = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
+        mutating = words(
+            "mklabel mktable mkpart mkpartfs rm resizepart resize rescue set toggle name move cp mkfs disk_set"
+        )
+        if any(w in mutating for w in verbs):
             return Effects(mutation="'parted' repartitions a disk")
         return Effects()
     if name == "wipefs":
@@ -1160,216 +672,63 @@ def _ssh_keygen(name: str, args: list[Arg]) -> Effects:
     return Effects(mutation="ssh-keygen writes keys")
 
 
-ANALYZERS: dict[str, Analyzer] = {
-    "rm": _operands(),
-    "rmdir": _operands(),
-    "unlink": _operands(),
-    "shred": _operands("ns", ("iterations", "size", "random-source")),
-    "srm": _operands(),
-    "wipe": _operands(),
-    "touch": _operands("dtr", ("date", "reference", "time")),
-    "mkdir": _operands("m", ("mode", "context")),
-    "mknod": _operands("m"),
-    "mkfifo": _operands("m"),
-    "truncate": _operands("sr", ("size", "reference")),
-    "fallocate": _operands("lonx", ("length", "offset")),
-    "chattr": _operands("vpR"),
-    "rename": _operands(),
-    "patch": _operands("pdoiDFBVrYz", ("strip", "directory", "output", "input", "reject-file")),
-    "chmod": _after_first("", ("reference",)),
-    "chown": _after_first("", ("reference", "from")),
-    "chgrp": _after_first("", ("reference",)),
-    "setfacl": _after_first("mMxX", ("modify", "modify-file", "remove", "remove-file", "set", "set-file")),
-    "cp": _copy_like,
-    "mv": _copy_like,
-    "install": _copy_like,
-    "ln": _copy_like,
-    "rsync": _rsync,
-    "scp": _scp,
-    "tar": _tar,
-    "bsdtar": _tar,
-    "unzip": _unzip,
-    "7z": _mutation("'{name}' writes archives"),
-    "gzip": _compressor,
-    "gunzip": _compressor,
-    "bzip2": _compressor,
-    "bunzip2": _compressor,
-    "xz": _compressor,
-    "unxz": _compressor,
-    "zstd": _compressor,
-    "unzstd": _compressor,
-    "lz4": _compressor,
-    "zip": _compressor,
-    "cpio": _listing_flags(
-        {"-t", "--list", "-o", "--create", "--version", "--help"}, label="'cpio' extracts files"
-    ),
-    "dd": _dd,
-    "tee": _tee,
-    "sponge": _tee,
-    "sed": _sed,
-    "perl": _perl_like,
-    "ruby": _perl_like,
-    "sort": _sort,
-    "curl": _curl,
-    "wget": _wget,
-    "find": _find,
-    "awk": _awk,
-    "gawk": _awk,
-    "mawk": _awk,
-    "nawk": _awk,
-    "git": _git,
-    "systemctl": _systemctl,
-    "service": _service,
-    "docker": _docker,
-    "podman": _docker,
-    "nerdctl": _docker,
-    "kubectl": _kubectl,
-    "oc": _kubectl,
-    "crontab": _crontab,
-    "kill": _kill,
-    "killall": _kill,
-    "pkill": _kill,
-    "skill": _kill,
-    "dpkg": _dpkg,
-    "dpkg-query": _dpkg,
-    "rpm": _rpm,
-    "pacman": _pacman,
-    "ssh-keygen": _ssh_keygen,
-    "make": _cwd_builder(set(), "CfjIlo", ("directory", "file", "makefile", "jobs", "include-dir")),
-    "cmake": _cwd_builder(set(), "CDGSBTAP"),
-    "ninja": _cwd_builder(set(), "Cfjlk"),
-    "vi": _editor,
-    "vim": _editor,
-    "nvim": _editor,
-    "nano": _editor,
-    "emacs": _editor,
-    "ex": _editor,
-    "ed": _editor,
-    "pico": _editor,
-    "micro": _editor,
-    "sudoedit": _editor,
-    "fdisk": _disk_tool,
-    "sfdisk": _disk_tool,
-    "parted": _disk_tool,
-    "sgdisk": _disk_tool,
-    "wipefs": _disk_tool,
-    "blkdiscard": _disk_tool,
-    "mount": _listing_flags(
-        {"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, label="'mount' changes mounts"
-    ),
-    "umount": _mutation("'{name}' changes mounts"),
-    "swapon": _listing_flags(
-        {"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, label="'swapon' changes swap"
-    ),
-    "swapoff": _mutation("'{name}' changes swap"),
-    "iptables": _firewall,
-    "ip6tables": _firewall,
-    "nft": _firewall,
-    "ufw": _firewall,
-    "firewall-cmd": _firewall,
-    "ssh": _mutation("'{name}' runs commands on another host"),
-    "sftp": _mutation("'{name}' transfers files"),
-    "ftp": _mutation("'{name}' transfers files"),
-    "ssh-copy-id": _mutation("'{name}' installs keys on another host"),
-    "npx": _mutation("'{name}' downloads and runs a package"),
-    "pnpx": _mutation("'{name}' downloads and runs a package"),
-    "passwd": _mutation("'{name}' changes accounts"),
-    "chpasswd": _mutation("'{name}' changes accounts"),
-    "visudo": _mutation("'{name}' changes sudo rules"),
-    "at": _listing_flags({"-l", "-V", "-c"}, label="'at' schedules a job"),
-    "batch": _mutation("'{name}' schedules a job"),
-    "atrm": _mutation("'{name}' removes scheduled jobs"),
-    "reboot": _mutation("'{name}' restarts the host"),
-    "shutdown": _mutation("'{name}' powers off the host"),
-    "halt": _mutation("'{name}' halts the host"),
-    "poweroff": _mutation("'{name}' powers off the host"),
-    "init": _mutation("'{name}' changes the runlevel"),
-    "telinit": _mutation("'{name}' changes the runlevel"),
-    "hostnamectl": _listing_flags(
-        {"", "status", "--help", "--version"}, label="'hostnamectl' changes the hostname"
-    ),
-    "timedatectl": _listing_flags(
-        {"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"},
-        label="'timedatectl' changes the clock",
-    ),
-    "ldconfig": _listing_flags(
-        {"-p", "--print-cache", "-V", "--version"}, label="'ldconfig' rewrites the linker cache"
-    ),
-    "update-alternatives": _listing_flags(
-        {"--display", "--query", "--list", "--get-selections"},
-        label="'update-alternatives' changes system links",
-    ),
-    "modprobe": _listing_flags(
-        {"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"},
-        label="'modprobe' loads or unloads kernel modules",
-    ),
-    "insmod": _mutation("'{name}' loads a kernel module"),
-    "rmmod": _mutation("'{name}' unloads a kernel module"),
-    "sysctl": _listing_flags({"-a", "--all", "-n", "-N", ""}, label="'sysctl' changes kernel settings"),
-}
-for _name in (
-    "apt",
-    "apt-get",
-    "aptitude",
-    "yum",
-    "dnf",
-    "zypper",
-    "apk",
-    "snap",
-    "brew",
-    "npm",
-    "pnpm",
-    "yarn",
-    "pip",
-    "pip3",
-    "pipx",
-    "gem",
-    "composer",
-    "bundle",
-    "cargo",
-    "helm",
-):
-    ANALYZERS[_name] = _package
-for _name in (
-    "useradd",
-    "usermod",
-    "userdel",
-    "groupadd",
-    "groupmod",
-    "groupdel",
-    "adduser",
-    "deluser",
-    "addgroup",
-    "delgroup",
-    "gpasswd",
-    "chsh",
-    "chfn",
-):
-    ANALYZERS[_name] = _mutation("'{name}' changes accounts")
-for _name in (
-    "mkfs",
-    "mke2fs",
-    "mkswap",
-    "mkdosfs",
-    "mkntfs",
-    "mkfs.ext4",
-    "mkfs.ext3",
-    "mkfs.ext2",
-    "mkfs.xfs",
-    "mkfs.btrfs",
-    "mkfs.vfat",
-    "mkfs.fat",
-    "mkfs.ntfs",
-    "mkfs.exfat",
-):
-    ANALYZERS[_name] = _mutation("'{name}' formats a filesystem")
+_BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
+    ("rm rmdir unlink shred srm wipe touch mkdir mknod mkfifo truncate fallocate chattr rename patch", _operands()),
+    ("chmod chown chgrp setfacl", _after_first()),
+    ("cp mv install ln", _copy_like),
+    ("rsync", _rsync), ("scp", _scp), ("tar bsdtar", _tar), ("unzip", _unzip),
+    ("7z 7za 7zr", _seven_zip), ("split", _split), ("ar", _ar), ("ip", _ip),
+    ("python python2 python3 perl ruby", _interpreter),
+    ("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 zip", _compressor),
+    ("cpio", _listing_flags({"-t", "--list", "-o", "--create", "--version", "--help"}, "'cpio' extracts files")),
+    ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("sort", _sort),
+    ("curl", _curl), ("wget", _wget), ("find", _find), ("awk gawk mawk nawk", _awk), ("git", _git),
+    ("systemctl loginctl", _systemctl), ("service", _service), ("docker podman nerdctl", _docker),
+    ("kubectl oc", _kubectl), ("crontab", _crontab), ("kill killall pkill skill", _kill),
+    ("dpkg dpkg-query", _dpkg), ("rpm", _rpm), ("pacman", _pacman), ("ssh-keygen", _ssh_keygen),
+    ("make cmake ninja", _cwd_builder(set())),
+    ("vi vim nvim nano emacs ex ed pico micro sudoedit", _editor),
+    ("fdisk sfdisk parted sgdisk wipefs blkdiscard", _disk_tool),
+    ("mount", _listing_flags({"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, "'mount' changes mounts")),
+    ("umount", _mutation("'{name}' changes mounts")),
+    ("swapon", _listing_flags({"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, "'swapon' changes swap")),
+    ("swapoff", _mutation("'{name}' changes swap")),
+    ("iptables ip6tables nft ufw firewall-cmd", _firewall),
+    ("ssh", _mutation("'{name}' runs commands on another host")),
+    ("sftp ftp", _mutation("'{name}' transfers files")),
+    ("ssh-copy-id", _mutation("'{name}' installs keys on another host")),
+    ("npx pnpx", _mutation("'{name}' downloads and runs a package")),
+    ("passwd chpasswd", _mutation("'{name}' changes accounts")),
+    ("visudo", _mutation("'{name}' changes sudo rules")),
+    ("at", _listing_flags({"-l", "-V", "-c"}, "'at' schedules a job")),
+    ("batch", _mutation("'{name}' schedules a job")),
+    ("atrm", _mutation("'{name}' removes scheduled jobs")),
+    ("reboot", _mutation("'{name}' restarts the host")),
+    ("shutdown poweroff", _mutation("'{name}' powers off the host")),
+    ("halt", _mutation("'{name}' halts the host")),
+    ("init telinit", _mutation("'{name}' changes the runlevel")),
+    ("hostnamectl", _listing_flags({"", "status", "--help", "--version"}, "'hostnamectl' changes the hostname")),
+    ("timedatectl", _listing_flags({"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"}, "'timedatectl' changes the clock")),
+    ("ldconfig", _listing_flags({"-p", "--print-cache", "-V", "--version"}, "'ldconfig' rewrites the linker cache")),
+    ("update-alternatives", _listing_flags({"--display", "--query", "--list", "--get-selections"}, "'update-alternatives' changes system links")),
+    ("modprobe", _listing_flags({"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"}, "'modprobe' loads or unloads kernel modules")),
+    ("insmod", _mutation("'{name}' loads a kernel module")),
+    ("rmmod", _mutation("'{name}' unloads a kernel module")),
+    ("sysctl", _sysctl),
+    (" ".join(family("package")), _package),
+    (" ".join(family("account")), _mutation("'{name}' changes accounts")),
+    (" ".join(family("formatter")), _mutation("'{name}' formats a filesystem")),
+)  # fmt: skip
+ANALYZERS: dict[str, Analyzer] = {name: analyzer for names, analyzer in _BY_NAMES for name in names.split()}
 
 
 def effects(name: str, args: list[Arg]) -> Effects:
     """What running ``name`` with ``args`` writes (redirections are the caller's)."""
     analyzer = ANALYZERS.get(name)
-    if analyzer is None and name.startswith("mkfs."):
+    if analyzer is None and is_a(name, "formatter"):
         analyzer = ANALYZERS["mkfs"]
+    if analyzer is None and is_a(name, "interpreter"):
+        analyzer = _interpreter
     if analyzer is None:
         return Effects()
     return analyzer(name, args)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.limits import MAX_FIELDS, MAX_VALUE_CHARS, Budget
 from wslmcp.shell.guard.syntax import (
+    OUTPUT_OPS,
     Arith,
     CommandSub,
     Lit,
@@ -209,12 +210,31 @@ class Expander:
                 current.append(text)
                 present = True
                 continue
+            if (
+                isinstance(part, Param)
+                and part.name == "@"
+                and part.quoted
+                and not part.op
+                and env.positional is not None
+            ):
+                # "$@": one field per positional parameter, joined to the text around it.
+                items = env.positional[1:]
+                for k, item in enumerate(items):
+                    if k > 0:
+                        fields.append(Arg("".join(current), glob))
+                        current, glob = [], False
+                    current.append(item)
+                    present = True
+                continue
             value, quoted = self._value(part, env)
-            if quoted or not split or UNKNOWN in value or UNKNOWN_SET in value:
+            ifs = self.lookup("IFS", env) if split and not quoted else " "
+            if not quoted and split and (UNKNOWN in ifs or UNKNOWN_SET in ifs) and value:
+                value = UNKNOWN  # split by a separator only known at run time
+            if quoted or not split or UNKNOWN in value or UNKNOWN_SET in value or not ifs:
                 current.append(value)
                 present = present or quoted or not split or bool(value)
                 continue
-            for k, piece in enumerate(re.split(r"[ \t\n]+", value)):
+            for k, piece in enumerate(re.split("[" + re.escape(ifs) + "]+", value)):
                 if k > 0:
                     if present:
                         fields.append(Arg("".join(current), glob))
@@ -272,10 +292,19 @@ class Expander:
             return UNKNOWN if value == UNKNOWN else (arg if value else "")
         if op == "#len":
             return UNKNOWN_SET
-        if op.startswith("!"):
-            return UNKNOWN
-        # Pattern removal, substitution, case change, substrings: unknown unless the value is empty.
-        return UNKNOWN if value != "" else ""
+        if op == "!":
+            target = self.lookup(part.name, env)
+            return self.lookup(target, env) if re.fullmatch(r"[A-Za-z_]\w*", target) else UNKNOWN
+        if (
+            op.startswith("!")
+            or UNKNOWN in value
+            or UNKNOWN_SET in value
+            or UNKNOWN in arg
+            or UNKNOWN_SET in arg
+        ):
+            return UNKNOWN if value != "" else ""
+        evaluated = _operate(value, op, arg)
+        return UNKNOWN if evaluated is None else evaluated
 
     def lookup(self, name: str, env: Env) -> str:
         if name in env.vars:
@@ -299,14 +328,19 @@ class Expander:
 
     def assign(self, name: str, word: Word, env: Env) -> None:
         value = self.single(word, env).text
-        if len(value) > MAX_VALUE_CHARS:
-            value = UNKNOWN
-        env.vars[name] = value
+        base = name.rstrip("+[")
+        if name.endswith("+"):
+            value = self.lookup(base, env) + value
+        if len(value) > MAX_VALUE_CHARS or word.raw.startswith("(") or name.endswith("["):
+            value = UNKNOWN  # arrays and their elements are not tracked: their uses are unknown
+        env.vars[base] = value
 
     # ----------------------------------------------------------------- static outputs
 
     def output_of(self, script: Script, env: Env) -> str | None:
         """What ``script`` prints, when that is knowable without running anything."""
+        if not script.pipelines:
+            return ""
         if len(script.pipelines) != 1 or script.pipelines[0].background:
             return None
         data: str | None = ""
@@ -334,14 +368,24 @@ class Expander:
                 data = value.text + "\n" if value.static else None
             elif r.op == "<" and r.fd in ("", "0"):
                 data = None
+                if (
+                    r.target is not None
+                    and len(r.target.parts) == 1
+                    and isinstance(r.target.parts[0], ProcessSub)
+                ):
+                    data = self.output_of(r.target.parts[0].body, env.child())
         return data
 
     def simple_output(self, command: Simple, env: Env, piped: str | None) -> str | None:
+        if any(r.op in OUTPUT_OPS and r.op != "<>" and r.fd in ("", "1") for r in command.redirects):
+            return ""
+        return self.printed(command, env, piped)
+
+    def printed(self, command: Simple, env: Env, piped: str | None) -> str | None:
+        """What ``command`` writes to its standard output, wherever that goes, when knowable."""
         args = self.words(command.words, env)
         if not args or not all(a.static for a in args):
             return None
-        if any(r.op in (">", ">>", "&>", ">|", "&>>") and r.fd in ("", "1") for r in command.redirects):
-            return ""
         stdin = self.stdin_of(command.redirects, env, piped)
         name = args[0].text.rsplit("/", 1)[-1]
         rest = [a.text for a in args[1:]]
@@ -351,8 +395,16 @@ class Expander:
             return _printf(rest)
         if name == "pwd":
             return env.cwd + "\n" if env.cwd else None
-        if name == "cat" and not rest:
+        if name == "cat" and all(r in ("-", "/dev/stdin") for r in rest):
             return stdin
+        if (name == "which" and len(rest) == 1) or (
+            name in ("command", "type") and len(rest) == 2 and rest[0] in ("-v", "-P", "-p")
+        ):
+            return basename_of(rest[-1]) + "\n"
+        if name == "tr":
+            return _tr(rest, stdin)
+        if name == "wslpath" and rest and rest[-1] and all(r in ("-a", "-u") for r in rest[:-1]):
+            return _wslpath(rest[-1])
         if name == "base64" and rest and set(rest) <= {"-d", "--decode", "-D", "-i", "--ignore-garbage"}:
             if stdin is None:
                 return None
@@ -361,6 +413,89 @@ class Expander:
             except (binascii.Error, ValueError):
                 return None
         return None
+
+
+def basename_of(text: str) -> str:
+    return text.rstrip("/").rsplit("/", 1)[-1] or text
+
+
+def _operate(value: str, op: str, arg: str) -> str | None:
+    """``${x<op>arg}`` for a known value: substrings, case changes, pattern removal, substitution."""
+    if op == ":" and re.fullmatch(r"\s*-?\d+\s*(:\s*-?\d+\s*)?", arg):
+        offset, _, length = arg.partition(":")
+        start = int(offset)
+        start = max(len(value) + start, 0) if start < 0 else start
+        if not length.strip():
+            return value[start:]
+        n = int(length)
+        return value[start : start + n] if n >= 0 else value[start : len(value) + n]
+    if op in ("^^", ",,", "^", ",") and not arg:
+        change = str.upper if op[0] == "^" else str.lower
+        return change(value) if len(op) == 2 else change(value[:1]) + value[1:]
+    if op in ("#", "##", "%", "%%"):
+        pattern = _glob_regex(arg)
+        spans = range(len(value) + 1)
+        if op[0] == "#":
+            cuts = [k for k in spans if re.fullmatch(pattern, value[:k], re.S)]
+            return value[(max(cuts) if op == "##" else min(cuts)) :] if cuts else value
+        cuts = [k for k in spans if re.fullmatch(pattern, value[k:], re.S)]
+        return value[: (min(cuts) if op == "%%" else max(cuts))] if cuts else value
+    if op in ("/", "//") and arg:
+        find, _, repl = arg.partition("/")
+        if not find or find[0] in "#%":
+            return None
+        return re.sub(_glob_regex(find), lambda _: repl, value, count=0 if op == "//" else 1, flags=re.S)
+    return None
+
+
+def _glob_regex(pattern: str) -> str:
+    out: list[str] = []
+    for ch in pattern:
+        out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
+    return "".join(out)
+
+
+def _wslpath(path: str) -> str | None:
+    """``wslpath C:\\x`` as the Linux path it prints (``/mnt/c/x``); Linux paths print unchanged."""
+    m = re.match(r"^([A-Za-z]):[\\/]?(.*)$", path)
+    if m is None:
+        return path + "\n" if path.startswith("/") else None
+    rest = m.group(2).replace("\\", "/")
+    return f"/mnt/{m.group(1).lower()}/{rest}\n"
+
+
+def _tr_set(text: str) -> str | None:
+    if "[" in text or "\\" in text:
+        return None
+    out: list[str] = []
+    k = 0
+    while k < len(text):
+        if k + 2 < len(text) and text[k + 1] == "-":
+            a, b = ord(text[k]), ord(text[k + 2])
+            if b < a or b - a > 256:
+                return None
+            out.extend(chr(c) for c in range(a, b + 1))
+            k += 3
+        else:
+            out.append(text[k])
+            k += 1
+    return "".join(out)
+
+
+def _tr(args: list[str], stdin: str | None) -> str | None:
+    """``tr SET1 SET2`` and ``tr -d SET`` of a known input, with plain characters and ranges."""
+    if stdin is None:
+        return None
+    if len(args) == 2 and args[0] == "-d":
+        gone = _tr_set(args[1])
+        return None if gone is None else "".join(ch for ch in stdin if ch not in gone)
+    if len(args) != 2 or args[0].startswith("-"):
+        return None
+    first, second = _tr_set(args[0]), _tr_set(args[1])
+    if not first or not second:
+        return None
+    second = second + second[-1] * max(0, len(first) - len(second))
+    return stdin.translate(str.maketrans(first, second[: len(first)]))
 
 
 def _echo(args: list[str]) -> str:
@@ -375,6 +510,11 @@ def _echo(args: list[str]) -> str:
 
         text = decode_ansi_c(text)
     return text + ("\n" if newline else "")
+
+
+def printf_text(args: list[str]) -> str | None:
+    """What ``printf ARGS`` prints, for the formats the guard evaluates (``%s %b %%``)."""
+    return _printf(list(args))
 
 
 def _printf(args: list[str]) -> str | None:

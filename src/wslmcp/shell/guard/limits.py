@@ -24,6 +24,10 @@ MAX_WORK = 600_000
 MAX_FIELDS = 256
 """Most words one word may expand to (brace expansion, field splitting) before it counts as unknown."""
 
+MAX_LOOP_VALUES = 16
+"""Most values of a ``for`` list the loop body is screened with, one value at a time; a longer list
+screens the body once with the loop variable unknown."""
+
 MAX_VALUE_CHARS = 4096
 """Longest value the guard tracks for a variable or a static command output; longer is unknown."""
 

@@ -6,6 +6,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import Arg
+from wslmcp.shell.guard.vocabulary import spec
 
 
 @dataclass
@@ -80,3 +81,9 @@ def parse(
             out.operands.append(args[i])
         i += 1
     return out
+
+
+def parse_as(name: str, args: list[Arg], stop_first: bool = False, numeric_options: bool = False) -> Parsed:
+    """Parse ``args`` with the value-taking options the vocabulary records for ``name``."""
+    known = spec(name)
+    return parse(args, known.short, known.long, stop_first, numeric_options)

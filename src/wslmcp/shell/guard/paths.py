@@ -10,58 +10,28 @@ import fnmatch
 import functools
 import re
 
+from wslmcp.shell.guard.vocabulary import words
+
 _MOUNT = re.compile(r"/mnt/([A-Za-z])(?=/|$)", re.IGNORECASE)
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")
 _GLOB = re.compile(r"[*?\[]")
 
-SYSTEM_TOP = frozenset(
-    [
-        "bin",
-        "boot",
-        "dev",
-        "etc",
-        "home",
-        "lib",
-        "lib32",
-        "lib64",
-        "libx32",
-        "media",
-        "mnt",
-        "opt",
-        "proc",
-        "root",
-        "run",
-        "sbin",
-        "srv",
-        "sys",
-        "usr",
-        "var",
-        "data",
-        "snap",
-    ]
+SYSTEM_TOP = words(
+    "bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys usr var data snap"
 )
 USR_SUBDIRS = frozenset(
     ["bin", "sbin", "lib", "lib32", "lib64", "libx32", "libexec", "share", "include", "local", "src"]
 )
 VAR_SUBDIRS = frozenset(["lib", "cache", "spool", "backups"])
 WINDOWS_SYSTEM = frozenset({"windows", "users", "program files", "program files (x86)", "programdata"})
-CRITICAL_FILES = frozenset(
-    [
-        "/etc/passwd",
-        "/etc/shadow",
-        "/etc/group",
-        "/etc/gshadow",
-        "/etc/sudoers",
-        "/etc/fstab",
-        "/etc/hostname",
-        "/etc/hosts",
-        "/etc/resolv.conf",
-        "/etc/ssh/sshd_config",
-        "/etc/wsl.conf",
-    ]
+CRITICAL_FILES = words(
+    "/etc/passwd /etc/shadow /etc/group /etc/gshadow /etc/sudoers /etc/fstab /etc/hostname /etc/hosts /etc/resolv.conf /etc/ssh/sshd_config /etc/wsl.conf"
 )
 CRITICAL_FILE_PREFIXES = ("/boot/vmlinuz", "/boot/initrd", "/boot/grub")
-BLOCK_DEVICE = re.compile(r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|sr\d|loop\d)")
+BLOCK_DEVICE = re.compile(
+    r"^/dev/(sd|nvme|hd|vd|xvd|mmcblk|mapper/|dm-|md\d|disk/|block/|sr\d|loop\d|mem$|kmem$|port$)"
+)
+_PROC_ROOT = re.compile(r"^/proc/(?:\d+|self|thread-self)/root(?=/|$)")
 HARMLESS_DEVICES = re.compile(
     r"^/dev/(null|zero|stdout|stderr|tty|fd/\d+|full|random|urandom)$|^/proc/self/fd/\d+$"
 )
@@ -128,6 +98,11 @@ def normalize(path: str) -> str:
     result = "/" + body if absolute else body or "."
     if trailing and result not in ("/", "."):
         result += "/"
+    if absolute and result.startswith("/proc/"):
+        # /proc/<pid>/root is that process's root directory: the same tree as /.
+        rooted = _PROC_ROOT.sub("", result)
+        if rooted != result:
+            return normalize(rooted or "/")
     return result
 
 

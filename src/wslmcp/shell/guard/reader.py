@@ -211,6 +211,7 @@ class _Reader:
     def _pipeline(self, stop_chars: str) -> Pipeline:
         start = self.i
         commands: list[Command] = []
+        coproc = False
         while True:
             self._skip_blanks()
             if self._take_keyword("!"):
@@ -220,6 +221,7 @@ class _Reader:
                 self._take_keyword("-p")
                 continue
             if self._take_keyword("coproc"):
+                coproc = True
                 self._skip_blanks()
                 name = self._plain_word()
                 after = self.i + len(name)
@@ -250,7 +252,7 @@ class _Reader:
             self.i += 2
         elif self._peek() == ";" and not self.s.startswith((";;", ";&"), self.i):
             self.i += 1
-        return Pipeline(commands, background, self.s[start : self.i].strip())
+        return Pipeline(commands, background, self.s[start : self.i].strip(), coproc)
 
     # ----------------------------------------------------------------- commands
 
@@ -790,7 +792,9 @@ def _assign_name(word: Word) -> str | None:
     m = _ASSIGN.match(first.text)
     if not m:
         return None
-    return m.group(0).split("[", 1)[0].rstrip("+=")
+    # "name", "name+" (appends) or "name[" (an element): the expander tells them apart.
+    text = m.group(0)[:-1]
+    return text.split("[", 1)[0] + "[" if "[" in text else text
 
 
 def _assign_value(word: Word) -> Word:

@@ -8,12 +8,13 @@ Every refusal names its rule with a stable dotted identifier (see docs/guard.md)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wslmcp.shell.guard import Decision, Policy
 from wslmcp.shell.guard.effects import Effects, effects
 from wslmcp.shell.guard.expand import Arg, shown
-from wslmcp.shell.guard.options import parse
+from wslmcp.shell.guard.options import parse_as
 from wslmcp.shell.guard.paths import (
     critical_kind,
     is_block_device,
@@ -24,69 +25,33 @@ from wslmcp.shell.guard.paths import (
     operator_label,
     resolve,
 )
-from wslmcp.shell.guard.wrappers import (
-    PRIVILEGE_NAMES,
+from wslmcp.shell.guard.vocabulary import (
+    FIND_RUNNERS,
+    POWER_METHODS,
+    POWER_TARGETS,
+    POWER_VERBS,
+    READS,
+    UNIT_STARTERS,
     WINDOWS_EXTENSIONS,
-    Resolved,
-    basename,
+    WINDOWS_FEATURE_TOOLS,
+    WINDOWS_REMOVERS,
+    family,
+    is_a,
+    is_info_form,
     strip_windows_extension,
+    words,
 )
+from wslmcp.shell.guard.wrappers import PRIVILEGE_NAMES, Resolved, basename
 
 NOTHING_RUN = "nothing was run"
 IMPLICITLY_ALLOWED = frozenset({"cd", "pwd", "true", "false", ":", "exit", "export", "unset", "test", "["})
-POWER_VERBS = frozenset(
-    {
-        "poweroff",
-        "reboot",
-        "halt",
-        "kexec",
-        "suspend",
-        "hibernate",
-        "hybrid-sleep",
-        "suspend-then-hibernate",
-        "emergency",
-        "rescue",
-        "soft-reboot",
-    }
-)
-POWER_TARGETS = frozenset(
-    {
-        "poweroff.target",
-        "reboot.target",
-        "halt.target",
-        "kexec.target",
-        "rescue.target",
-        "emergency.target",
-        "runlevel0.target",
-        "runlevel6.target",
-        "runlevel1.target",
-        "suspend.target",
-        "hibernate.target",
-        "sleep.target",
-        "soft-reboot.target",
-        "ctrl-alt-del.target",
-    }
-)
 FIND_PROTECTED = frozenset(
     {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"}
 )
-DELETERS = frozenset({"rm", "shred", "srm", "wipe", "unlink"})
-TEXT_ONLY = frozenset({"echo", "printf"})
-PATTERN_FIRST = frozenset(
-    {"grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "nawk", "jq", "yq"}
+DELETERS = family("deleter")
+FIND_GLOBAL_OPTIONS = words(
+    "-depth -d -mount -xdev -P -L -H -maxdepth -mindepth -ignore_readdir_race -noleaf"
 )
-INTERPRETERS = {
-    "python": "c",
-    "python2": "c",
-    "python3": "c",
-    "perl": "eE",
-    "ruby": "e",
-    "node": "ep",
-    "nodejs": "ep",
-    "php": "r",
-    "deno": "",
-}
-INTEROP_NAMES = frozenset({"wslview"})
 
 
 class Refused(Exception):
@@ -105,6 +70,9 @@ class Segment:
     cwd: str | None
     context: str
     stdin: str | None = None
+    stdin_unknown: bool = False
+    defining: bool = False
+    search_path: str | None = None
 
     @property
     def redirect_writes(self) -> list[tuple[str, Arg]]:
@@ -157,6 +125,8 @@ def check_segment(policy: Policy, seg: Segment) -> Effects:
         _readonly(seg, eff)
     if policy.allow_commands is not None:
         _allow_list(policy, seg)
+    if not seg.defining:
+        _unresolved(seg)
     return eff
 
 
@@ -168,6 +138,38 @@ def _deny_patterns(policy: Policy, seg: Segment) -> None:
     for pattern in policy.deny_patterns:
         if any(pattern.search(t) for t in texts):
             raise refuse("deny_pattern", seg, f"blocked by the profile's deny pattern /{pattern.pattern}/")
+
+
+# --------------------------------------------------------------------- what cannot be named
+
+PLAINLY = (
+    "write the program name plainly (rm, /usr/bin/rm), not built from variables, globs or command output"
+)
+
+
+def is_glob_name(arg: Arg) -> bool:
+    """Does the program word hold an unquoted glob bash would expand (``/bin/r?``, ``/usr/*/rm``)?"""
+    return arg.glob and arg.text not in ("[", "[[") and bool(re.search(r"[*?]|\[[^\]]+\]", arg.text))
+
+
+def _unresolved(seg: Segment) -> None:
+    """Fail closed: a program the guard cannot name statically is a program it cannot screen."""
+    if not seg.argv:
+        return
+    first = seg.argv[0]
+    if not first.static:
+        raise refuse(
+            "unresolved.command",
+            seg,
+            f"the program this runs ('{first.shown}') is only known at run time (a variable, an array, "
+            f"a parameter expansion or command output the guard cannot evaluate); {PLAINLY}",
+        )
+    if is_glob_name(first):
+        raise refuse(
+            "unresolved.command",
+            seg,
+            f"the program name '{first.shown}' is a glob that bash expands at run time; {PLAINLY}",
+        )
 
 
 # --------------------------------------------------------------------- catastrophes
@@ -188,192 +190,213 @@ def _all_writes(seg: Segment, eff: Effects) -> list[tuple[str, Arg]]:
     return writes
 
 
-def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
-    home = policy.home
-    name = seg.name
-    win = strip_windows_extension(name)
-    args = seg.args
-    texts = [a.text for a in args]
+class _Case:
+    """What every catastrophe rule looks at: the segment, its effects, and its words."""
 
-    if "--no-preserve-root" in texts:
-        raise refuse(
-            "catastrophe.rm_root",
-            seg,
-            "blocked as dangerous: explicitly disables the root-deletion safeguard (--no-preserve-root)",
-        )
+    def __init__(self, seg: Segment, eff: Effects, home: str | None) -> None:
+        self.seg = seg
+        self.eff = eff
+        self.home = home
+        self.name = seg.name
+        self.texts = [a.text for a in seg.args]
 
-    if name in DELETERS or name == "mv":
-        p = parse(args, "t" if name == "mv" else "ns", ("target-directory",) if name == "mv" else ())
-        victims = p.operands if name != "mv" or p.values("-t", "--target-directory") else p.operands[:-1]
-        for arg, path in _resolved_paths(seg, victims, home):
-            if is_critical_file(path):
-                verb = "moves away" if name == "mv" else "deletes"
-                raise refuse(
-                    "catastrophe.critical_file",
-                    seg,
-                    f"blocked as dangerous: {verb} {path}, a file the host cannot boot or authenticate without",
-                )
-            kind = critical_kind(path, home)
-            if kind:
-                verb = "moves away" if name == "mv" else "deletes"
-                raise refuse(
-                    "catastrophe.rm_root",
-                    seg,
-                    f"blocked as dangerous: {name} {verb} {kind} ({path}){_empty_note(arg)}",
-                )
 
-    for op, target in _all_writes(seg, eff):
-        path = resolve(target.worst, seg.cwd, home)
+def _no_preserve_root(c: _Case) -> str | None:
+    if "--no-preserve-root" in c.texts:
+        return "explicitly disables the root-deletion safeguard (--no-preserve-root)"
+    return None
+
+
+def _deleted_paths(c: _Case) -> list[tuple[Arg, str]]:
+    if not (is_a(c.name, "deleter") or c.name == "mv"):
+        return []
+    p = parse_as(c.name, c.seg.args)
+    victims = p.operands if c.name != "mv" or p.values("-t", "--target-directory") else p.operands[:-1]
+    return _resolved_paths(c.seg, victims, c.home)
+
+
+def _deletes_critical_file(c: _Case) -> str | None:
+    verb = "moves away" if c.name == "mv" else "deletes"
+    for _, path in _deleted_paths(c):
+        if is_critical_file(path):
+            return f"{verb} {path}, a file the host cannot boot or authenticate without"
+    return None
+
+
+def _deletes_system_tree(c: _Case) -> str | None:
+    verb = "moves away" if c.name == "mv" else "deletes"
+    for arg, path in _deleted_paths(c):
+        kind = critical_kind(path, c.home)
+        if kind:
+            return f"{c.name} {verb} {kind} ({path}){_empty_note(arg)}"
+        if c.seg.cwd is None and re.fullmatch(r"(\.\./)+\.\./?|(\.\./){2,}", path):
+            return f"{c.name} {verb} {path}, a parent of the working directory that may be / (the working directory is unknown)"
+    return None
+
+
+def _written_paths(c: _Case) -> list[tuple[str, str]]:
+    return [(op, resolve(target.worst, c.seg.cwd, c.home)) for op, target in _all_writes(c.seg, c.eff)]
+
+
+def _writes_block_device(c: _Case) -> str | None:
+    for _, path in _written_paths(c):
         if is_block_device(path):
-            raise refuse(
-                "catastrophe.block_device",
-                seg,
-                f"blocked as dangerous: writes raw bytes onto the block device {path}",
-            )
-        if path == "/proc/sysrq-trigger":
-            raise refuse(
-                "catastrophe.power",
-                seg,
-                "blocked as dangerous: the kernel's sysrq trigger crashes, reboots or powers off the host",
-            )
-        if (
-            is_critical_file(path)
-            and op in (">", ">|", "&>", "")
-            and name not in DELETERS
-            and name
-            not in (
-                "mv",
-                "sed",
-                "perl",
-                "ruby",
-                "chmod",
-                "chown",
-                "chgrp",
-                "setfacl",
-                "touch",
-                "vi",
-                "vim",
-                "nvim",
-                "nano",
-                "emacs",
-                "ed",
-                "ex",
-                "sudoedit",
-            )
-            and not (name == "tee" and any(t in ("-a", "--append") for t in texts))
-        ):
-            raise refuse(
-                "catastrophe.critical_file",
-                seg,
-                f"blocked as dangerous: overwrites {path}, a file the host cannot boot or authenticate without",
-            )
-        if name == "dd" and re.match(r"/(etc|boot|bin|sbin|usr|lib\w*)(/|$)", path):
-            raise refuse(
-                "catastrophe.critical_file",
-                seg,
-                f"blocked as dangerous: dd writes raw bytes over the system path {path}",
-            )
+            return f"writes raw bytes onto the block device {path}"
+    if is_a(c.name, "disk") and c.eff.mutation:
+        return c.eff.mutation
+    return None
 
-    if name == "rsync" and any(t.startswith("--delete") for t in texts):
-        p = parse(args, "e")
-        if len(p.operands) > 1:
-            dest = resolve(p.operands[-1].worst, seg.cwd, home)
-            kind = critical_kind(dest, home)
-            if kind:
-                raise refuse(
-                    "catastrophe.rm_root",
-                    seg,
-                    f"blocked as dangerous: rsync --delete empties {kind} ({dest})",
-                )
 
-    if name == "find":
-        roots = []
-        for a in args:
-            if a.text.startswith(("-", "(", "!")):
-                break
-            roots.append(resolve(a.worst, seg.cwd, home))
-        deleting = "-delete" in texts or any(
-            t in ("-exec", "-execdir", "-ok", "-okdir")
-            and k + 1 < len(texts)
-            and basename(texts[k + 1]) in DELETERS
-            for k, t in enumerate(texts)
-        )
-        for root in roots:
-            if deleting and (root in ("/", "/*") or root.strip("/") in FIND_PROTECTED):
-                raise refuse(
-                    "catastrophe.rm_root", seg, f"blocked as dangerous: find deletes files found from {root}"
-                )
+def _sysrq(c: _Case) -> str | None:
+    if any(path == "/proc/sysrq-trigger" for _, path in _written_paths(c)):
+        return "the kernel's sysrq trigger crashes, reboots or powers off the host"
+    return None
 
-    if name in ("chmod", "chown", "chgrp"):
-        recursive = any(t == "--recursive" or re.fullmatch(r"-[A-Za-z]*R[A-Za-z]*", t) for t in texts)
-        if recursive:
-            for arg, path in _resolved_paths(seg, [a for a in args if not a.text.startswith("-")], home):
-                kind = critical_kind(path, home, include_homes=False)
-                if kind and kind != "a home directory":
-                    raise refuse(
-                        "catastrophe.chmod_root",
-                        seg,
-                        f"blocked as dangerous: recursively rewrites ownership or permissions of {kind} ({path}){_empty_note(arg)}",
-                    )
 
-    if (
-        name == "mkfs"
-        or name.startswith("mkfs.")
-        or name in ("mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs")
-    ):
-        raise refuse("catastrophe.mkfs", seg, "blocked as dangerous: formats a filesystem")
-    if name in ("fdisk", "sfdisk", "parted", "sgdisk", "wipefs", "blkdiscard") and eff.mutation:
-        raise refuse("catastrophe.block_device", seg, f"blocked as dangerous: {eff.mutation}")
+def _overwrites_critical_file(c: _Case) -> str | None:
+    if is_a(c.name, "deleter") or is_a(c.name, "overwrites_ok"):
+        return None
+    if c.name == "tee" and any(t in ("-a", "--append") for t in c.texts):
+        return None
+    for op, path in _written_paths(c):
+        if is_critical_file(path) and op in (">", ">|", "&>", ""):
+            return f"overwrites {path}, a file the host cannot boot or authenticate without"
+    return None
 
-    powering = win in ("shutdown", "reboot", "poweroff", "halt") or name.lower() in (
-        "restart-computer",
-        "stop-computer",
+
+def _dd_over_system(c: _Case) -> str | None:
+    if c.name != "dd":
+        return None
+    for _, path in _written_paths(c):
+        if re.match(r"/(etc|boot|bin|sbin|usr|lib\w*)(/|$)", path):
+            return f"dd writes raw bytes over the system path {path}"
+    return None
+
+
+def _rsync_delete(c: _Case) -> str | None:
+    if c.name != "rsync" or not any(t.startswith("--delete") for t in c.texts):
+        return None
+    p = parse_as("rsync", c.seg.args)
+    if len(p.operands) > 1:
+        dest = resolve(p.operands[-1].worst, c.seg.cwd, c.home)
+        kind = critical_kind(dest, c.home)
+        if kind:
+            return f"rsync --delete empties {kind} ({dest})"
+    return None
+
+
+def _find_delete(c: _Case) -> str | None:
+    if c.name != "find":
+        return None
+    texts = c.texts
+    deleting = "-delete" in texts or any(
+        t in FIND_RUNNERS and k + 1 < len(texts) and basename(texts[k + 1]) in DELETERS
+        for k, t in enumerate(texts)
     )
-    if powering and not (win == "shutdown" and texts and texts[0] in ("-c", "--help", "/a", "/?")):
-        raise refuse(
-            "catastrophe.power",
-            seg,
-            "blocked as dangerous: powers off or reboots the machine, ending this session",
-        )
-    if name in ("init", "telinit") and any(t in ("0", "6") for t in texts):
-        raise refuse("catastrophe.power", seg, "blocked as dangerous: changes the runlevel to halt or reboot")
-    if name in ("systemctl", "loginctl"):
-        p = parse(args, "HMtpnos", ("host", "machine", "type", "property", "lines", "output", "signal"))
+    if not deleting:
+        return None
+    # With no test before the action, find deletes everything under its roots.
+    action = next(k for k, t in enumerate(texts) if t == "-delete" or t in FIND_RUNNERS)
+    selective = any(t.startswith("-") and t not in FIND_GLOBAL_OPTIONS for t in texts[:action])
+    for a in c.seg.args:
+        if a.text.startswith(("-", "(", "!")):
+            break
+        root = resolve(a.worst, c.seg.cwd, c.home)
+        if root in ("/", "/*") or root.strip("/") in FIND_PROTECTED:
+            return f"find deletes files found from {root}"
+        kind = None if selective else critical_kind(root, c.home)
+        if kind:
+            return f"find deletes everything under {kind} ({root})"
+    return None
+
+
+def _recursive_chmod(c: _Case) -> str | None:
+    if not is_a(c.name, "ownership"):
+        return None
+    texts = c.texts
+    if not any(t == "--recursive" or re.fullmatch(r"-[A-Za-z]*R[A-Za-z]*", t) for t in texts):
+        return None
+    for arg, path in _resolved_paths(c.seg, [a for a in c.seg.args if not a.text.startswith("-")], c.home):
+        kind = critical_kind(path, c.home, include_homes=False)
+        if kind and kind != "a home directory":
+            return f"recursively rewrites ownership or permissions of {kind} ({path}){_empty_note(arg)}"
+    return None
+
+
+def _formats(c: _Case) -> str | None:
+    if is_a(c.name, "formatter") and not is_info_form(c.name, c.texts):
+        return "formats a filesystem"
+    return None
+
+
+def _powers_off(c: _Case) -> str | None:
+    win = strip_windows_extension(c.name)
+    texts = c.texts
+    if is_a(c.name.lower(), "power_cmdlet"):
+        return "powers off or reboots the machine, ending this session"
+    if is_a(win, "power"):
+        if is_info_form(win, texts) or (win == "shutdown" and texts and texts[0] in ("-c", "/a", "/?")):
+            return None
+        return "powers off or reboots the machine, ending this session"
+    if is_a(c.name, "runlevel") and any(t in ("0", "6") for t in texts):
+        return "changes the runlevel to halt or reboot"
+    if is_a(c.name, "service"):
+        p = parse_as(c.name, c.seg.args)
         words = [a.text for a in p.operands]
         verb = words[0] if words else ""
-        if verb in POWER_VERBS or (
-            verb in ("isolate", "start", "restart", "reload-or-restart", "try-restart")
-            and any(w in POWER_TARGETS for w in words[1:])
-        ):
-            raise refuse(
-                "catastrophe.power",
-                seg,
-                f"blocked as dangerous: '{name} {verb}' powers off, restarts or degrades the machine this server runs in",
-            )
+        if verb in READS[c.name] or is_info_form(c.name, texts):
+            return None
+        units = {w if "." in w else w + ".target" for w in words[1:]}
+        if verb in POWER_VERBS or (verb in UNIT_STARTERS and units & POWER_TARGETS):
+            return f"'{c.name} {verb}' powers off, restarts or degrades the machine this server runs in"
+    if c.name in ("dbus-send", "busctl", "gdbus", "qdbus") and any(POWER_METHODS.search(t) for t in texts):
+        return f"'{c.name}' asks logind or systemd to power off, reboot or suspend the machine"
+    return None
 
-    if name == "crontab" and any(re.fullmatch(r"-[A-Za-z]*r[A-Za-z]*", t) for t in texts):
-        raise refuse(
-            "catastrophe.crontab_remove",
-            seg,
-            "blocked as dangerous: crontab -r removes every scheduled job of the user",
-        )
 
-    if name in ("iptables", "ip6tables") and any(
-        t == "--flush" or re.fullmatch(r"-[A-Za-z]*F[A-Za-z]*", t) for t in texts
-    ):
-        raise refuse(
-            "catastrophe.firewall_flush",
-            seg,
-            "blocked as dangerous: flushes the firewall rules and can lock this session out",
-        )
-    if name == "nft" and texts[:1] == ["flush"]:
-        raise refuse(
-            "catastrophe.firewall_flush",
-            seg,
-            "blocked as dangerous: flushes the firewall rules and can lock this session out",
-        )
+def _crontab_remove(c: _Case) -> str | None:
+    if c.name == "crontab" and any(re.fullmatch(r"-[A-Za-z]*r[A-Za-z]*", t) for t in c.texts):
+        return "crontab -r removes every scheduled job of the user"
+    return None
 
-    _wsl_catastrophes(seg, win, texts)
+
+def _firewall_flush(c: _Case) -> str | None:
+    texts = c.texts
+    flushing = (
+        c.name in ("iptables", "ip6tables")
+        and any(t == "--flush" or re.fullmatch(r"-[A-Za-z]*F[A-Za-z]*", t) for t in texts)
+    ) or (c.name == "nft" and texts[:1] == ["flush"])
+    return "flushes the firewall rules and can lock this session out" if flushing else None
+
+
+CATASTROPHES: tuple[tuple[str, Callable[[_Case], str | None]], ...] = (
+    ("catastrophe.rm_root", _no_preserve_root),
+    ("catastrophe.critical_file", _deletes_critical_file),
+    ("catastrophe.rm_root", _deletes_system_tree),
+    ("catastrophe.block_device", _writes_block_device),
+    ("catastrophe.power", _sysrq),
+    ("catastrophe.critical_file", _overwrites_critical_file),
+    ("catastrophe.critical_file", _dd_over_system),
+    ("catastrophe.rm_root", _rsync_delete),
+    ("catastrophe.rm_root", _find_delete),
+    ("catastrophe.chmod_root", _recursive_chmod),
+    ("catastrophe.mkfs", _formats),
+    ("catastrophe.power", _powers_off),
+    ("catastrophe.crontab_remove", _crontab_remove),
+    ("catastrophe.firewall_flush", _firewall_flush),
+)
+"""Each catastrophe: its stable rule id and a check returning why it fires (None when it does not)."""
+
+
+def _catastrophes(policy: Policy, seg: Segment, eff: Effects) -> None:
+    case = _Case(seg, eff, policy.home)
+    for rule, check in CATASTROPHES:
+        why = check(case)
+        if why:
+            raise refuse(rule, seg, f"blocked as dangerous: {why}")
+    _wsl_catastrophes(seg, strip_windows_extension(seg.name), case.texts)
+    if policy.allow_windows:
+        _powershell_catastrophes(seg, strip_windows_extension(seg.name))
 
 
 def _wsl_catastrophes(seg: Segment, win: str, texts: list[str]) -> None:
@@ -415,12 +438,67 @@ def _wsl_catastrophes(seg: Segment, win: str, texts: list[str]) -> None:
         )
 
 
+_WSL_PROCESSES = re.compile(r"vmmem|vmwp|wslservice|wslhost|\bwsl|vmcompute|lxss", re.IGNORECASE)
+_WSL_FEATURES = re.compile(r"subsystem-linux|virtualmachineplatform|hyper-?v|hypervisor", re.IGNORECASE)
+_PROFILE = re.compile(
+    r"""(?:^|[\s'"=])(?:[a-z]:[\\/]+(?:users(?:[\\/]+[^\\/\s'"]+)?|windows)?|\$env:(?:userprofile|homedrive|systemroot|windir)|"""
+    r"""%(?:userprofile|systemroot|windir)%|\$home|~)[\\/]*(?=$|[\s'"])""",
+    re.IGNORECASE,
+)
+_RECURSE = re.compile(r"(?:^|\s)(?:-r(?:e(?:c(?:u(?:r(?:s(?:e)?)?)?)?)?)?|/s)(?=\s|$)", re.IGNORECASE)
+
+
+def _powershell_catastrophes(seg: Segment, win: str) -> None:
+    """Windows-side disasters, reachable once Windows is open: stopping WSL or its VM, removing the
+    WSL feature, formatting or wiping a disk, recursively deleting a user profile or the system."""
+    raw = seg.raw
+    args = " ".join(a.text for a in seg.args)
+    if (
+        win in ("stop-process", "spps") or (win == "kill" and re.search(r"-(process)?name", args, re.I))
+    ) and (_WSL_PROCESSES.search(args)):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: stopping the WSL processes stops the distro this server runs in",
+        )
+    if (
+        win in WINDOWS_FEATURE_TOOLS
+        and _WSL_FEATURES.search(raw)
+        and not re.search(r"\b(get-|/get-|enable)", raw, re.I)
+    ):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: removing the WSL or virtual machine feature removes the distro this server runs in",
+        )
+    if win == "bcdedit" and re.search(r"hypervisorlaunchtype\s+off", args, re.I):
+        raise refuse(
+            "catastrophe.wsl_shutdown",
+            seg,
+            "blocked as dangerous: turning the hypervisor off stops WSL 2 on the next boot",
+        )
+    if win in ("format-volume", "format") and seg.args:
+        raise refuse("catastrophe.mkfs", seg, "blocked as dangerous: formats a Windows volume")
+    if win in ("clear-disk", "initialize-disk", "remove-partition", "diskpart", "set-disk"):
+        raise refuse(
+            "catastrophe.block_device",
+            seg,
+            f"blocked as dangerous: '{seg.name}' wipes or repartitions a disk",
+        )
+    if win in WINDOWS_REMOVERS and _RECURSE.search(" " + raw) and _PROFILE.search(raw.split(None, 1)[-1]):
+        raise refuse(
+            "catastrophe.rm_root",
+            seg,
+            "blocked as dangerous: recursively deletes a Windows user profile, the users folder or the system",
+        )
+
+
 # --------------------------------------------------------------------- sudo
 
 
 def _sudo(seg: Segment) -> None:
     names = [*seg.resolved.privileged]
-    if seg.argv and seg.name in PRIVILEGE_NAMES:
+    if seg.argv and strip_windows_extension(seg.name) in PRIVILEGE_NAMES:
         names.append(seg.name)
     if names:
         raise refuse(
@@ -435,7 +513,7 @@ def _sudo(seg: Segment) -> None:
 
 def is_windows_executable(text: str, cwd: str | None) -> bool:
     name = basename(text).lower()
-    if name.endswith(WINDOWS_EXTENSIONS) or name in INTEROP_NAMES:
+    if name.endswith(WINDOWS_EXTENSIONS) or is_a(name, "interop"):
         return True
     if "/" in text:
         path = resolve(text, cwd, None)
@@ -448,6 +526,15 @@ def _interop(seg: Segment) -> None:
     candidates = [*seg.resolved.wrappers]
     if seg.argv:
         candidates.append(seg.argv[0].text)
+    if seg.argv and seg.search_path and "/" not in seg.argv[0].text and not is_a(seg.name, "builtin"):
+        drives = [d for d in seg.search_path.split(":") if mount_of(normalize(d)) is not None]
+        if drives:
+            raise refuse(
+                "windows.interop",
+                seg,
+                f"'{seg.name}' is looked up on a PATH that this command points at the Windows drive ({drives[0]}), "
+                "so it may run a Windows program (set WSL_ALLOW_WINDOWS=true to permit it)",
+            )
     for text in candidates:
         if is_windows_executable(text, seg.cwd):
             raise refuse(
@@ -480,10 +567,10 @@ def _operator_candidates(seg: Segment, eff: Effects) -> list[tuple[Arg, bool]]:
     out: list[tuple[Arg, bool]] = []
     written = {id(a) for _, a in _all_writes(seg, eff)}
     args = seg.args
-    if seg.name in TEXT_ONLY:
+    if is_a(seg.name, "text"):
         args = []
-    elif seg.name in PATTERN_FIRST:
-        p = parse(args, "efmABCdDFtIx")
+    elif is_a(seg.name, "pattern_first"):
+        p = parse_as(seg.name, args)
         skip = p.operands[0] if p.operands and not p.has("-e", "-f", "--regexp", "--file") else None
         args = [a for a in args if a is not skip]
     out.extend((a, id(a) in written) for a in args)

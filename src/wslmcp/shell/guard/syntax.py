@@ -71,6 +71,10 @@ class HereDoc:
     body: Word | None = None
 
 
+OUTPUT_OPS = (">", ">>", ">|", "&>", "&>>", "<>")
+"""Redirection operators that open their target for writing."""
+
+
 @dataclass
 class Redirect:
     """``fd`` is the explicit descriptor text (``2``, ``{var}``) or ``""``; ``op`` is ``>``, ``>>``,
@@ -119,9 +123,12 @@ Command = Simple | Compound | FunctionDef
 
 @dataclass
 class Pipeline:
+    """``coproc`` pipelines read their stdin from a pipe the script writes to later."""
+
     commands: list[Command]
     background: bool
     raw: str
+    coproc: bool = False
 
 
 @dataclass

@@ -12,26 +12,17 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Collection
+import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.expand import UNKNOWN, Arg
-from wslmcp.shell.guard.options import parse
-
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash", "posh", "rbash", "busybox-sh"})
-WINDOWS_EXTENSIONS = (".exe", ".bat", ".cmd", ".com", ".ps1", ".msi", ".vbs", ".scr")
+from wslmcp.shell.guard.options import parse, parse_as
+from wslmcp.shell.guard.vocabulary import LAUNCH_VERBS, family, strip_windows_extension
 
 
 def basename(text: str) -> str:
     return text.rstrip("/").rsplit("/", 1)[-1] if text.rstrip("/") else text
-
-
-def strip_windows_extension(name: str) -> str:
-    lowered = name.lower()
-    for ext in WINDOWS_EXTENSIONS:
-        if lowered.endswith(ext):
-            return lowered[: -len(ext)]
-    return lowered
 
 
 @dataclass
@@ -83,29 +74,8 @@ def _joined(args: list[Arg]) -> str:
     return " ".join(a.text for a in args)
 
 
-def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "ugpChDRrtTU",
-        {
-            "user",
-            "group",
-            "prompt",
-            "close-from",
-            "host",
-            "chdir",
-            "chroot",
-            "role",
-            "type",
-            "command-timeout",
-            "other-user",
-        },
-        stop_first=True,
-    )
-    cwd = _last(p.values("-D", "--chdir"))
-    if p.has("-e", "--edit"):
-        return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
-    if p.has(
+SUDO_RUNS_NOTHING = tuple(
+    [
         "-l",
         "--list",
         "-v",
@@ -118,7 +88,16 @@ def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         "--version",
         "-h",
         "--help",
-    ):
+    ]
+)
+
+
+def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse_as(name, args, stop_first=True)
+    cwd = _last(p.values("-D", "--chdir"))
+    if p.has("-e", "--edit"):
+        return _Step(argv=[Arg("sudoedit"), *p.rest], privileged=name)
+    if p.has(*SUDO_RUNS_NOTHING):
         return None
     if p.has("-s", "--shell", "-i", "--login"):
         if p.rest:
@@ -132,23 +111,19 @@ def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _doas(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "uC", stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     if p.has("-s") and not p.rest:
         return _Step(script=stdin, privileged=name) if stdin is not None else None
     return _Step(argv=p.rest, privileged=name) if p.rest else None
 
 
 def _pkexec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", {"user"}, stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     return _Step(argv=p.rest, privileged=name) if p.rest else None
 
 
 def _su_like(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "cgGsuw",
-        {"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"},
-    )
+    p = parse_as(name, args)
     commands = p.values("-c", "--command", "--session-command")
     if commands:
         return _Step(script=commands[-1], privileged=name)
@@ -162,7 +137,7 @@ def _su_like(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _chroot(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", {"userspec", "groups"}, stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     if not p.rest:
         return None
     command = p.rest[1:]
@@ -171,65 +146,21 @@ def _chroot(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=command, privileged=name)
 
 
-def _privileged(short_values: str, long_values: Collection[str]) -> Handler:
+def _privileged() -> Handler:
     """A privilege wrapper whose command starts at its first operand."""
 
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True)
+        p = parse_as(name, args, stop_first=True)
         return _Step(argv=p.rest, privileged=name) if p.rest else None
 
     return handler
 
 
-_nsenter = _privileged("tSGw", {"target", "setuid", "setgid", "wd", "root", "wdns"})
-_systemd_run = _privileged(
-    "pEMHuS",
-    {
-        "property",
-        "setenv",
-        "machine",
-        "host",
-        "unit",
-        "uid",
-        "gid",
-        "nice",
-        "working-directory",
-        "description",
-        "slice",
-        "on-active",
-        "on-boot",
-        "on-calendar",
-        "on-unit-active",
-        "on-startup",
-        "timer-property",
-        "path-property",
-        "socket-property",
-        "service-type",
-        "expand-environment",
-    },
-)
-_setpriv = _privileged(
-    "",
-    {
-        "reuid",
-        "regid",
-        "ruid",
-        "euid",
-        "rgid",
-        "egid",
-        "groups",
-        "inh-caps",
-        "ambient-caps",
-        "bounding-set",
-        "securebits",
-        "selinux-label",
-        "apparmor-profile",
-    },
-)
+_nsenter = _systemd_run = _setpriv = _privileged()
 
 
 def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "uCS", {"unset", "chdir", "split-string"}, stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     cwd = _last(p.values("-C", "--chdir"))
     split = p.values("-S", "--split-string")
     rest = list(p.rest)
@@ -242,33 +173,31 @@ def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=rest, cwd=cwd) if rest else None
 
 
-def _plain(short_values: str = "", long_values: tuple[str, ...] = (), numeric: bool = False) -> Handler:
+def _plain(numeric: bool = False) -> Handler:
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True, numeric_options=numeric)
+        p = parse_as(name, args, stop_first=True, numeric_options=numeric)
         return _Step(argv=p.rest) if p.rest else None
 
     return handler
 
 
-def _writing_output(short_values: str, long_values: Collection[str]) -> Handler:
+def _writing_output() -> Handler:
     """A wrapper whose ``-o``/``--output`` names a file it writes; its command follows its options."""
 
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True)
+        p = parse_as(name, args, stop_first=True)
         writes = [Arg(v) for v in p.values("-o", "--output")]
         return _Step(argv=p.rest, writes=writes) if p.rest else None
 
     return handler
 
 
-_time = _writing_output("fo", ("format", "output"))
+_time = _strace = _writing_output()
 
 
-def _positional_then_command(
-    count: int, short_values: str = "", long_values: tuple[str, ...] = ()
-) -> Handler:
+def _positional_then_command(count: int) -> Handler:
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-        p = parse(args, short_values, long_values, stop_first=True)
+        p = parse_as(name, args, stop_first=True)
         if p.has("-p", "--pid", "--all-tasks") and name in ("taskset", "chrt", "renice"):
             return None
         rest = p.rest[count:]
@@ -278,7 +207,7 @@ def _positional_then_command(
 
 
 def _flock(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "wEc", ("timeout", "conflict-exit-code", "command"), stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     commands = p.values("-c", "--command")
     if commands:
         return _Step(script=commands[-1])
@@ -288,11 +217,8 @@ def _flock(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(argv=rest) if rest else None
 
 
-_strace = _writing_output("oeEpsuSPIXabOU", ("output",))
-
-
 def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "nq", ("interval", "equexit"), stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     if not p.rest:
         return None
     rest = p.rest
@@ -304,22 +230,7 @@ def _watch(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(
-        args,
-        "aEdILnPsR",
-        (
-            "arg-file",
-            "delimiter",
-            "max-lines",
-            "max-args",
-            "max-procs",
-            "max-chars",
-            "process-slot-var",
-            "replace",
-            "eof",
-        ),
-        stop_first=True,
-    )
+    p = parse_as(name, args, stop_first=True)
     command = list(p.rest) or [Arg("echo")]
     if stdin is None or p.has("-a", "--arg-file"):
         return _Step(nested=command)
@@ -343,8 +254,25 @@ def _trap(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return None
 
 
+def _expect(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``expect -c 'spawn CMD…'``: the commands it spawns are screened as shell text."""
+    p = parse_as(name, args)
+    texts = p.values("-c")
+    spawned = [m.group(1) for t in texts for m in re.finditer(r"\bspawn\s+(?:-\S+\s+)*([^;\]\n]+)", t)]
+    spawned += [m.group(1) for t in texts for m in re.finditer(r"\bexec\s+([^;\]\n]+)", t)]
+    return _Step(script="\n".join(spawned)) if spawned else None
+
+
+def _at(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``at``/``batch`` run their standard input (or ``-f FILE``) later, as a shell script."""
+    p = parse_as(name, args)
+    if p.has("-l", "-d", "-r", "-c", "-V") or p.values("-f"):
+        return None
+    return _Step(script=stdin) if stdin is not None else None
+
+
 def _sg(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "c", stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     commands = p.values("-c")
     if commands:
         return _Step(script=commands[-1], privileged=name)
@@ -355,45 +283,46 @@ def _sg(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _script(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "cEIOBT", ("command", "echo", "log-in", "log-out", "log-io", "log-timing"))
+    p = parse_as(name, args)
     commands = p.values("-c", "--command")
     return _Step(script=commands[-1]) if commands else None
 
 
 def _parallel(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    """GNU parallel: the command, then inputs after ``:::``; each input is appended or replaces ``{}``."""
+    """GNU parallel runs, through a shell, its command with each input appended (or put in place of
+    ``{}``); inputs come after ``:::`` or from stdin, and with no command each input is a command."""
     texts = [a.text for a in args]
     cut = texts.index(":::") if ":::" in texts else len(args)
-    p = parse(
-        args[:cut],
-        "jSdIaEX",
-        ("jobs", "sshlogin", "delimiter", "arg-file", "joblog", "results", "timeout"),
-        stop_first=True,
-    )
-    command = list(p.rest)
-    inputs = args[cut + 1 :]
-    if not command:
-        return None
-    if inputs:
-        first = inputs[0]
-        if any("{}" in a.text for a in command):
-            command = [Arg(a.text.replace("{}", first.text), a.glob or first.glob) for a in command]
+    p = parse_as(name, args[:cut], stop_first=True)
+    command = _joined(p.rest)
+    inputs = [a.text for a in args[cut + 1 :] if a.text not in (":::", "::::")]
+    if cut == len(args):
+        if stdin is None:
+            return _Step(nested=p.rest) if p.rest else None
+        inputs = [line for line in stdin.split("\n") if line]
+    if not inputs:
+        return _Step(nested=p.rest) if p.rest else None
+    lines = []
+    for item in inputs[:MAX_PARALLEL_INPUTS]:
+        if not command:
+            lines.append(item)
+        elif "{}" in command:
+            lines.append(command.replace("{}", shlex.quote(item)))
         else:
-            command = [*command, first]
-    return (
-        _Step(script=_joined(command))
-        if len(command) == 1 and " " in command[0].text
-        else _Step(nested=command)
-    )
+            lines.append(f"{command} {shlex.quote(item)}")
+    return _Step(script="\n".join(lines))
+
+
+MAX_PARALLEL_INPUTS = 64
 
 
 def _exec(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "a", stop_first=True)
+    p = parse_as(name, args, stop_first=True)
     return _Step(argv=p.rest) if p.rest else None
 
 
 def _command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    p = parse(args, "", stop_first=True)
+    p = parse(args, stop_first=True)
     if p.has("-v", "-V"):
         return None
     return _Step(argv=p.rest) if p.rest else None
@@ -403,15 +332,95 @@ def _eval(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return _Step(script=_joined(args)) if args else None
 
 
+def _launcher(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``poetry run CMD``, ``bundle exec CMD``, ``npm exec -- CMD``, ``direnv exec DIR CMD``,
+    ``mise exec -- CMD``, ``nix develop -c CMD``: a tool verb that runs the command after it."""
+    verbs = LAUNCH_VERBS.get(name, ())
+    if not args or args[0].text not in verbs:
+        return None
+    p = parse_as(f"{name}+{args[0].text}", args[1:], stop_first=True)
+    rest = p.rest
+    if name == "direnv" and rest:
+        rest = rest[1:]  # the directory whose environment is loaded
+    if name == "nix" and args[0].text == "develop":
+        commands = p.values("-c", "--command")
+        return _Step(argv=[Arg(commands[-1]), *p.rest]) if commands else None
+    return _Step(argv=rest) if rest else None
+
+
+def _hyperfine(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """hyperfine runs each operand, and its --prepare/--setup/--cleanup commands, through a shell."""
+    p = parse_as(name, args)
+    texts = [a.text for a in p.operands] + p.values(
+        "-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude"
+    )
+    return _Step(script="\n".join(texts)) if texts else None
+
+
+def _tmux(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``tmux new -d 'CMD'``, ``tmux new-window 'CMD'``, ``tmux send-keys 'CMD' Enter``: shell text."""
+    texts = [a.text for a in args]
+    commands: list[str] = []
+    for k, t in enumerate(texts):
+        if t in (
+            "new",
+            "new-session",
+            "new-window",
+            "neww",
+            "split-window",
+            "splitw",
+            "respawn-pane",
+            "run-shell",
+            "run",
+        ):
+            p = parse_as("tmux+new", args[k + 1 :])
+            commands += [" ".join(a.text for a in p.operands)] if p.operands else []
+        elif t in ("send-keys", "send"):
+            p = parse_as("tmux+send-keys", args[k + 1 :])
+            keys = [a.text for a in p.operands if a.text not in ("Enter", "C-m", "KPEnter")]
+            commands += [" ".join(keys)] if keys else []
+    commands = [c for c in commands if c]
+    return _Step(script="\n".join(commands)) if commands else None
+
+
+def _screen(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse_as(name, args, stop_first=True)
+    return _Step(argv=p.rest) if p.rest else None
+
+
+def _nix_shell(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    p = parse_as(name, args)
+    commands = p.values("--run", "--command")
+    return _Step(script=commands[-1]) if commands else None
+
+
+def _gdb(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``gdb -ex 'shell CMD'`` / ``-ex '!CMD'`` run shell text; ``gdb --args PROG…`` runs PROG."""
+    texts = [a.text for a in args]
+    shells = [
+        re.sub(r"^\s*(?:shell|!)\s*", "", texts[k + 1])
+        for k, t in enumerate(texts)
+        if t in ("-ex", "--ex", "-eval-command", "--eval-command")
+        and k + 1 < len(texts)
+        and re.match(r"^\s*(?:shell\b|!)", texts[k + 1])
+    ]
+    if shells:
+        return _Step(script="\n".join(shells))
+    if "--args" in texts:
+        rest = args[texts.index("--args") + 1 :]
+        return _Step(argv=rest) if rest else None
+    return None
+
+
 def _first_is_command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     if not args or args[0].text.startswith("-"):
         return None
     return _Step(argv=args)
 
 
-def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    """sh/bash/dash/zsh…: a flag cluster holding ``c`` makes the first operand the script;
-    no operand (or ``-s``) makes stdin the script; otherwise the shell runs a file."""
+def shell_input(args: list[Arg]) -> tuple[str, list[Arg]]:
+    """What a shell given ``args`` reads its script from: ``("command", [script, $0, $1…])`` for a
+    flag cluster holding ``c``, ``("stdin", [])`` for no operand or ``-s``, else ``("file", [file…])``."""
     i = 0
     command_mode = stdin_mode = False
     while i < len(args):
@@ -437,13 +446,22 @@ def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         break
     operands = args[i:]
     if command_mode:
+        return "command", operands
+    if operands and not stdin_mode:
+        return "file", operands
+    return "stdin", []
+
+
+def shell_step(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """sh/bash/dash/zsh…: a flag cluster holding ``c`` makes the first operand the script;
+    no operand (or ``-s``) makes stdin the script; otherwise the shell runs a file."""
+    mode, operands = shell_input(args)
+    if mode == "command":
         if not operands:
             return None
         positional = [a.text for a in operands[1:]]
         return _Step(script=operands[0].text, positional=positional or [name])
-    if operands and not stdin_mode:
-        return None
-    if stdin is not None:
+    if mode == "stdin" and stdin is not None:
         return _Step(script=stdin)
     return None
 
@@ -479,6 +497,15 @@ def _powershell(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return None
 
 
+def _windows_sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """Windows ``sudo.exe [--inline|--new-window|--disable-input|--preserve-env|-E|-N] [-D DIR] CMD…``."""
+    i = 0
+    while i < len(args) and args[i].text.startswith("-"):
+        i += 2 if args[i].text in ("-D", "--chdir") else 1
+    rest = args[i:]
+    return _Step(argv=rest, privileged=name) if rest else None
+
+
 def _wsl(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     i = 0
     privileged: str | None = None
@@ -510,78 +537,32 @@ def _wsl(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     return None
 
 
-WRAPPERS: dict[str, Handler] = {
-    "sudo": _sudo,
-    "doas": _doas,
-    "pkexec": _pkexec,
-    "su": _su_like,
-    "runuser": _su_like,
-    "chroot": _chroot,
-    "nsenter": _nsenter,
-    "systemd-run": _systemd_run,
-    "run0": _systemd_run,
-    "setpriv": _setpriv,
-    "env": _env,
-    "nohup": _plain(),
-    "setsid": _plain(),
-    "unbuffer": _plain(),
-    "time": _time,
-    "timeout": _positional_then_command(1, "sk", ("signal", "kill-after")),
-    "nice": _plain("n", ("adjustment",), numeric=True),
-    "ionice": _plain("cnpPu", ("class", "classdata", "pid", "pgid", "uid")),
-    "chrt": _positional_then_command(1, "TPD", ("sched-runtime", "sched-period", "sched-deadline")),
-    "taskset": _positional_then_command(1),
-    "stdbuf": _plain("ioe", ("input", "output", "error")),
-    "watch": _watch,
-    "xargs": _xargs,
-    "exec": _exec,
-    "command": _command,
-    "builtin": _first_is_command,
-    "eval": _eval,
-    "busybox": _busybox,
-    "toybox": _busybox,
-    "flock": _flock,
-    "strace": _strace,
-    "ltrace": _strace,
-    "caffeinate": _plain(),
-    "firejail": _plain(),
-    "proxychains": _plain("f"),
-    "torsocks": _plain(),
-    "numactl": _plain("CmNpiP", ("cpunodebind", "membind", "physcpubind", "interleave", "preferred")),
-    "prlimit": _plain(),
-    "cgexec": _plain("g"),
-    "trap": _trap,
-    "sg": _sg,
-    "script": _script,
-    "parallel": _parallel,
-}
+_BY_NAMES: tuple[tuple[str, Handler], ...] = (
+    ("sudo", _sudo), ("doas", _doas), ("pkexec", _pkexec), ("su runuser", _su_like), ("chroot", _chroot),
+    ("nsenter systemd-run run0 setpriv unshare", _privileged()),
+    ("env", _env), ("time strace ltrace", _time),
+    ("nohup setsid unbuffer caffeinate firejail proxychains proxychains4 torsocks torify tsocks prlimit cgexec stdbuf ionice numactl ssh-agent systemd-inhibit "
+     "fakeroot fakechroot catchsegv valgrind xvfb-run dbus-run-session dbus-launch daemonize chronic rlwrap winpty entr cpulimit chpst", _plain()),
+    ("faketime", _positional_then_command(1)),
+    ("poetry pipenv uv conda mamba micromamba bundle npm pnpm yarn direnv asdf mise rtx pyenv rbenv nodenv nix", _launcher),
+    ("hyperfine", _hyperfine), ("tmux", _tmux), ("screen", _screen), ("nix-shell", _nix_shell), ("gdb", _gdb),
+    ("nice", _plain(numeric=True)),
+    ("timeout chrt taskset", _positional_then_command(1)),
+    ("watch", _watch), ("xargs", _xargs), ("exec", _exec), ("command", _command), ("builtin", _first_is_command),
+    ("eval", _eval), ("busybox toybox", _busybox), ("flock", _flock), ("trap", _trap), ("sg", _sg),
+    ("script", _script), ("parallel", _parallel), ("expect", _expect), ("at batch", _at),
+)  # fmt: skip
+WRAPPERS: dict[str, Handler] = {name: handler for names, handler in _BY_NAMES for name in names.split()}
 
 WINDOWS_WRAPPERS: dict[str, Handler] = {
     "cmd": _cmd_exe,
     "powershell": _powershell,
     "pwsh": _powershell,
+    "sudo": _windows_sudo,
     "wsl": _wsl,
 }
-
-PRIVILEGE_NAMES = frozenset(
-    {
-        "sg",
-        "newgrp",
-        "sudo",
-        "sudoedit",
-        "su",
-        "doas",
-        "pkexec",
-        "runuser",
-        "chroot",
-        "nsenter",
-        "systemd-run",
-        "run0",
-        "machinectl",
-        "setpriv",
-        "capsh",
-    }
-)
+SHELLS = family("shell")
+PRIVILEGE_NAMES = family("privilege")
 
 MAX_WRAPPERS = 64
 
@@ -608,7 +589,7 @@ def resolve(argv: list[Arg], stdin: str | None) -> Resolved:
         if step is None:
             break
         out.wrappers.append(name)
-        if name.lower() in PRIVILEGE_NAMES:
+        if strip_windows_extension(name) in PRIVILEGE_NAMES:
             out.privileged.append(name)
         if step.privileged and step.privileged != name:
             out.privileged.append(step.privileged)

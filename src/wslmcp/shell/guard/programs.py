@@ -1,0 +1,264 @@
+"""Commands that programs run from their own options and scripts, and what inline code does.
+
+``program_payloads(name, args, stdin)`` finds shell text a program runs because an option or its
+own script says so: ``tar --to-command``/``--checkpoint-action=exec=``/``-I``, ``git -c alias.x=!…``
+and ``core.pager``-style settings, ``sed``'s ``e`` command, ``awk``'s ``"cmd" | getline``,
+``vim -c '!…'``, ``crontab -`` lines. ``code_effects(program)`` reads a one-line Python, Perl, Ruby,
+Node or PHP program: shell commands it hands to a shell (strings or argument lists), files it
+deletes or writes (translated to the equivalent ``rm``/``>`` so the path rules judge them), and
+fork bombs. Text that cannot be known statically (``sed 's/…/…/e'`` runs its input) is refused
+by the engine as ``unresolved.payload``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from wslmcp.shell.guard.expand import UNKNOWN, Arg
+from wslmcp.shell.guard.options import parse_as
+from wslmcp.shell.guard.vocabulary import is_a
+
+UNKNOWN_COMMAND = UNKNOWN
+"""A payload text standing for "runs a command only known at run time"."""
+
+_STRING = r"""(?:r|b|u|f)?(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")"""
+_SHELL_CALL = re.compile(
+    r"(?:os\.system|os\.popen|subprocess\.(?:getoutput|getstatusoutput)|commands\.getoutput|"
+    r"\bsystem|\bexecSync|\bexec|\bspawnSync|\bpopen|\bqx|\bshell_exec|\bpassthru|\bproc_open|%x|"
+    r"IO\.popen|Open3\.\w+|Kernel\.(?:system|exec|spawn)|\bspawn)\s*\(?\s*" + _STRING
+)
+_LIST_CALL = re.compile(
+    r"(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.exec\w*|os\.spawn\w*|os\.posix_spawnp?|"
+    r"\bexecFileSync|\bexecFile|\bspawnSync|\bspawn|\bsystem|\bexec|pcntl_exec)\s*\(\s*(?:os\.P_\w+\s*,\s*)?"
+    r"(\[[^\]]*\]|(?:" + _STRING + r"\s*,\s*)+\[?[^)\]]*\]?)"
+)
+_BARE_LIST_CALL = re.compile(r"\b(?:system|exec|spawn)\s+((?:" + _STRING + r"\s*,\s*)+" + _STRING + r")")
+_PERCENT_X = re.compile(r"%x\s*(?:\(([^)]*)\)|\{([^}]*)\}|\[([^\]]*)\]|\|([^|]*)\|)")
+_QUOTED = re.compile(_STRING)
+_DELETE = re.compile(
+    r"(?:shutil\.rmtree|os\.(?:remove|unlink|rmdir|removedirs)|FileUtils\.(?:rm_rf|rm_r|rm|remove_dir|rmtree)|"
+    r"File\.delete|Dir\.delete|\b(?:rmSync|rmdirSync|unlinkSync)|fs\.(?:rm|rmdir|unlink)|\brmtree|\bunlink|\brmdir)"
+    r"\s*\(?\s*" + _STRING
+)
+_PATH_DELETE = re.compile(r"Path\(\s*" + _STRING + r"\s*\)\s*\.\s*(?:unlink|rmdir)")
+_WRITE = re.compile(
+    r"(?:\bopen\s*\(\s*" + _STRING + r"\s*,\s*['\"](?:w|a|x|r\+|wb|ab)|"
+    r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)\s*\(\s*" + _STRING + r"|"
+    r"File\.write\s*\(\s*" + _STRING + r"|file_put_contents\s*\(\s*" + _STRING + r"|"
+    r"Path\(\s*" + _STRING + r"\s*\)\s*\.\s*write_(?:text|bytes)|"
+    r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?['\"]\s*,\s*" + _STRING + r"|"
+    r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?\s*([^'\"]+)['\"])"
+)
+_FORK_BOMB = re.compile(
+    r"(?:while\s*\(?\s*(?:True|1|true)\s*\)?\s*:?\s*\{?\s*(?:os\.|Process\.)?fork\b|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\b|"
+    r"loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*(?:pcntl_)?fork)"
+)
+_DYNAMIC_CALL = re.compile(
+    r"(?:os\.system|subprocess\.\w+|os\.exec\w*|os\.spawn\w*|\bsystem|\bexec(?:Sync)?|\bspawn(?:Sync)?|"
+    r"\bpassthru|\bshell_exec|\bpopen)\s*\(\s*(?![\s'\"\[\]]|r['\"]|b['\"])"
+)
+
+
+@dataclass
+class Code:
+    """What an inline program does, as shell text the engine screens with the same rules."""
+
+    commands: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    danger: str | None = None
+    rule: str = "catastrophe.fork_bomb"
+
+
+def _formatted(call: str) -> bool:
+    """Is the string literal of ``call`` an f-string with a replacement field?"""
+    return bool(re.search(r"\bf['\"][^'\"]*\{", call))
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _literal(m: re.Match[str], first: int = 1) -> str | None:
+    groups = [g for g in m.groups()[first - 1 :] if g is not None]
+    return _unescape(groups[0]) if groups else None
+
+
+def code_effects(program: str) -> Code:
+    """Shell commands, deletions and writes of a one-line program (see the module docstring)."""
+    out = Code()
+    if not program:
+        return out
+    if _FORK_BOMB.search(program):
+        out.danger = "forks copies of itself without end (a fork bomb)"
+        return out
+    for m in _LIST_CALL.finditer(program):
+        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
+        if words:
+            out.commands.append(" ".join(shlex.quote(w) for w in words))
+    for m in _BARE_LIST_CALL.finditer(program):
+        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
+        out.commands.append(" ".join(shlex.quote(w) for w in words))
+    out.commands.extend(next(g for g in m.groups() if g is not None) for m in _PERCENT_X.finditer(program))
+    for m in _SHELL_CALL.finditer(program):
+        text = _literal(m)
+        after = program[m.end() :].lstrip()[:1]
+        if text is not None and (after not in ("", ")", ",", ";", "\n") or _formatted(m.group(0))):
+            # 'r' + 'm -rf /', "%s" % x, f"{x}", "...".format(x): the command is built at run time
+            out.commands.append(UNKNOWN_COMMAND)
+        elif text is not None and not any(text == shlex.split(c)[0] for c in out.commands if c):
+            out.commands.append(text)
+    out.commands.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
+    out.commands.extend(m.group(1) for m in re.finditer(r"\bqx\s*[{(\[]([^})\]]+)[})\]]", program))
+    if _DYNAMIC_CALL.search(program) and not out.commands:
+        out.commands.append(UNKNOWN_COMMAND)
+    for pattern in (_DELETE, _PATH_DELETE):
+        for m in pattern.finditer(program):
+            path = _literal(m)
+            if path:
+                out.commands.append(f"rm -rf -- {shlex.quote(path)}")
+    for m in _WRITE.finditer(program):
+        path = _literal(m)
+        if path:
+            out.writes.append(path.strip())
+    return out
+
+
+# --------------------------------------------------------------------- options that run commands
+
+_GIT_COMMAND_KEYS = re.compile(
+    r"(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath)|sequence\.editor|diff\.external|"
+    r"gpg\.program|gpg\.\w+\.program|credential\.helper|pager\.\w+|(diff|merge|filter)\.[^=]+\.(command|textconv|clean|smudge|process|driver)|"
+    r"uploadpack\.packobjectshook|remote\.[^=]+\.(uploadpack|receivepack)|protocol\.ext\.allow)",
+    re.IGNORECASE,
+)
+
+
+def _git(args: list[Arg]) -> list[tuple[str, str]]:
+    p = parse_as("git", args, stop_first=True)
+    found: list[tuple[str, str]] = []
+    for value in p.values("-c"):
+        key, _, setting = value.partition("=")
+        if key.lower().startswith("alias."):
+            if setting.startswith("!"):
+                found.append((f"git -c {key}", setting[1:]))
+        elif _GIT_COMMAND_KEYS.fullmatch(key) and setting:
+            found.append((f"git -c {key}", setting.lstrip("!")))
+    return found
+
+
+def _tar(args: list[Arg]) -> list[tuple[str, str]]:
+    p = parse_as("tar", args)
+    found = [
+        (f"tar {n}", v) for n, v in p.opts if n in ("--to-command", "--use-compress-program", "-I") and v
+    ]
+    found += [
+        ("tar --info-script", v)
+        for n, v in p.opts
+        if n in ("--info-script", "--new-volume-script", "-F") and v
+    ]
+    for n, v in p.opts:
+        if n == "--checkpoint-action" and v:
+            action, _, command = v.partition("=")
+            if action in ("exec", "sleep") and action == "exec":
+                found.append(("tar --checkpoint-action", command))
+    return found
+
+
+def _wholly_unknown(text: str) -> bool:
+    """A script that is nothing but run-time text (``sed "$X"``, ``awk "$PROG"``)."""
+    return bool(text) and not text.replace(UNKNOWN, "").replace("\x01", "").strip()
+
+
+def _sed(args: list[Arg]) -> list[tuple[str, str]]:
+    p = parse_as("sed", args)
+    scripts = p.values("-e", "--expression") or [a.text for a in p.operands[:1]]
+    found: list[tuple[str, str]] = [("sed script", UNKNOWN_COMMAND) for t in scripts if _wholly_unknown(t)]
+    for script in scripts:
+        for raw in re.split(r"[;\n]", script):
+            line = raw.strip()
+            m = re.match(r"^(?:[\d$,/\\^.*\[\]a-z]*?)?e\s+(.+)$", line)
+            if m and not line.startswith(("s", "y")):
+                found.append(("sed e", m.group(1)))
+            elif re.match(r"^(?:[\d$,]*)e$", line) or re.match(
+                r"^s(.).*\1.*\1[gpIiMm\d]*e[gpIiMm\d]*$", line
+            ):
+                found.append(("sed e", UNKNOWN_COMMAND))
+    return found
+
+
+def _awk(args: list[Arg]) -> list[tuple[str, str]]:
+    p = parse_as("awk", args)
+    if not p.operands:
+        return []
+    program = p.operands[0].text
+    if _wholly_unknown(program):
+        return [("awk program", UNKNOWN_COMMAND)]
+    found = [("awk getline", m.group(1)) for m in re.finditer(r"\"([^\"]*)\"\s*\|&?\s*getline", program)]
+    if re.search(r"[\w)\]]\s*\|&?\s*getline", program) or re.search(r"\|&", program):
+        found.append(("awk getline", UNKNOWN_COMMAND))
+    return found
+
+
+def _editor(args: list[Arg]) -> list[tuple[str, str]]:
+    commands = [a.text[1:] for a in args if a.text.startswith("+")]
+    texts = [a.text for a in args]
+    for k, t in enumerate(texts):
+        if t in ("-c", "--cmd") and k + 1 < len(texts):
+            commands.append(texts[k + 1])
+    found: list[tuple[str, str]] = []
+    for command in commands:
+        for piece in command.split("|"):
+            m = re.match(r"^\s*:?\s*(?:silent!?\s*|exe(?:cute)?\s*['\"]?)?!\s*(.+?)['\"]?\s*$", piece)
+            if m:
+                found.append(("vim -c !", m.group(1)))
+            elif re.search(r"\bsystem\s*\(|\bterm(?:inal)?\b|\bcall\s+job_start", piece):
+                found.append(("vim -c", UNKNOWN_COMMAND))
+    return found
+
+
+def _crontab(args: list[Arg], stdin: str | None) -> list[tuple[str, str]]:
+    operands = [a.text for a in args if not a.text.startswith("-") or a.text == "-"]
+    if operands != ["-"] and operands:
+        return []
+    if stdin is None:
+        return []
+    found: list[tuple[str, str]] = []
+    for raw in stdin.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or re.match(r"^\w+=", line):
+            continue
+        fields = line.split(None, 1 if line.startswith("@") else 5)
+        if len(fields) > (1 if line.startswith("@") else 5):
+            found.append(("crontab line", fields[-1]))
+    return found
+
+
+def _make(args: list[Arg], stdin: str | None) -> list[tuple[str, str]]:
+    """``make -f -`` reads its makefile from stdin: each recipe line (after a tab) is shell text."""
+    p = parse_as("make", args)
+    if "-" not in p.values("-f", "--file", "--makefile") or stdin is None:
+        return []
+    return [("make recipe", line[1:].lstrip("@-+")) for line in stdin.splitlines() if line.startswith("\t")]
+
+
+def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tuple[str, str]]:
+    """(label, shell text) for each command ``name`` runs because its options or script say so."""
+    if name == "git":
+        return _git(args)
+    if name in ("tar", "bsdtar"):
+        return _tar(args)
+    if name == "sed":
+        return _sed(args)
+    if is_a(name, "awk"):
+        return _awk(args)
+    if is_a(name, "vim"):
+        return _editor(args)
+    if name == "crontab":
+        return _crontab(args, stdin)
+    if name in ("make", "gmake"):
+        return _make(args, stdin)
+    if name in ("less", "more", "most"):
+        return [("less !", a.text.split("!", 1)[1]) for a in args if a.text.startswith("+") and "!" in a.text]
+    return []
