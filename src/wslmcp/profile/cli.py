@@ -1,7 +1,9 @@
 """`wslmcp profile`: mcp-top 0.5.0's command line, reports and exit codes (0 done, 2 usage or error).
 
-Common options are accepted before and after a subcommand (the later one wins). ``--replay DIR``
-is ours: it runs on a scenario's fixture home, recorded server answers and clock.
+Common options are accepted before and after a subcommand (the later one wins). Ours only:
+``--replay DIR`` runs on a scenario's fixture home, recorded server answers and clock; ``--tokens``
+adds the wire token column; the CI gates (``--fail-over``, ``--fail-on``, ``diff
+--fail-on-growth``) set the exit codes of ``gates.py``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import engine, report_human, report_json, snapshot
+from wslmcp.profile import engine, gates, report_human, report_json, snapshot, wire_tokens
 from wslmcp.profile.configs import CLI_CHOICES, discover
 
 if TYPE_CHECKING:
@@ -74,6 +76,27 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
         "--concurrency", type=_positive_int, default=d(8), help="servers queried at once (wslmcp; default 8)"
     )
     parser.add_argument("--replay", metavar="SCENARIO", default=d(None), help="run on a scenario (wslmcp)")
+    parser.add_argument(
+        "--tokens",
+        action="store_true",
+        default=d(False),
+        help="add the WIRE TOKENS column (o200k_base of the provider wire form; wslmcp)",
+    )
+    parser.add_argument(
+        "--fail-over",
+        metavar="[total=|server=]TOKENS",
+        type=gates.parse_budget,
+        action="append",
+        default=d(None),
+        help="exit 4 when advertised wire tokens exceed TOKENS, per client in total or per server (wslmcp)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=gates.FAIL_ON_CHOICES,
+        action="append",
+        default=d(None),
+        help="exit 8 when a server's verdict is prune (wslmcp)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -97,6 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(dif, defaults=False)
     dif.add_argument("old")
     dif.add_argument("new")
+    dif.add_argument(
+        "--fail-on-growth",
+        metavar="PCT",
+        type=gates.parse_percent,
+        default=None,
+        help="exit 16 when a client's advertised total grew by more than PCT percent (wslmcp)",
+    )
     return parser
 
 
@@ -120,27 +150,54 @@ def main(argv: Sequence[str]) -> int:
 def execute(
     args: argparse.Namespace, boundaries: Boundaries, out: TextIO, *, interactive: bool = False
 ) -> int:
-    """Build the report on ``boundaries`` and write what the arguments ask for to ``out``."""
-    report, when = _report(args, boundaries, interactive)
+    """Build the report on ``boundaries`` and write what the arguments ask for to ``out``.
+
+    Returns the exit status: 0, a failed snapshot write's 2, or the failed gates' bits."""
+    budgets, fail_on = args.fail_over or [], args.fail_on or []
+    report, when, counts, note = _report(args, boundaries, interactive)
+    outcome = gates.check(
+        budgets, fail_on, ((((c.cli, r.server)), r.verdict) for c in report.clis for r in c.rows), counts
+    )
+    if outcome.document:
+        report.wslmcp["gates"] = list(outcome.document)
     if args.command == "snapshot":
         doc = snapshot.build(
             report, when, sessions=args.sessions, days=args.days, redact=args.redact_identifiers
         )
-        return _emit_snapshot(report_json.dumps(doc), args.out, out)
+        written = _emit_snapshot(report_json.dumps(doc), args.out, out)
+        return written or _gate_status(outcome)
     if args.json:
         out.write(report_json.dumps(report_json.document(report, include_prune=args.prune)) + "\n")
     else:
-        out.write(report_human.render(report, include_prune=args.prune) + "\n")
-    return 0
+        show = args.tokens or bool(budgets)
+        out.write(
+            report_human.render(
+                report, include_prune=args.prune, wire=counts if show else None, wire_note=note
+            )
+            + "\n"
+        )
+    return _gate_status(outcome)
+
+
+def _gate_status(outcome: gates.Outcome) -> int:
+    for message in outcome.messages:
+        print(f"wslmcp profile: {message}", file=sys.stderr)
+    return outcome.code
 
 
 def _diff(args: argparse.Namespace, out: TextIO) -> int:
     from wslmcp.boundaries.client_files import LocalClientFiles
 
     files = LocalClientFiles()
-    doc = diff_mod.diff(diff_mod.load(files, args.old), diff_mod.load(files, args.new))
+    old, new = diff_mod.load(files, args.old), diff_mod.load(files, args.new)
+    doc = diff_mod.diff(old, new)
     out.write((report_json.dumps(doc) if args.json else diff_mod.render(doc)) + "\n")
-    return 0
+    if args.fail_on_growth is None:
+        return 0
+    outcome = gates.growth(old, new, args.fail_on_growth)
+    for message in outcome.messages:
+        print(f"wslmcp profile diff: {message}", file=sys.stderr)
+    return outcome.code
 
 
 def _defaults(args: argparse.Namespace, boundaries: Boundaries) -> tuple[str, str, str]:
@@ -163,8 +220,13 @@ def _defaults(args: argparse.Namespace, boundaries: Boundaries) -> tuple[str, st
 
 def _report(
     args: argparse.Namespace, boundaries: Boundaries, interactive: bool
-) -> tuple[engine.Report, datetime]:
+) -> tuple[engine.Report, datetime, wire_tokens.WireCounts, str | None]:
+    """The report, its time, each server's wire token counts and their degradation note."""
     from wslmcp.profile.querying import stderr_progress
+
+    # the vocabulary loads while servers answer; a snapshot without gates prints no wire counts
+    wanted = not args.no_query and (args.command != "snapshot" or bool(args.fail_over))
+    preload = wire_tokens.Preload() if wanted else None
 
     home, project, cwd = _defaults(args, boundaries)
     request = engine.Request(
@@ -193,8 +255,13 @@ def _report(
             progress=progress,
         )
     )
-    report.wslmcp = engine.extras(report, request)
-    return report, datetime.fromtimestamp(boundaries.clock.wall(), UTC)
+    counts, note = wire_tokens.for_report(
+        report.clis, wire_tokens.load if preload is None else preload.result
+    )
+    report.wslmcp = engine.extras(report, request, counts)
+    if note is not None:
+        report.wslmcp["token_note"] = note
+    return report, datetime.fromtimestamp(boundaries.clock.wall(), UTC), counts, note
 
 
 def _emit_snapshot(text: str, path: str | None, out: TextIO) -> int:
