@@ -9,22 +9,21 @@ adds the wire token column; the CI gates (``--fail-over``, ``--fail-on``, ``diff
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import engine, gates, report_human, report_json, snapshot, wire_tokens
-from wslmcp.profile.configs import CLI_CHOICES, discover
+from wslmcp.profile import gates, report_human, report_json, snapshot, wire_tokens
+from wslmcp.profile.configs import CLI_CHOICES
 
 if TYPE_CHECKING:
-    from wslmcp.wiring import Boundaries
+    from wslmcp.boundaries.client_files import ClientFiles
+    from wslmcp.profile.assembly import Profiler
 
 MCP_TOP_VERSION = "0.5.0"
 
@@ -132,13 +131,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
+    from wslmcp import wiring
+
     try:
         if args.command == "diff":
-            return _diff(args, sys.stdout)
-        from wslmcp import wiring
+            return _diff(args, wiring.real().client_files, sys.stdout)
+        from wslmcp.profile.assembly import assemble
 
-        boundaries = wiring.replay(args.replay) if args.replay is not None else wiring.real()
-        return execute(args, boundaries, sys.stdout, interactive=sys.stderr.isatty())
+        wired = wiring.wire(args.replay, interactive=sys.stderr.isatty())
+        return execute(args, assemble(wired.boundaries, wired.host, args), sys.stdout)
     except diff_mod.DiffInputError as err:
         print(f"wslmcp profile diff: {err}", file=sys.stderr)
         return 2
@@ -147,35 +148,28 @@ def main(argv: Sequence[str]) -> int:
         return 2
 
 
-def execute(
-    args: argparse.Namespace, boundaries: Boundaries, out: TextIO, *, interactive: bool = False
-) -> int:
-    """Build the report on ``boundaries`` and write what the arguments ask for to ``out``.
+def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
+    """Build the report and write what the arguments ask for to ``out``.
 
     Returns the exit status: 0, a failed snapshot write's 2, or the failed gates' bits."""
     budgets, fail_on = args.fail_over or [], args.fail_on or []
-    report, when, counts, note = _report(args, boundaries, interactive)
-    outcome = gates.check(
-        budgets, fail_on, ((((c.cli, r.server)), r.verdict) for c in report.clis for r in c.rows), counts
-    )
+    report, when = profiler.report()
+    counts = wire_tokens.counts_of(report.wslmcp)
+    rows = (((c.cli, r.server), r.verdict) for c in report.clis for r in c.rows)
+    outcome = gates.check(budgets, fail_on, rows, counts)
     if outcome.document:
         report.wslmcp["gates"] = list(outcome.document)
     if args.command == "snapshot":
         doc = snapshot.build(
             report, when, sessions=args.sessions, days=args.days, redact=args.redact_identifiers
         )
-        written = _emit_snapshot(report_json.dumps(doc), args.out, out)
-        return written or _gate_status(outcome)
+        return _emit_snapshot(report_json.dumps(doc), args.out, out) or _gate_status(outcome)
     if args.json:
         out.write(report_json.dumps(report_json.document(report, include_prune=args.prune)) + "\n")
     else:
-        show = args.tokens or bool(budgets)
-        out.write(
-            report_human.render(
-                report, include_prune=args.prune, wire=counts if show else None, wire_note=note
-            )
-            + "\n"
-        )
+        shown = counts if args.tokens or budgets else None
+        note = report.wslmcp.get("token_note")
+        out.write(report_human.render(report, include_prune=args.prune, wire=shown, wire_note=note) + "\n")
     return _gate_status(outcome)
 
 
@@ -185,10 +179,7 @@ def _gate_status(outcome: gates.Outcome) -> int:
     return outcome.code
 
 
-def _diff(args: argparse.Namespace, out: TextIO) -> int:
-    from wslmcp.boundaries.client_files import LocalClientFiles
-
-    files = LocalClientFiles()
+def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
     old, new = diff_mod.load(files, args.old), diff_mod.load(files, args.new)
     doc = diff_mod.diff(old, new)
     out.write((report_json.dumps(doc) if args.json else diff_mod.render(doc)) + "\n")
@@ -198,70 +189,6 @@ def _diff(args: argparse.Namespace, out: TextIO) -> int:
     for message in outcome.messages:
         print(f"wslmcp profile diff: {message}", file=sys.stderr)
     return outcome.code
-
-
-def _defaults(args: argparse.Namespace, boundaries: Boundaries) -> tuple[str, str, str]:
-    """(home, project, cwd): a replayed scenario supplies its own home and project."""
-    cwd = os.getcwd()
-    home, project = args.home, args.project
-    if boundaries.scenario is not None:
-        section = boundaries.scenario.section("profile")
-        if home is None:
-            home = str(boundaries.scenario.section("home").get("path", ""))
-        if project is None and isinstance(section.get("project"), str):
-            project = str(section["project"])
-            cwd = project
-    if home is None:
-        home = os.path.expanduser("~")
-    if project is None:
-        project = cwd
-    return home, project, cwd
-
-
-def _report(
-    args: argparse.Namespace, boundaries: Boundaries, interactive: bool
-) -> tuple[engine.Report, datetime, wire_tokens.WireCounts, str | None]:
-    """The report, its time, each server's wire token counts and their degradation note."""
-    from wslmcp.profile.querying import stderr_progress
-
-    # the vocabulary loads while servers answer; a snapshot without gates prints no wire counts
-    wanted = not args.no_query and (args.command != "snapshot" or bool(args.fail_over))
-    preload = wire_tokens.Preload() if wanted else None
-
-    home, project, cwd = _defaults(args, boundaries)
-    request = engine.Request(
-        home=home,
-        project=project,
-        cwd=cwd,
-        sessions=args.sessions,
-        days=args.days,
-        timeout_s=args.timeout,
-        cli=args.cli,
-        no_query=args.no_query,
-        query_project=args.query_project,
-        project_usage=args.project_usage,
-        concurrency=args.concurrency,
-    )
-    files = boundaries.client_files
-    discovery = discover(files, home, project, args.cli)
-    progress = stderr_progress(sys.stderr) if interactive and boundaries.scenario is None else None
-    report = asyncio.run(
-        engine.run(
-            files,
-            boundaries.mcp_launcher,
-            boundaries.clock,
-            request,
-            discovery=discovery,
-            progress=progress,
-        )
-    )
-    counts, note = wire_tokens.for_report(
-        report.clis, wire_tokens.load if preload is None else preload.result
-    )
-    report.wslmcp = engine.extras(report, request, counts)
-    if note is not None:
-        report.wslmcp["token_note"] = note
-    return report, datetime.fromtimestamp(boundaries.clock.wall(), UTC), counts, note
 
 
 def _emit_snapshot(text: str, path: str | None, out: TextIO) -> int:

@@ -151,6 +151,11 @@ def for_report(clis: Sequence[CliReport], loader: Callable[[], Loaded]) -> tuple
     return counts, None if loaded is None else loaded.note
 
 
+def counts_of(extras: Mapping[str, Any]) -> WireCounts:
+    """The counts back from the "wslmcp" document ``engine.extras`` built (one source of truth)."""
+    return {(s["cli"], s["server"]): s["tokens"] for s in extras.get("servers", ()) if "tokens" in s}
+
+
 def own_wire(counts: Sequence[Mapping[str, Any]], cli: str) -> Mapping[str, Any] | None:
     """The entry in the wire form ``cli`` sends; None when the definitions were not observed."""
     return next((e for e in counts if e["wire"] == CLIENT_WIRE.get(cli)), None)
