@@ -39,7 +39,7 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
     offset = 0
     loads = json.loads
     try:
-        for raw in files.iter_lines(path):
+        for raw in _whole_lines(files.iter_lines(path)):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -62,6 +62,21 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
                 yield record
     except OSError as err:
         stats.error = f"unreadable: {err}"
+
+
+def _whole_lines(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """Join the boundary's pieces of one long line (only a line's last piece ends with a newline)."""
+    held: list[bytes] = []
+    for piece in pieces:
+        if not held and piece.endswith(b"\n"):
+            yield piece
+            continue
+        held.append(piece)
+        if piece.endswith(b"\n"):
+            yield b"".join(held)
+            held = []
+    if held:
+        yield b"".join(held)
 
 
 def _decode_message(raw: bytes, offset: int) -> str:
