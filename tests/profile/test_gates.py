@@ -191,3 +191,15 @@ def test_bad_growth_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixtu
         main(["diff", "a.json", "b.json", "--fail-on-growth", bad])
     assert exit_.value.code == 2
     assert "--fail-on-growth" in capsys.readouterr().err
+
+
+def test_the_tokens_column_shows_each_rows_own_wire_count(
+    two: Path, counts: dict[str, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(two, "--tokens", capsys=capsys)
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith(("big ", "small "))}
+    for name in ("big", "small"):
+        assert f"..{counts[name]:,} o200k_base (exact)" in rows[name]
+    assert "only an estimate for Claude" in out
+    assert "WIRE TOKENS" not in run(two, capsys=capsys)[1]  # mcp-top's table unless asked
