@@ -21,7 +21,9 @@ from typing import Any
 
 import pytest
 
-from tests.profile.homes import slug
+from tests.profile.homes import SCENARIOS, slug
+from wslmcp.scenario.checks import run_checks
+from wslmcp.scenario.loader import Scenario
 
 TIMEOUT_S = 30
 
@@ -132,3 +134,16 @@ def test_a_diff_of_special_files_is_an_input_error(home: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr == f"wslmcp profile diff: {fifo}: not a regular file (FIFO): '{fifo}'\n"
+
+
+def test_the_twin_skips_the_scenarios_special_files_the_same_way() -> None:
+    """``scenarios/profile-special-files`` names its special files in ``home.special`` (git holds
+    none); replayed, each gets the reason the real adapter gives above, and the rest is counted."""
+    scenario = Scenario.load(SCENARIOS / "profile-special-files")
+    results = run_checks(scenario)
+    assert results and all(r.ok for r in results), [r.detail for r in results if not r.ok]
+    doc = json.loads(scenario.file("expected/prune.json").read_text(encoding="utf-8"))
+    claude = by_cli(doc)["claude-code"]["coverage"]
+    pipe = "/home/user/.claude/projects/-home-user-proj/session-pipe.jsonl"
+    assert [pipe, f"unreadable: not a regular file (FIFO): '{pipe}'"] in claude["transcripts_skipped"]
+    assert claude["transcripts_parsed"] == 1
