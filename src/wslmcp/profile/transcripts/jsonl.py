@@ -103,6 +103,7 @@ class _Streamed:
 def _whole_lines(pieces: Iterator[bytes]) -> Iterator[bytes | _Streamed]:
     """Each line whole, joining the boundary's pieces (only a line's last piece ends with a
     newline), or, past ``long_lines.MAX_HELD_LINE``, the line's pieces as a ``_Streamed``."""
+    pieces = iter(pieces)  # one pass, shared with a _Streamed line
     held: list[bytes] = []
     size = 0
     for piece in pieces:
