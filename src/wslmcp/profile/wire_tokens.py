@@ -153,7 +153,7 @@ def _degraded(why: str) -> Loaded:
 
 
 class Preload:
-    """``load()`` in a daemon thread, so the vocabulary (~0.2 s) is read while servers answer."""
+    """``load()`` in a daemon thread, so the vocabulary (~0.1 s) is parsed while servers answer."""
 
     def __init__(self) -> None:
         self._thread = threading.Thread(target=load, name="o200k-preload", daemon=True)
