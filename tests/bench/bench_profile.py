@@ -214,6 +214,11 @@ def _memory_bounds(base: Path) -> None:
         f"   peak traced memory wslmcp: {peak:.1f} MB on a single {longest / 1e6:.0f} MB line "
         f"({calls} call, {elapsed:.1f} s under tracemalloc)"
     )
+    tracemalloc.start()
+    theirs = _scan_theirs(home)
+    _, their_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"   peak traced memory mcp-top: {their_peak / 1e6:.1f} MB on the same line ({theirs} call)")
     shutil.rmtree(home)
 
 
