@@ -83,11 +83,11 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     )
     parser.add_argument(
         "--fail-over",
-        metavar="[total=|server=]TOKENS",
+        metavar="TOKENS",
         type=gates.parse_budget,
         action="append",
         default=d(None),
-        help="exit 4 when advertised wire tokens exceed TOKENS, per client in total or per server (wslmcp)",
+        help="exit 4 when advertised wire tokens exceed N: TOKENS is N or total=N (per client) or server=N (wslmcp)",
     )
     parser.add_argument(
         "--fail-on",
