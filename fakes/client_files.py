@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from fakes.replay import ReplayMiss
-from wslmcp.boundaries.client_files import FileInfo, NotRegularFile, open_regular, pieces, read_limited
+from wslmcp.boundaries.client_files import (
+    MAX_FILE_BYTES,
+    FileInfo,
+    NotRegularFile,
+    open_regular,
+    pieces,
+    read_limited,
+)
 from wslmcp.scenario.loader import Scenario
 
 
@@ -27,7 +34,8 @@ class FakeClientFiles:
     really is special (a committed symlink to ``/dev/zero``) gets the same check.
     """
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self._limit = max_file_bytes
         self._scenario = scenario.name
         home = scenario.section("home")
         self._dir = scenario.file(str(home["dir"])) if home else None
@@ -71,7 +79,7 @@ class FakeClientFiles:
 
     def read_bytes(self, path: str) -> bytes:
         with self._open(path) as fh:
-            return read_limited(fh, path)
+            return read_limited(fh, path, self._limit)
 
     def stat(self, path: str) -> FileInfo | None:
         local = self._local(path)

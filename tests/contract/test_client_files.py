@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from fakes.client_files import FakeClientFiles
-from wslmcp.boundaries.client_files import MAX_LINE_PIECE, ClientFiles, LocalClientFiles, NotRegularFile
+from wslmcp.boundaries.client_files import (
+    MAX_LINE_PIECE,
+    ClientFiles,
+    FileTooLarge,
+    LocalClientFiles,
+    NotRegularFile,
+)
 from wslmcp.scenario.loader import Scenario
 
 FAKE_HOME = "/home/contract"
@@ -203,3 +209,17 @@ def test_long_lines_arrive_in_bounded_pieces(rig: Rig) -> None:
     assert [len(p) for p in pieces] == [MAX_LINE_PIECE, MAX_LINE_PIECE, 6, 3]
     assert [p.endswith(b"\n") for p in pieces] == [False, False, True, False]
     assert b"".join(pieces) == HUGE
+
+
+def test_reads_are_bounded_in_size(rig: Rig, tmp_path: Path) -> None:
+    def bounded(limit: int) -> ClientFiles:
+        if isinstance(rig.files, LocalClientFiles):
+            return LocalClientFiles(max_file_bytes=limit)
+        return FakeClientFiles(Scenario.load(tmp_path / "scenario"), max_file_bytes=limit)
+
+    path = rig.p(".codex/config.toml")
+    size = len(TREE[".codex/config.toml"])
+    with pytest.raises(FileTooLarge) as caught:
+        bounded(size - 1).read_bytes(path)
+    assert str(caught.value) == f"larger than the {size - 1} byte limit: {path!r}"
+    assert bounded(size).read_bytes(path) == TREE[".codex/config.toml"]  # the limit itself is allowed

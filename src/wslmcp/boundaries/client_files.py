@@ -63,7 +63,8 @@ class NotRegularFile(OSError):
 
 class FileTooLarge(OSError):
     def __init__(self, limit: int, path: str) -> None:
-        super().__init__(f"larger than the {limit // (1024 * 1024)} MiB limit: {path!r}")
+        size = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} byte"
+        super().__init__(f"larger than the {size} limit: {path!r}")
 
 
 def file_kind(mode: int) -> str | None:
@@ -91,10 +92,10 @@ def open_regular(path: str, shown: str | None = None) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def read_limited(fh: BinaryIO, shown: str) -> bytes:
-    data = fh.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise FileTooLarge(MAX_FILE_BYTES, shown)
+def read_limited(fh: BinaryIO, shown: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(limit, shown)
     return data
 
 
@@ -123,11 +124,14 @@ class ClientFiles(Protocol):
 
 
 class LocalClientFiles:
-    """The real filesystem."""
+    """The real filesystem. ``max_file_bytes`` bounds ``read_bytes`` (tests lower it)."""
+
+    def __init__(self, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self._limit = max_file_bytes
 
     def read_bytes(self, path: str) -> bytes:
         with open_regular(path) as fh:
-            return read_limited(fh, path)
+            return read_limited(fh, path, self._limit)
 
     def stat(self, path: str) -> FileInfo | None:
         try:
