@@ -5,9 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from fakes.replay import ReplayMiss
-from wslmcp.boundaries.client_files import FileInfo
+from wslmcp.boundaries.client_files import (
+    MAX_FILE_BYTES,
+    FileInfo,
+    NotRegularFile,
+    open_regular,
+    pieces,
+    read_limited,
+)
 from wslmcp.scenario.loader import Scenario
 
 
@@ -19,15 +27,22 @@ class FakeClientFiles:
 
     A scenario without a ``home`` holds no client files at all: every request is a ``ReplayMiss``,
     so a replay never falls through to the real filesystem.
+
+    ``home.special`` (relative path -> "FIFO", "character device", "block device" or "socket")
+    stands for special files git cannot hold: they exist for ``stat`` and ``iter_files`` (size 0)
+    and reading them raises ``NotRegularFile``, as the real adapter does. A fixture file that
+    really is special (a committed symlink to ``/dev/zero``) gets the same check.
     """
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self._limit = max_file_bytes
         self._scenario = scenario.name
         home = scenario.section("home")
         self._dir = scenario.file(str(home["dir"])) if home else None
         self._home = str(home.get("path", "")).rstrip("/")
         self._mtimes = {str(k): float(v) for k, v in dict(home.get("mtimes", {})).items()}
         self._default = float(home.get("mtime_default", 0.0))
+        self._special = {str(k): str(v) for k, v in dict(home.get("special", {})).items()}
 
     @property
     def home(self) -> str:
@@ -47,19 +62,32 @@ class FakeClientFiles:
             return None
         return root / norm[len(self._home) :].lstrip("/")
 
-    def read_bytes(self, path: str) -> bytes:
+    def _rel(self, path: str) -> str:
+        return os.path.normpath(path)[len(self._home) :].lstrip("/")
+
+    def _open(self, path: str) -> BinaryIO:
         local = self._local(path)
         if local is None:
             raise FileNotFoundError(2, "No such file or directory (outside the fixture home)", path)
+        kind = self._special.get(self._rel(path))
+        if kind is not None:
+            raise NotRegularFile(kind, path)
         try:
-            return local.read_bytes()
+            return open_regular(str(local), path)
         except FileNotFoundError:
             raise FileNotFoundError(2, "No such file or directory", path) from None
+
+    def read_bytes(self, path: str) -> bytes:
+        with self._open(path) as fh:
+            return read_limited(fh, path, self._limit)
 
     def stat(self, path: str) -> FileInfo | None:
         local = self._local(path)
         if local is None:
             return None
+        rel = self._rel(path)
+        if rel in self._special:
+            return FileInfo(path=path, size=0, mtime=self._mtimes.get(rel, self._default))
         try:
             size = local.stat().st_size
         except OSError:
@@ -80,14 +108,16 @@ class FakeClientFiles:
                     info = self.stat(f"{self._home}/{rel}")
                     if info is not None:
                         found.append(info)
+        prefix = self._rel(root).rstrip("/")
+        for rel in self._special:
+            inside = not prefix or rel.startswith(prefix + "/")
+            if inside and rel.endswith(suffix):
+                found.append(FileInfo(f"{self._home}/{rel}", 0, self._mtimes.get(rel, self._default)))
         yield from sorted(found, key=lambda f: f.path)
 
     def iter_lines(self, path: str) -> Iterator[bytes]:
-        local = self._local(path)
-        if local is None:
-            raise FileNotFoundError(2, "No such file or directory (outside the fixture home)", path)
-        with open(local, "rb") as fh:
-            yield from fh
+        with self._open(path) as fh:
+            yield from pieces(fh)
 
     def same_file(self, a: str, b: str) -> bool:
         la, lb = self._local(a), self._local(b)

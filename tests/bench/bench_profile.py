@@ -2,8 +2,11 @@
 
 1. eight servers that each take 1 s to answer (target: our wall time <= 0.25x mcp-top's);
 2. two fast servers (target <= 1.2x);
-3. transcript scanning throughput on a synthetic set generated here (target >= 1x mcp-top's MB/s),
-   and peak traced memory on one large transcript (ours streams lines; it must stay bounded).
+3. transcript scanning throughput on a synthetic set generated here (target >= 2.5x mcp-top's MB/s),
+   and peak traced memory on one large transcript (ours streams lines; it must stay bounded);
+4. peak traced memory on a 200 MB transcript and on one 50 MB line (ours only: bounded, not
+   proportional to the file or the line), and the o200k_base count of a 100-tool server after the
+   vocabulary is loaded (target < 50 ms).
 
 Both tools are called in-process (their ``main``), stdout discarded, after one warm-up run each so
 module imports are not timed; the best of several runs is kept (the machine is shared). The two
@@ -135,19 +138,21 @@ def _throughput(base: Path) -> None:
     home = base / "transcripts"
     size = _synthetic_transcripts(home, files=60, lines_per_file=1500)
     mb = size / 1e6
-    timings = {}
-    for name, fn in (("wslmcp", _scan_ours), ("mcp-top", _scan_theirs)):
-        fn(home)
-        best = float("inf")
-        for _ in range(2):
+    tools = (("wslmcp", _scan_ours), ("mcp-top", _scan_theirs))
+    best = dict.fromkeys(("wslmcp", "mcp-top"), float("inf"))
+    calls = {}
+    for _name, fn in tools:
+        fn(home)  # warm-up: imports and the page cache
+    for _ in range(4):  # interleaved, so both see the same load on a shared machine
+        for name, fn in tools:
             started = time.perf_counter()
-            calls = fn(home)
-            best = min(best, time.perf_counter() - started)
-        timings[name] = best
-        print(f"   scan {name}: {mb / best:.1f} MB/s over {mb:.1f} MB ({calls} calls)")
-    ratio = timings["mcp-top"] / timings["wslmcp"]
+            calls[name] = fn(home)
+            best[name] = min(best[name], time.perf_counter() - started)
+    for name, _fn in tools:
+        print(f"   scan {name}: {mb / best[name]:.1f} MB/s over {mb:.1f} MB ({calls[name]} calls)")
+    ratio = best["mcp-top"] / best["wslmcp"]
     print(
-        f"   scan throughput ratio wslmcp/mcp-top {ratio:.2f} (target >= 1.0) {'ok' if ratio >= 1.0 else 'MISSED'}"
+        f"   scan throughput ratio wslmcp/mcp-top {ratio:.2f} (target >= 2.5) {'ok' if ratio >= 2.5 else 'MISSED'}"
     )
 
 
@@ -160,6 +165,112 @@ def _memory(base: Path) -> None:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         print(f"   peak traced memory {name}: {peak / 1e6:.1f} MB on one {size / 1e6:.1f} MB transcript")
+
+
+def _peak_scan(home: Path) -> tuple[float, int]:
+    tracemalloc.start()
+    calls = _scan_ours(home)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1e6, calls
+
+
+def _memory_bounds(base: Path) -> None:
+    """Ours only (mcp-top holds the whole file): peak memory must not follow the file's size."""
+    home = base / "huge"
+    size = _synthetic_transcripts(home, files=1, lines_per_file=20_000, result_bytes=20_000)
+    peak, calls = _peak_scan(home)
+    print(
+        f"   peak traced memory wslmcp: {peak:.1f} MB on one {size / 1e6:.0f} MB transcript ({calls} calls)"
+    )
+    shutil.rmtree(home)
+    home = base / "long-line"
+    path = home / ".claude" / "projects" / "-work-proj" / "session.jsonl"
+    path.parent.mkdir(parents=True)
+    text = 'line of a big file, with "quotes" and \u00e9 escapes\n' * (50_000_000 // 55)
+    use = {"type": "tool_use", "id": "t1", "name": "mcp__srv0__read"}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": text}
+    lines = [
+        {
+            "type": "assistant",
+            "version": "2.1.3",
+            "timestamp": "2026-01-01T10:00:00Z",
+            "message": {"content": [use]},
+        },
+        {
+            "type": "user",
+            "version": "2.1.3",
+            "timestamp": "2026-01-01T10:00:01Z",
+            "message": {"content": [result]},
+        },
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in lines)
+    del text, result
+    path.write_text(data, encoding="utf-8")
+    longest = max(len(line) for line in data.splitlines())
+    del data
+    started = time.perf_counter()
+    peak, calls = _peak_scan(home)
+    elapsed = time.perf_counter() - started
+    print(
+        f"   peak traced memory wslmcp: {peak:.1f} MB on a single {longest / 1e6:.0f} MB line "
+        f"({calls} call, {elapsed:.1f} s under tracemalloc)"
+    )
+    tracemalloc.start()
+    theirs = _scan_theirs(home)
+    _, their_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"   peak traced memory mcp-top: {their_peak / 1e6:.1f} MB on the same line ({theirs} call)")
+    shutil.rmtree(home)
+
+
+def _wire_tokens() -> None:
+    from wslmcp.profile import wire_tokens
+    from wslmcp.profile.model import QueryResult
+
+    probe = (
+        "import time; from wslmcp.profile import wire_tokens as w; t = time.perf_counter(); w.load(); "
+        "print(time.perf_counter() - t)"
+    )
+    fresh = [
+        float(
+            subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+        )
+        for _ in range(3)
+    ]
+    loaded = wire_tokens.load()
+    if loaded.note is not None:
+        print(f"   wire tokens: {loaded.note}")
+        return
+    tools = tuple(
+        {
+            "name": f"tool_{i:03d}_{['read', 'write', 'search', 'list'][i % 4]}",
+            "description": f"Tool {i}: reads or changes project item {i} and returns a summary of what it did. "
+            * 3,
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": f"path of item {i}"},
+                    "limit": {"type": "integer", "minimum": 1},
+                    "recursive": {"type": "boolean"},
+                },
+                "required": ["path"],
+            },
+        }
+        for i in range(100)
+    )
+    server = QueryResult("claude-code", "bench", "ok", tools=tools, instructions="Use the bench tools. " * 20)
+    timings = []
+    for _ in range(5):
+        began = time.perf_counter()
+        counts = wire_tokens.entries(server, "unknown", loaded.encoder)
+        timings.append(time.perf_counter() - began)
+    first, best = timings[0] * 1000, min(timings) * 1000
+    print(
+        f"   o200k_base wire counts of a 100-tool server (both wires): first {first:.1f} ms, best {best:.1f} ms "
+        f"(target < 50 ms) {'ok' if first < 50 else 'MISSED'}; vocabulary load {min(fresh) * 1000:.0f} ms in a fresh process (overlaps the queries); "
+        f"anthropic max {counts[0]['advertised_max']:,} tokens"
+    )
 
 
 def main() -> None:
@@ -177,5 +288,7 @@ def main() -> None:
         _cold("2 fast servers, fresh processes", fast, 3)
         _throughput(base)
         _memory(base)
+        _memory_bounds(base)
+        _wire_tokens()
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -6,18 +6,27 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from fakes.client_files import FakeClientFiles
-from wslmcp.boundaries.client_files import ClientFiles, LocalClientFiles
+from wslmcp.boundaries.client_files import (
+    MAX_LINE_PIECE,
+    ClientFiles,
+    FileTooLarge,
+    LocalClientFiles,
+    NotRegularFile,
+)
 from wslmcp.scenario.loader import Scenario
 
 FAKE_HOME = "/home/contract"
 MTIME_DEFAULT = 1_767_225_600.0
 MTIMES = {".claude/projects/slug/a.jsonl": 1_767_300_000.0}
+HUGE = b"z" * (2 * 1024 * 1024 + 5) + b"\n" + b"end"
 TREE = {
     ".claude.json": b'{"mcpServers": {}}\n',
     ".claude/projects/slug/a.jsonl": b'{"n": 1}\n{"n": 2}\n',
@@ -44,6 +53,7 @@ def _build(root: Path) -> None:
         path.write_bytes(data)
     big = root / ".claude/projects/slug/big.jsonl"
     big.write_bytes(b"x" * 100 + b"\n" + b"y" * 200_000 + b"\n" + b"tail")
+    (root / "huge.txt").write_bytes(HUGE)
 
 
 @pytest.fixture(params=["real", "fake"])
@@ -139,3 +149,77 @@ def test_fake_sees_nothing_outside_its_home(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         fake.read_bytes("/etc/passwd")
     assert shutil.which("true") is not None  # sanity: the real host has files the fake must not see
+
+
+# ---- special files: never read, never block, skipped with a reason -------------------------------
+
+SPECIAL = {
+    ".claude.json": "FIFO",
+    ".claude/settings.json": "character device",  # a symlink to /dev/zero
+    ".claude/projects/slug/sock.jsonl": "socket",
+    ".claude/projects/slug/fifo.jsonl": "FIFO",
+}
+
+
+@pytest.fixture(params=["real", "fake"])
+def special_rig(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Rig]:
+    if request.param == "fake":
+        scenario_dir = tmp_path / "scenario"
+        (scenario_dir / "home/.claude/projects/slug").mkdir(parents=True)
+        (scenario_dir / "home/.claude/projects/slug/ok.jsonl").write_bytes(b'{"n": 1}\n')
+        manifest = {
+            "schema": "wslmcp-scenario/1.0",
+            "name": "client-files-special",
+            "home": {"dir": "home", "path": FAKE_HOME, "mtime_default": MTIME_DEFAULT, "special": SPECIAL},
+        }
+        (scenario_dir / "scenario.json").write_text(json.dumps(manifest))
+        yield Rig(FakeClientFiles(Scenario.load(scenario_dir)), FAKE_HOME)
+        return
+    home = tmp_path / "h"
+    (home / ".claude/projects/slug").mkdir(parents=True)
+    (home / ".claude/projects/slug/ok.jsonl").write_bytes(b'{"n": 1}\n')
+    os.mkfifo(home / ".claude.json")
+    os.symlink("/dev/zero", home / ".claude/settings.json")
+    os.mkfifo(home / ".claude/projects/slug/fifo.jsonl")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(home / ".claude/projects/slug/sock.jsonl"))
+    try:
+        yield Rig(LocalClientFiles(), str(home))
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("rel", sorted(SPECIAL))
+def test_special_files_are_refused_by_kind_without_reading(special_rig: Rig, rel: str) -> None:
+    for read in (special_rig.files.read_bytes, lambda p: list(special_rig.files.iter_lines(p))):
+        with pytest.raises(NotRegularFile) as caught:
+            read(special_rig.p(rel))
+        assert caught.value.kind == SPECIAL[rel]
+        assert str(caught.value) == f"not a regular file ({SPECIAL[rel]}): {special_rig.p(rel)!r}"
+    assert special_rig.files.stat(special_rig.p(rel)) is not None  # it exists: callers can report it
+
+
+def test_special_transcripts_are_listed_so_they_can_be_reported(special_rig: Rig) -> None:
+    found = [f.path for f in special_rig.files.iter_files(special_rig.p(".claude/projects"), ".jsonl")]
+    assert found == [special_rig.p(f".claude/projects/slug/{n}.jsonl") for n in ("fifo", "ok", "sock")]
+
+
+def test_long_lines_arrive_in_bounded_pieces(rig: Rig) -> None:
+    pieces = list(rig.files.iter_lines(rig.p("huge.txt")))
+    assert [len(p) for p in pieces] == [MAX_LINE_PIECE, MAX_LINE_PIECE, 6, 3]
+    assert [p.endswith(b"\n") for p in pieces] == [False, False, True, False]
+    assert b"".join(pieces) == HUGE
+
+
+def test_reads_are_bounded_in_size(rig: Rig, tmp_path: Path) -> None:
+    def bounded(limit: int) -> ClientFiles:
+        if isinstance(rig.files, LocalClientFiles):
+            return LocalClientFiles(max_file_bytes=limit)
+        return FakeClientFiles(Scenario.load(tmp_path / "scenario"), max_file_bytes=limit)
+
+    path = rig.p(".codex/config.toml")
+    size = len(TREE[".codex/config.toml"])
+    with pytest.raises(FileTooLarge) as caught:
+        bounded(size - 1).read_bytes(path)
+    assert str(caught.value) == f"larger than the {size - 1} byte limit: {path!r}"
+    assert bounded(size).read_bytes(path) == TREE[".codex/config.toml"]  # the limit itself is allowed

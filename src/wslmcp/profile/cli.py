@@ -1,7 +1,9 @@
 """`wslmcp profile`: mcp-top 0.5.0's command line, reports and exit codes (0 done, 2 usage or error).
 
-Common options are accepted before and after a subcommand (the later one wins). ``--replay DIR``
-is ours: it runs on a scenario's fixture home, recorded server answers and clock.
+Common options are accepted before and after a subcommand (the later one wins). Ours only:
+``--replay DIR`` runs on a scenario's fixture home, recorded server answers and clock; ``--tokens``
+adds the wire token column; the CI gates (``--fail-over``, ``--fail-on``, ``diff
+--fail-on-growth``) set the exit codes of ``gates.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import report_human, report_json, snapshot
+from wslmcp.profile import gates, report_human, report_json, snapshot, wire_tokens
 from wslmcp.profile.configs import CLI_CHOICES
 
 if TYPE_CHECKING:
@@ -73,6 +75,27 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
         "--concurrency", type=_positive_int, default=d(8), help="servers queried at once (wslmcp; default 8)"
     )
     parser.add_argument("--replay", metavar="SCENARIO", default=d(None), help="run on a scenario (wslmcp)")
+    parser.add_argument(
+        "--tokens",
+        action="store_true",
+        default=d(False),
+        help="add the WIRE TOKENS column (o200k_base of the provider wire form; wslmcp)",
+    )
+    parser.add_argument(
+        "--fail-over",
+        metavar="TOKENS",
+        type=gates.parse_budget,
+        action="append",
+        default=d(None),
+        help="exit 4 when advertised wire tokens exceed N: TOKENS is N or total=N (per client) or server=N (wslmcp)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=gates.FAIL_ON_CHOICES,
+        action="append",
+        default=d(None),
+        help="exit 8 when a server's verdict is prune (wslmcp)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,6 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(dif, defaults=False)
     dif.add_argument("old")
     dif.add_argument("new")
+    dif.add_argument(
+        "--fail-on-growth",
+        metavar="PCT",
+        type=gates.parse_percent,
+        default=None,
+        help="exit 16 when a client's advertised total grew by more than PCT percent (wslmcp)",
+    )
     return parser
 
 
@@ -119,24 +149,46 @@ def main(argv: Sequence[str]) -> int:
 
 
 def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
-    """Build the report and write what the arguments ask for to ``out``."""
+    """Build the report and write what the arguments ask for to ``out``.
+
+    Returns the exit status: 0, a failed snapshot write's 2, or the failed gates' bits."""
+    budgets, fail_on = args.fail_over or [], args.fail_on or []
     report, when = profiler.report()
+    counts = wire_tokens.counts_of(report.wslmcp)
+    rows = (((c.cli, r.server), r.verdict) for c in report.clis for r in c.rows)
+    outcome = gates.check(budgets, fail_on, rows, counts)
+    if outcome.document:
+        report.wslmcp["gates"] = list(outcome.document)
     if args.command == "snapshot":
         doc = snapshot.build(
             report, when, sessions=args.sessions, days=args.days, redact=args.redact_identifiers
         )
-        return _emit_snapshot(report_json.dumps(doc), args.out, out)
+        return _emit_snapshot(report_json.dumps(doc), args.out, out) or _gate_status(outcome)
     if args.json:
         out.write(report_json.dumps(report_json.document(report, include_prune=args.prune)) + "\n")
     else:
-        out.write(report_human.render(report, include_prune=args.prune) + "\n")
-    return 0
+        shown = counts if args.tokens or budgets else None
+        note = report.wslmcp.get("token_note")
+        out.write(report_human.render(report, include_prune=args.prune, wire=shown, wire_note=note) + "\n")
+    return _gate_status(outcome)
+
+
+def _gate_status(outcome: gates.Outcome) -> int:
+    for message in outcome.messages:
+        print(f"wslmcp profile: {message}", file=sys.stderr)
+    return outcome.code
 
 
 def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
-    doc = diff_mod.diff(diff_mod.load(files, args.old), diff_mod.load(files, args.new))
+    old, new = diff_mod.load(files, args.old), diff_mod.load(files, args.new)
+    doc = diff_mod.diff(old, new)
     out.write((report_json.dumps(doc) if args.json else diff_mod.render(doc)) + "\n")
-    return 0
+    if args.fail_on_growth is None:
+        return 0
+    outcome = gates.growth(old, new, args.fail_on_growth)
+    for message in outcome.messages:
+        print(f"wslmcp profile diff: {message}", file=sys.stderr)
+    return outcome.code
 
 
 def _emit_snapshot(text: str, path: str | None, out: TextIO) -> int:

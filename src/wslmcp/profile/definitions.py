@@ -39,10 +39,10 @@ def token_range(
         floor.append(instructions)
     for tool in result.tools:
         raw_name = tool.get("name")
-        visible = _visible_name(raw_name, server, cli) if isinstance(raw_name, str) else None
+        visible = visible_name(raw_name, server, cli) if isinstance(raw_name, str) else None
         whole = estimate_definition(_as_client_sees(tool, visible, limit))
         advertised.append(whole)
-        if regime == "upfront" or _always_loaded(tool):
+        if regime == "upfront" or always_loaded(tool):
             floor.append(whole)
         elif visible is not None:
             floor.append(estimate_text(visible))
@@ -52,7 +52,7 @@ def token_range(
     return high, low
 
 
-def _visible_name(name: str, server: str, cli: str) -> str:
+def visible_name(name: str, server: str, cli: str) -> str:
     return f"mcp__{server}__{name}" if cli == "claude-code" else name
 
 
@@ -66,6 +66,6 @@ def _as_client_sees(tool: Mapping[str, Any], visible: str | None, limit: int | N
     return definition
 
 
-def _always_loaded(tool: Mapping[str, Any]) -> bool:
+def always_loaded(tool: Mapping[str, Any]) -> bool:
     meta = tool.get("_meta")
     return isinstance(meta, dict) and meta.get("anthropic/alwaysLoad") is True

@@ -253,8 +253,11 @@ def _provenance_incomplete(warnings: Sequence[str]) -> bool:
     return any(w.startswith(("could not parse", "could not read")) for w in warnings)
 
 
-def extras(report: Report, request: Request) -> dict[str, Any]:
-    """What we add to the v3 document, under its one extra key "wslmcp" (v3 readers ignore it)."""
+def extras(
+    report: Report, request: Request, tokens: Mapping[ServerKey, Sequence[Mapping[str, Any]]] | None = None
+) -> dict[str, Any]:
+    """What we add to the v3 document, under its one extra key "wslmcp" (v3 readers ignore it);
+    ``tokens``: each server's wire token counts (``wire_tokens.for_report``)."""
     return {
         "version": _version(),
         "query": {"concurrency": request.concurrency, "timeout_s": request.timeout_s},
@@ -268,6 +271,7 @@ def extras(report: Report, request: Request) -> dict[str, Any]:
                 "protocol_version": q.protocol_version,
                 "returned_tools": q.returned_tools,
                 "timeout_s": q.timeout_s,
+                **({} if tokens is None else {"tokens": list(tokens.get(q.key, ()))}),
             }
             for c in report.clis
             for q in c.queries

@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from wslmcp.profile import coverage
 from wslmcp.profile.engine import CliReport, Report
 from wslmcp.profile.prune import Removal
 from wslmcp.profile.tokens import Tokens, fmt
 from wslmcp.profile.verdicts import Row
+from wslmcp.profile.wire_tokens import WireCounts, own_wire
 
 HEADERS = ("SERVER", "SCOPE", "TOOLS", "TOKEN RANGE", "REGIME", "CALLS(window)", "VERDICT")
+WIRE_HEADER = "WIRE TOKENS"
+#: The column sits after TOKEN RANGE.
+_WIRE_AT = HEADERS.index("TOKEN RANGE") + 1
 
 
-def render(report: Report, *, include_prune: bool) -> str:
+def render(
+    report: Report, *, include_prune: bool, wire: WireCounts | None = None, wire_note: str | None = None
+) -> str:
+    """mcp-top's report; with ``wire`` (wslmcp ``--tokens``) the table gains a WIRE TOKENS column
+    and a legend line (plus ``wire_note`` when the counts degraded to estimates)."""
     sections: list[str] = []
     if report.note is not None:
         sections.append(report.note)
-    sections.extend(_cli(c, len(report.clis) > 1) for c in report.clis)
+    sections.extend(_cli(c, len(report.clis) > 1, wire) for c in report.clis)
     if include_prune:
         sections.append(_prune_block(report))
+    if wire is not None:
+        sections.append(wire_legend(wire_note))
     sections.append(report.generated_note)
     return "\n\n".join(sections)
 
@@ -52,9 +65,28 @@ def _verdict_cell(row: Row, kinds: dict[str, str]) -> str:
     return text
 
 
-def _cli(report: CliReport, header: bool) -> str:
+def wire_cell(counts: Sequence[Mapping[str, Any]], cli: str) -> str:
+    """``>=floor..max (exact)`` in the client's own wire; ``(estimate)`` when not exact; ? unknown."""
+    entry = own_wire(counts, cli)
+    if entry is None:
+        return "?"
+    high, low = entry["advertised_max"], entry["upfront_floor"]
+    span = f"{high:,}" if low == high else f">={'?' if low is None else f'{low:,}'}..{high:,}"
+    return f"{span} {entry['method']} ({'exact' if entry['exact'] else 'estimate'})"
+
+
+def wire_legend(note: str | None) -> str:
+    line = (
+        f"{WIRE_HEADER}: tokens of the provider request JSON each client sends (claude-code rows: "
+        "Anthropic tools[]; codex and cursor rows: OpenAI functions[]); an o200k_base count is exact for "
+        "OpenAI GPT-4o-family models and only an estimate for Claude."
+    )
+    return line if note is None else f"{line}\n{note}"
+
+
+def _cli(report: CliReport, header: bool, wire: WireCounts | None = None) -> str:
     kinds = {r.server: r.kind for r in report.removals}
-    body = [
+    body: list[tuple[str, ...]] = [
         (
             row.server,
             row.scope,
@@ -66,8 +98,19 @@ def _cli(report: CliReport, header: bool) -> str:
         )
         for row in report.rows
     ]
-    widths = [max([len(HEADERS[i])] + [len(cells[i]) for cells in body]) for i in range(len(HEADERS))]
-    lines = [_line(HEADERS, widths), "  ".join("-" * w for w in widths)]
+    headers: tuple[str, ...] = HEADERS
+    if wire is not None:
+        headers = (*HEADERS[:_WIRE_AT], WIRE_HEADER, *HEADERS[_WIRE_AT:])
+        body = [
+            (
+                *cells[:_WIRE_AT],
+                wire_cell(wire.get((report.cli, row.server), ()), report.cli),
+                *cells[_WIRE_AT:],
+            )
+            for cells, row in zip(body, report.rows, strict=True)
+        ]
+    widths = [max([len(headers[i])] + [len(cells[i]) for cells in body]) for i in range(len(headers))]
+    lines = [_line(headers, widths), "  ".join("-" * w for w in widths)]
     lines.extend(_line(cells, widths) for cells in body)
     for row in report.rows:
         if row.def_status != "ok":

