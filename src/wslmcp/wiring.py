@@ -35,9 +35,9 @@ class _OnDemandMcpLauncher:
 
     async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
         if self._inner is None:
-            from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+            from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
-            self._inner = SdkMcpLauncher()
+            self._inner = StdioMcpLauncher()
         return await self._inner.query(spec, timeout_s)
 
 

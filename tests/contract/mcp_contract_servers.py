@@ -14,7 +14,7 @@ from pathlib import Path
 from fakes.mcp_launcher import RecordingMcpLauncher
 from tests.servers import STDIO_SERVER
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 SERVER = str(STDIO_SERVER)
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_answers.json"
@@ -46,7 +46,7 @@ def spec(name: str) -> ServerSpec:
 
 
 async def record(launcher: McpLauncher | None = None, path: Path = FIXTURE) -> RecordingMcpLauncher:
-    recorder = RecordingMcpLauncher(launcher or SdkMcpLauncher(), path)
+    recorder = RecordingMcpLauncher(launcher or StdioMcpLauncher(), path)
     for name in SERVERS:  # one after another: the recording keeps this order
         await recorder.query(spec(name), RECORD_TIMEOUT_S)
     return recorder

@@ -11,7 +11,7 @@ import pytest
 from fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, load_answers
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 from .mcp_contract_servers import FIXTURE, SERVERS, record, spec
 
@@ -19,7 +19,7 @@ from .mcp_contract_servers import FIXTURE, SERVERS, record, spec
 @pytest.fixture(params=["real", "fake"])
 def launcher(request: pytest.FixtureRequest) -> McpLauncher:
     if request.param == "real":
-        return SdkMcpLauncher()
+        return StdioMcpLauncher()
     return FakeMcpLauncher.from_file(FIXTURE)
 
 

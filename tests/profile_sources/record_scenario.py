@@ -20,7 +20,7 @@ from pathlib import Path
 from fakes.mcp_launcher import RecordingMcpLauncher
 from tests.profile.homes import FIXTURE_HOME, SCENARIOS, copy_home
 from wslmcp.boundaries.client_files import LocalClientFiles
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 from wslmcp.profile.configs import discover
 from wslmcp.profile.querying import query_all
 
@@ -30,7 +30,7 @@ async def record(name: str, out: Path | None = None) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         home = copy_home(name, Path(tmp) / "home")
         found = discover(LocalClientFiles(), str(home), str(home / "proj"), "all")
-        launcher = RecordingMcpLauncher(SdkMcpLauncher(), target, rewrite={str(home): FIXTURE_HOME})
+        launcher = RecordingMcpLauncher(StdioMcpLauncher(), target, rewrite={str(home): FIXTURE_HOME})
         await query_all(launcher, found.servers(), 20.0, query_project=True)
     return target
 

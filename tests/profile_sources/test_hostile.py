@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 from .conftest import PYTHON, SERVER
 
@@ -40,7 +40,7 @@ async def _query(
         command=PYTHON,
         args=(SERVER, "--pidfile", str(pidfile), "--grandchild", str(grandchild), *args),
     )
-    answer = await SdkMcpLauncher(max_output=max_output).query(spec, timeout_s)
+    answer = await StdioMcpLauncher(max_output=max_output).query(spec, timeout_s)
     pids = [_pid(p) for p in (pidfile, grandchild) if p.exists()]
     return answer, pids
 
@@ -138,7 +138,7 @@ async def test_large_paginated_list_is_collected_whole(tmp_path: Path) -> None:
 
 
 async def test_missing_command_reports_the_os_error() -> None:
-    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command="/nonexistent/mcp-server"), TIMEOUT)
+    answer = await StdioMcpLauncher().query(ServerSpec(name="x", command="/nonexistent/mcp-server"), TIMEOUT)
     assert answer.error == "[Errno 2] No such file or directory: '/nonexistent/mcp-server'"
 
 
@@ -146,7 +146,7 @@ async def test_non_executable_command_reports_permission_denied(tmp_path: Path) 
     script = tmp_path / "server.sh"
     script.write_text("#!/bin/sh\n")
     script.chmod(stat.S_IRUSR | stat.S_IWUSR)
-    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=str(script)), TIMEOUT)
+    answer = await StdioMcpLauncher().query(ServerSpec(name="x", command=str(script)), TIMEOUT)
     assert answer.error == f"[Errno 13] Permission denied: '{script}'"
 
 
@@ -155,7 +155,7 @@ async def test_missing_cwd_is_reported_without_launching(tmp_path: Path) -> None
     spec = ServerSpec(
         name="x", command=PYTHON, args=(SERVER, "--pidfile", str(marker)), cwd=str(tmp_path / "gone")
     )
-    answer = await SdkMcpLauncher().query(spec, TIMEOUT)
+    answer = await StdioMcpLauncher().query(spec, TIMEOUT)
     assert answer.error == f"cwd does not exist: {tmp_path / 'gone'}"
     assert not marker.exists()
 
@@ -169,7 +169,7 @@ async def test_env_is_laid_over_the_base_environment_and_cwd_applies(tmp_path: P
     spec = ServerSpec(
         name="x", command=PYTHON, args=("-c", code, str(probe)), env={"MINE": "v"}, cwd=str(tmp_path)
     )
-    answer = await SdkMcpLauncher(base_env={**os.environ, "BASE": "b"}).query(spec, 10.0)
+    answer = await StdioMcpLauncher(base_env={**os.environ, "BASE": "b"}).query(spec, 10.0)
     assert answer.error is None
     assert probe.read_text() == f"b|v|{tmp_path}"
 
@@ -204,7 +204,7 @@ async def test_a_stubborn_silent_server_is_killed_at_the_deadline(tmp_path: Path
         command=PYTHON,
         args=(SERVER, "--pidfile", str(pidfile), "--mode", "stubborn", "--sleep", "60"),
     )
-    answer = await SdkMcpLauncher().query(spec, 0.5)
+    answer = await StdioMcpLauncher().query(spec, 0.5)
     assert answer.error == "timeout after 0.5 seconds"
     assert not _alive(_pid(pidfile))
 
@@ -233,7 +233,7 @@ async def test_a_loose_initialize_result_is_read_like_mcp_top(tmp_path: Path) ->
 
 
 async def test_an_unlaunchable_argument_is_a_launch_failure() -> None:
-    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=PYTHON, args=("a\x00b",)), TIMEOUT)
+    answer = await StdioMcpLauncher().query(ServerSpec(name="x", command=PYTHON, args=("a\x00b",)), TIMEOUT)
     assert answer.error == "embedded null byte"
 
 

@@ -12,8 +12,8 @@ Contract
 Errors
     none: every failure is reported in the answer.
 
-Real adapter: ``wslmcp.boundaries.mcp_stdio.SdkMcpLauncher`` (the mcp SDK client over a stdio
-transport that owns the server's process group). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``,
+Real adapter: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (JSON-RPC over the server's stdio,
+judged by the pure ``mcp_exchange``; the server leads a process group ``process_group`` kills). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``,
 recorded initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
 
 Error texts follow mcp-top 0.5.0: ``timeout after {t:g} seconds``, ``server closed stdout before

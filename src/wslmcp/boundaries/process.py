@@ -1,6 +1,7 @@
 """Running one child process with closed or given stdin, a deadline and bounded output capture.
 
-This is the one place (with the server launcher) that spawns processes; adapters build on it.
+This is the one place (with the server launcher) that spawns processes; adapters build on it. The
+process group the child leads is ``process_group.Group``, shared with the launcher.
 """
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import time
 from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from wslmcp.boundaries.process_group import start_group
 
 
 class ByteSource(Protocol):
@@ -90,62 +92,6 @@ async def _drain(
 PIPE_GRACE_S = 0.5
 
 
-def _close_pipes(proc: asyncio.subprocess.Process) -> None:
-    transport = getattr(proc, "_transport", None)
-    if transport is None:
-        return
-    for fd in (0, 1, 2):
-        pipe = transport.get_pipe_transport(fd)
-        if pipe is not None:
-            pipe.close()
-
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-
-
-def group_members(pgid: int, proc_root: str = "/proc") -> list[tuple[int, str]]:
-    """(pid, comm) of every live process (neither zombie nor dead) in process group ``pgid``, read
-    from /proc; empty where there is no /proc."""
-    try:
-        entries = os.listdir(proc_root)
-    except OSError:
-        return []
-    members = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"{proc_root}/{entry}/stat", "rb") as f:
-                raw = f.read()
-        except OSError:
-            continue
-        close = raw.rfind(b")")
-        fields = raw[close + 2 :].split()
-        if len(fields) < 3 or fields[0] in (b"Z", b"X") or not fields[2].isdigit() or int(fields[2]) != pgid:
-            continue
-        members.append((int(entry), raw[raw.find(b"(") + 1 : close].decode("utf-8", "replace")))
-    return sorted(members)
-
-
-def _kill_group_named(proc: asyncio.subprocess.Process) -> tuple[str, ...]:
-    """Stop the child's process group (twice: a child forked while the first stop was delivered),
-    name its members, then kill them all."""
-    if os.name != "posix":
-        _kill_group(proc)
-        return ()
-    for _ in range(2):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGSTOP)
-    members = group_members(proc.pid)
-    _kill_group(proc)
-    return tuple(f"{pid} {comm}" for pid, comm in members)
-
-
 async def run_process(
     argv: Sequence[str],
     *,
@@ -173,15 +119,15 @@ async def run_process(
     ``killed`` ("pid comm" each), so the caller can say what was killed."""
     started = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
+    group = await start_group(
+        argv,
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=full_env,
         cwd=cwd,
-        start_new_session=os.name == "posix",
     )
+    proc = group.process
 
     async def feed() -> None:
         if proc.stdin is None or stdin is None:
@@ -203,9 +149,9 @@ async def run_process(
     def kill() -> None:
         nonlocal killed
         if name_killed:
-            killed = _kill_group_named(proc)
+            killed = group.kill_named()
         else:
-            _kill_group(proc)
+            group.kill()
 
     def overflow() -> None:
         nonlocal overflowed
@@ -230,7 +176,7 @@ async def run_process(
         tasks: list[asyncio.Future[Any]] = [feeder, *drains, waiter]
         _, pending = await asyncio.wait(tasks, timeout=PIPE_GRACE_S)
         if pending:
-            _close_pipes(proc)
+            group.close_pipes()
             for task in (feeder, *drains):
                 task.cancel()
             await asyncio.wait([waiter], timeout=PIPE_GRACE_S)
@@ -245,19 +191,20 @@ async def run_process(
         if finished in done:
             finished.result()
             if kill_group_on_exit:
-                _kill_group(proc)  # reap anything the child left running in its group
+                group.kill()  # reap anything the child left running in its group
         else:
             if not done:
                 timed_out = True
                 kill()
             await settle()
     except BaseException:
-        _kill_group(proc)
+        group.kill()
         with contextlib.suppress(BaseException):
             await settle()
         raise
     finally:
         stop_wait.cancel()
+        group.close()
     out, out_total = bytes(out_cap.kept), out_cap.total
     err, err_total = bytes(err_cap.kept), err_cap.total
     return Exchange(

@@ -24,7 +24,7 @@ Public entry points of the sources half
 
 Boundaries and recordings
 -------------------------
-Real launcher: ``wslmcp.boundaries.mcp_stdio.SdkMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
+Real launcher: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
 Fake: ``fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
 scenario names as ``profile.mcp_answers`` (schema ``wslmcp-mcp-answers/1``). Record one with
 ``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``, or
