@@ -27,18 +27,18 @@ if TYPE_CHECKING:
 
 
 class _OnDemandMcpLauncher:
-    """The real launcher, built at its first query: importing the mcp SDK costs about half a second,
-    which a run that launches nothing (``--no-query``, a diff, another server) should not pay."""
+    """The real launcher, built (and its module imported) at the first query: a run that launches
+    nothing (``--no-query``, a diff, another server) does not pay for it."""
 
     def __init__(self) -> None:
         self._inner: McpLauncher | None = None
 
-    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+    def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
         if self._inner is None:
             from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
             self._inner = StdioMcpLauncher()
-        return await self._inner.query(spec, timeout_s)
+        return self._inner.query(spec, timeout_s)
 
 
 @dataclass

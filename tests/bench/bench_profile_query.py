@@ -16,7 +16,6 @@ two fast servers <= 1.0x, eight 1-second servers <= 0.15x).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import subprocess
@@ -48,7 +47,7 @@ def _ours(home: Path, concurrency: int) -> float:
 
     started = time.perf_counter()
     servers = discover(LocalClientFiles(), str(home), str(home), "all").servers()
-    results = asyncio.run(query_all(StdioMcpLauncher(), servers, 30.0, concurrency=concurrency))
+    results = query_all(StdioMcpLauncher(), servers, 30.0, concurrency=concurrency)
     elapsed = time.perf_counter() - started
     if not all(r.ok for r in results.values()):
         raise RuntimeError(f"a query failed: {[r.error for r in results.values() if not r.ok]}")

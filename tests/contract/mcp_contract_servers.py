@@ -7,7 +7,6 @@ written by hand.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -45,13 +44,13 @@ def spec(name: str) -> ServerSpec:
     return ServerSpec(name=name, command=sys.executable, args=(SERVER, *SERVERS[name]))
 
 
-async def record(launcher: McpLauncher | None = None, path: Path = FIXTURE) -> RecordingMcpLauncher:
+def record(launcher: McpLauncher | None = None, path: Path = FIXTURE) -> RecordingMcpLauncher:
     recorder = RecordingMcpLauncher(launcher or StdioMcpLauncher(), path)
     for name in SERVERS:  # one after another: the recording keeps this order
-        await recorder.query(spec(name), RECORD_TIMEOUT_S)
+        recorder.query(spec(name), RECORD_TIMEOUT_S)
     return recorder
 
 
 if __name__ == "__main__":
-    asyncio.run(record())
+    record()
     print(f"recorded {len(SERVERS)} answers into {FIXTURE}")

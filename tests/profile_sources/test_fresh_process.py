@@ -17,13 +17,13 @@ SDK_ROOTS = ("mcp", "mcp_types", "pydantic", "anyio", "httpx", "httpx2")
 
 
 @pytest.mark.parametrize("era", ["dual", "handshake"])
-async def test_sdk_built_servers_of_both_protocol_eras_answer_every_page(era: str) -> None:
+def test_sdk_built_servers_of_both_protocol_eras_answer_every_page(era: str) -> None:
     spec = ServerSpec(
         name="sdk",
         command=sys.executable,
         args=(str(SDK_SERVER), "--era", era, "--tools", "5", "--page-size", "2"),
     )
-    answer = await StdioMcpLauncher().query(spec, 20.0)
+    answer = StdioMcpLauncher().query(spec, 20.0)
     assert answer.error is None, answer
     assert (answer.server_name, answer.server_version, answer.instructions) == (
         "sdk-test-server",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from wslmcp.boundaries.process_group import start_group
+from wslmcp.boundaries.process_group import Group
 
 
 class ByteSource(Protocol):
@@ -92,6 +92,16 @@ async def _drain(
 PIPE_GRACE_S = 0.5
 
 
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    transport = getattr(proc, "_transport", None)
+    if transport is None:
+        return
+    for fd in (0, 1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        if pipe is not None:
+            pipe.close()
+
+
 async def run_process(
     argv: Sequence[str],
     *,
@@ -119,15 +129,16 @@ async def run_process(
     ``killed`` ("pid comm" each), so the caller can say what was killed."""
     started = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
-    group = await start_group(
-        argv,
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=full_env,
         cwd=cwd,
+        start_new_session=os.name == "posix",
     )
-    proc = group.process
+    group = Group(proc.pid, lambda: proc.returncode is not None, proc.kill)
 
     async def feed() -> None:
         if proc.stdin is None or stdin is None:
@@ -176,7 +187,7 @@ async def run_process(
         tasks: list[asyncio.Future[Any]] = [feeder, *drains, waiter]
         _, pending = await asyncio.wait(tasks, timeout=PIPE_GRACE_S)
         if pending:
-            group.close_pipes()
+            _close_pipes(proc)
             for task in (feeder, *drains):
                 task.cancel()
             await asyncio.wait([waiter], timeout=PIPE_GRACE_S)

@@ -7,7 +7,6 @@ is ours: it runs on a scenario's fixture home, recorded server answers and clock
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import tempfile
@@ -183,15 +182,8 @@ def _report(
     files = boundaries.client_files
     discovery = discover(files, home, project, args.cli)
     progress = stderr_progress(sys.stderr) if interactive and boundaries.scenario is None else None
-    report = asyncio.run(
-        engine.run(
-            files,
-            boundaries.mcp_launcher,
-            boundaries.clock,
-            request,
-            discovery=discovery,
-            progress=progress,
-        )
+    report = engine.run(
+        files, boundaries.mcp_launcher, boundaries.clock, request, discovery=discovery, progress=progress
     )
     report.wslmcp = engine.extras(report, request)
     return report, datetime.fromtimestamp(boundaries.clock.wall(), UTC)

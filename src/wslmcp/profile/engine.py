@@ -1,23 +1,24 @@
 """The profiler engine: configs + server answers + transcripts -> one report per CLI.
 
 ``run(...)`` is the whole pipeline. Server queries (I/O-bound, through the McpLauncher boundary) run
-concurrently with transcript scanning (CPU-bound, through ClientFiles, in a worker thread).
+concurrently (a pool of threads) with transcript scanning (CPU-bound, through ClientFiles, in a
+worker thread).
 ``build_cli_report`` is the pure join, used directly by tests.
 """
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.mcp_launcher import McpLauncher
 from wslmcp.profile import attribution, coverage, definitions, prune, regimes, verdicts
-from wslmcp.profile.model import CliDiscovery, ConfiguredServer, DiscoveryResult, QueryResult, ServerKey
+from wslmcp.profile.model import Cli, CliDiscovery, ConfiguredServer, DiscoveryResult, QueryResult, ServerKey
 from wslmcp.profile.querying import query_all
 from wslmcp.profile.transcripts import claude, codex
 from wslmcp.profile.transcripts.model import Transcript
@@ -94,9 +95,10 @@ def project_key(cli: str, project: str, cwd: str) -> str | None:
 
 
 Progress = Callable[[int, int, str], None]
+T = TypeVar("T")
 
 
-async def run(
+def run(
     files: ClientFiles,
     launcher: McpLauncher,
     clock: Clock,
@@ -107,10 +109,10 @@ async def run(
 ) -> Report:
     """Query every server (bounded pool) while scanning transcripts, then join per CLI."""
     servers = discovery.servers()
-    scans_task = asyncio.to_thread(
+    scans = _in_thread(
         lambda: {c.cli: scan(files, c.cli, request.home, [s.name for s in c.servers]) for c in discovery.clis}
     )
-    queries_task = query_all(
+    results = query_all(
         launcher,
         servers,
         request.timeout_s,
@@ -119,7 +121,41 @@ async def run(
         no_query=request.no_query,
         query_project=request.query_project,
     )
-    scans, results = await asyncio.gather(scans_task, queries_task)
+    return _join(files, clock, request, discovery, scans=scans(), results=results)
+
+
+def _in_thread(work: Callable[[], T]) -> Callable[[], T]:
+    """Start ``work`` in a thread; the returned call waits for its result (or raises its error)."""
+    box: list[T] = []
+    error: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            box.append(work())
+        except BaseException as err:
+            error.append(err)
+
+    thread = threading.Thread(target=target, name="wslmcp-scan")
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if error:
+            raise error[0]
+        return box[0]
+
+    return result
+
+
+def _join(
+    files: ClientFiles,
+    clock: Clock,
+    request: Request,
+    discovery: DiscoveryResult,
+    *,
+    scans: Mapping[Cli, Scan | None],
+    results: Mapping[ServerKey, QueryResult],
+) -> Report:
     now = datetime.fromtimestamp(clock.wall(), UTC)
     settings_warnings: list[str] = []
     signals: list[regimes.Signal] = []
