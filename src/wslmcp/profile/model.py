@@ -14,7 +14,7 @@ Public entry points of the sources half
 ``wslmcp.profile.querying.plan(server, no_query, query_project) -> QueryResult | None``
     The §4.1 gate: a finished ``unsupported``/``error`` result when the server must not be
     launched, else None.
-``await wslmcp.profile.querying.query_all(launcher, servers, timeout_s, concurrency=8,
+``wslmcp.profile.querying.query_all(launcher, servers, timeout_s, concurrency=8,
         progress=None, no_query=False, query_project=False) -> dict[ServerKey, QueryResult]``
     Gates and queries every server concurrently through an ``McpLauncher`` with a bounded pool;
     one result per server (keyed by ``server.key``), including the gated ones. Never raises
