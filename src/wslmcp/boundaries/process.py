@@ -6,16 +6,17 @@ process group the child leads is ``process_group.Group``, shared with the launch
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import time
-from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wslmcp.boundaries.process_group import Group
+
+if TYPE_CHECKING:  # asyncio is imported where a process runs: a blocking caller never pays for it
+    import asyncio
 
 
 class ByteSource(Protocol):
@@ -127,6 +128,8 @@ async def run_process(
     process group (default); False lets deliberately backgrounded jobs outlive the call.
     ``name_killed``: at the deadline or overflow, stop the group first and report its members as
     ``killed`` ("pid comm" each), so the caller can say what was killed."""
+    import asyncio
+
     started = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
@@ -198,7 +201,7 @@ async def run_process(
     timed_out = False
     try:
         watched: list[asyncio.Future[Any]] = [finished, stop_wait]
-        done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=FIRST_COMPLETED)
+        done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
         if finished in done:
             finished.result()
             if kill_group_on_exit:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -141,6 +140,8 @@ def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
 
 def _emit_snapshot(text: str, path: str | None, out: TextIO) -> int:
     """To ``out``, or to ``path`` replaced atomically (never half-written)."""
+    import tempfile
+
     if path is None:
         out.write(text + "\n")
         return 0
