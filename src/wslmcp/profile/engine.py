@@ -17,15 +17,14 @@ from typing import Any, TypeVar
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.mcp_launcher import McpLauncher
-from wslmcp.profile import attribution, coverage, definitions, prune, regimes, verdicts
-from wslmcp.profile.model import Cli, CliDiscovery, ConfiguredServer, DiscoveryResult, QueryResult, ServerKey
+from wslmcp.profile import coverage, definitions, prune, regimes, verdicts
+from wslmcp.profile.clients import Loading, Scan, backend
+from wslmcp.profile.model import Cli, CliDiscovery, DiscoveryResult, QueryResult, ServerKey
 from wslmcp.profile.querying import query_all
-from wslmcp.profile.transcripts import claude, codex
 from wslmcp.profile.transcripts.model import Transcript
 from wslmcp.profile.windows import UsageWindow, count_usage
 
 GENERATED_NOTE = "Definition token counts use the chars/4 heuristic; ~ means estimate."
-CURSOR_USAGE_NOTE = "Cursor stores chats in undocumented SQLite; no transcript adapter -- usage unknown"
 
 
 @dataclass(frozen=True)
@@ -62,38 +61,6 @@ class Report:
     wslmcp: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Scan:
-    """Transcripts of one CLI: every file found, in sorted order, with its session key."""
-
-    transcripts: list[Transcript] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
-
-
-def scan(files: ClientFiles, cli: str, home: str, configured: Sequence[str]) -> Scan | None:
-    """None for a CLI without a transcript adapter (Cursor)."""
-    result = Scan()
-    if cli == "claude-code":
-        for path in claude.find(files, home):
-            result.transcripts.append(claude.parse(files, path, home, configured))
-            result.keys.append(claude.session_key(path, home))
-        return result
-    if cli == "codex":
-        for path in codex.find(files, home):
-            result.transcripts.append(codex.parse(files, path))
-            result.keys.append(codex.session_key(path))
-        return result
-    return None
-
-
-def project_key(cli: str, project: str, cwd: str) -> str | None:
-    if cli == "claude-code":
-        return attribution.claude_project_key(project, cwd)
-    if cli == "codex":
-        return attribution.codex_project_key(project, cwd)
-    return None
-
-
 Progress = Callable[[int, int, str], None]
 T = TypeVar("T")
 
@@ -110,7 +77,10 @@ def run(
     """Query every server (bounded pool) while scanning transcripts, then join per CLI."""
     servers = discovery.servers()
     scans = _in_thread(
-        lambda: {c.cli: scan(files, c.cli, request.home, [s.name for s in c.servers]) for c in discovery.clis}
+        lambda: {
+            c.cli: backend(c.cli).scan(files, request.home, [s.name for s in c.servers])
+            for c in discovery.clis
+        }
     )
     results = query_all(
         launcher,
@@ -157,17 +127,9 @@ def _join(
     results: Mapping[ServerKey, QueryResult],
 ) -> Report:
     now = datetime.fromtimestamp(clock.wall(), UTC)
-    settings_warnings: list[str] = []
-    signals: list[regimes.Signal] = []
-    if discovery.cli("claude-code") is not None:
-        layers = regimes.read_layers(
-            files,
-            regimes.settings_paths(request.home, request.project, request.managed_settings),
-            settings_warnings,
-        )
-        signals = regimes.claude_signals(layers)
     reports = []
     for found in discovery.clis:
+        client = backend(found.cli)
         found_scan = scans[found.cli]
         window = None
         if found_scan is not None:
@@ -177,31 +139,25 @@ def _join(
                 sessions=request.sessions,
                 days=request.days,
                 now=now,
-                project_filter=project_key(found.cli, request.project, request.cwd)
+                project_filter=client.project_key(request.project, request.cwd)
                 if request.project_usage
                 else None,
             )
-        warnings = list(found.warnings) + (settings_warnings if found.cli == "claude-code" else [])
+        loading = client.loading(files, request.home, request.project, request.managed_settings)
         reports.append(
             build_cli_report(
                 found,
                 results,
                 [] if found_scan is None else found_scan.transcripts,
                 window,
-                warnings=warnings,
-                signals=signals,
+                warnings=[*found.warnings, *loading.warnings],
+                loading=loading,
             )
         )
     note = None
     if request.cli == "all" and not discovery.clis:
         note = f"no supported CLIs detected under {request.home}"
     return Report(clis=reports, note=note)
-
-
-def regime_for(server: ConfiguredServer, signals: Sequence[regimes.Signal]) -> regimes.Regime:
-    if server.cli == "claude-code":
-        return regimes.claude_server_regime(server.name, server.source_path, server.always_load, signals)
-    return regimes.fixed_regime(server.cli)
 
 
 def build_cli_report(
@@ -211,8 +167,12 @@ def build_cli_report(
     window: UsageWindow | None,
     *,
     warnings: Sequence[str],
-    signals: Sequence[regimes.Signal] = (),
+    loading: Loading | None = None,
 ) -> CliReport:
+    """``loading`` defaults to the client's regimes with no settings read."""
+    client = backend(found.cli)
+    if loading is None:
+        loading = client.loading(None, "", "", "")
     if window is None:
         usage_status = "unsupported"
     elif window.sessions_considered == 0:
@@ -228,7 +188,7 @@ def build_cli_report(
             server.cli, server.name, "unsupported", "definitions not queried"
         )
         queries.append(result)
-        regime = regime_for(server, signals)
+        regime = loading.regime(server)
         advertised, floor = definitions.token_range(result, server.name, found.cli, regime.name)
         tools = dict(called.get(server.name, {}))
         calls = sum(tools.values()) if usage_status == "measured" else None
@@ -280,8 +240,7 @@ def build_cli_report(
     removals = prune.classify(
         found.cli, rows, {s.name: s for s in found.servers}, _provenance_incomplete(warnings), window
     )
-    usage_note = CURSOR_USAGE_NOTE if found.cli == "cursor" else None
-    cov = coverage.build(transcripts, window, queries, warnings, usage_note)
+    cov = coverage.build(transcripts, window, queries, warnings, client.usage_note)
     return CliReport(found.cli, rows, window, cov, removals, queries)
 
 

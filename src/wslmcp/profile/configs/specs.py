@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from wslmcp.profile.model import RESERVED_CLAUDE_NAMES, Cli, ConfiguredServer, Scope, Transport
+from wslmcp.profile.model import Cli, ConfiguredServer, Scope, Transport
 
 _TRANSPORTS = ("stdio", "http", "sse")
 
@@ -46,9 +46,17 @@ def _transport(spec: Mapping[str, Any]) -> Transport:
 
 
 def parse_spec(
-    cli: Cli, name: str, spec: Mapping[str, Any], scope: Scope, path: str, *, warnings: list[str]
+    cli: Cli,
+    name: str,
+    spec: Mapping[str, Any],
+    scope: Scope,
+    path: str,
+    *,
+    warnings: list[str],
+    reserved: frozenset[str] = frozenset(),
 ) -> ConfiguredServer:
-    """One server entry; appends its warnings in mcp-top's order."""
+    """One server entry; appends its warnings in mcp-top's order. ``reserved``: the names the
+    client skips at load time (marked, never launched)."""
     where = f"{path}: server {name!r}"
 
     enabled = True
@@ -115,7 +123,7 @@ def parse_spec(
         disabled_tools=disabled_tools,
         cwd=cwd,
         startup_timeout_s=startup,
-        reserved=cli == "claude-code" and name in RESERVED_CLAUDE_NAMES,
+        reserved=name in reserved,
         command=command,
         args=args,
         env=env,
@@ -124,7 +132,13 @@ def parse_spec(
 
 
 def parse_table(
-    cli: Cli, table: object, scope: Scope, path: str, table_key: str = "mcpServers"
+    cli: Cli,
+    table: object,
+    scope: Scope,
+    path: str,
+    table_key: str = "mcpServers",
+    *,
+    reserved: frozenset[str] = frozenset(),
 ) -> ParsedTable:
     """A whole ``mcpServers`` / ``mcp_servers`` mapping; absent (None) is silently empty."""
     out = ParsedTable()
@@ -137,5 +151,7 @@ def parse_table(
         if not isinstance(spec, Mapping):
             out.warnings.append(f"{path}: server {name!r} spec is not an object")
             continue
-        out.servers.append(parse_spec(cli, str(name), spec, scope, path, warnings=out.warnings))
+        out.servers.append(
+            parse_spec(cli, str(name), spec, scope, path, warnings=out.warnings, reserved=reserved)
+        )
     return out
