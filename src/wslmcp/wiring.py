@@ -40,6 +40,10 @@ class _OnDemandMcpLauncher:
         self._inner: McpLauncher | None = None
 
     def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        if spec.url is not None:
+            from wslmcp.boundaries.mcp_http import HttpMcpLauncher
+
+            return HttpMcpLauncher().query(spec, timeout_s)
         if self._inner is None:
             from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 

@@ -9,6 +9,7 @@ Run as ``python tests/servers/sdk_server.py [options]``:
 --http PORTFILE  serve streamable HTTP on 127.0.0.1 (a free port, written to PORTFILE) instead of
                  stdio, at ``/mcp``
 --require-header NAME=VALUE   (HTTP) answer 401 to requests without that header
+--json-response  (HTTP) answer with JSON bodies instead of event streams
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def _args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--page-size", type=int, default=0)
     p.add_argument("--http", default=None)
     p.add_argument("--require-header", default=None)
+    p.add_argument("--json-response", action="store_true")
     return p.parse_args(argv)
 
 
@@ -73,10 +75,10 @@ async def _stdio(server: Server[Any], era: str) -> None:
             )
 
 
-def _http(server: Server[Any], portfile: str, header: str | None) -> None:
+def _http(server: Server[Any], portfile: str, header: str | None, json_response: bool) -> None:
     import uvicorn
 
-    app: Any = server.streamable_http_app(json_response=False)
+    app: Any = server.streamable_http_app(json_response=json_response)
     if header is not None:
         name, _, value = header.partition("=")
         inner = app
@@ -101,7 +103,7 @@ def main(argv: list[str]) -> None:
     a = _args(argv)
     server = build(a)
     if a.http is not None:
-        _http(server, a.http, a.require_header)
+        _http(server, a.http, a.require_header, a.json_response)
     else:
         anyio.run(_stdio, server, a.era)
 

@@ -130,17 +130,17 @@ class ToolsListing:
             detail=detail,
         )
 
-    def junk_detail(self) -> str | None:
-        """Beside a successful answer: how many lines were not JSON-RPC."""
+    def junk_detail(self, what: str = "stdout line(s)") -> str | None:
+        """Beside a successful answer: how many lines (``what``) were not JSON-RPC."""
         if not self.junk_lines:
             return None
-        return f"ignored {self.junk_lines} stdout line(s) that were not JSON-RPC"
+        return f"ignored {self.junk_lines} {what} that were not JSON-RPC"
 
-    def failure_detail(self, exit_code: int | None) -> str | None:
+    def failure_detail(self, exit_code: int | None, what: str = "stdout line(s)") -> str | None:
         """Beside an error: junk seen, and how the server ended when it did (``exit_code``)."""
         notes = []
         if self.junk_lines:
-            notes.append(f"{self.junk_lines} stdout line(s) were not JSON-RPC")
+            notes.append(f"{self.junk_lines} {what} were not JSON-RPC")
         if exit_code is not None:
             notes.append(
                 f"server exited with code {exit_code}"

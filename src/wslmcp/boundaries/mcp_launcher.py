@@ -3,7 +3,8 @@
 Contract
 --------
 ``query(spec, timeout_s) -> ServerAnswer``
-    Launches one configured stdio server (``command``, ``args``, ``env``, ``cwd``), runs
+    Launches one configured stdio server (``command``, ``args``, ``env``, ``cwd``), or POSTs to a
+    streamable-HTTP one (``url``, with only the ``headers`` its config holds), runs
     ``initialize`` and every page of ``tools/list``, and returns what the server advertised: its
     name and version, its instructions, and the tools exactly as listed (JSON objects). Everything
     is bounded by ``timeout_s`` in total; afterwards the server's whole process group is gone.
@@ -12,7 +13,9 @@ Contract
 Errors
     none: every failure is reported in the answer.
 
-Real adapter: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (JSON-RPC over the server's stdio,
+Real adapters: ``wslmcp.boundaries.mcp_http.HttpMcpLauncher`` for a ``url`` (http.client, the
+deadline bounding every socket wait; no credentials but the spec's headers, and neither headers
+nor the URL in any error text); ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (JSON-RPC over the server's stdio,
 judged by the pure ``mcp_exchange``; the server leads a process group ``process_group`` kills). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``,
 recorded initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
 
@@ -38,11 +41,16 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class ServerSpec:
+    """A stdio server (``command``, ``args``, ``env``, ``cwd``) or, with ``url`` set, a
+    streamable-HTTP one (``headers``: what the config itself sends; never in ``repr``)."""
+
     name: str
     command: str
     args: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    url: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)

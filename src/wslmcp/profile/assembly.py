@@ -46,6 +46,7 @@ def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Pr
         cli=args.cli,
         no_query=args.no_query,
         query_project=args.query_project,
+        query_http=args.query_http,
         project_usage=args.project_usage,
         concurrency=args.concurrency,
     )

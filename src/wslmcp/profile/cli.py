@@ -63,6 +63,12 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     parser.add_argument(
         "--query-project", action="store_true", default=d(False), help="also launch project-scope servers"
     )
+    parser.add_argument(
+        "--query-http",
+        action="store_true",
+        default=d(False),
+        help="also query streamable-HTTP servers (wslmcp; sends only headers their config holds)",
+    )
     parser.add_argument("--json", action="store_true", default=d(False), help="emit mcp-top/v3 JSON")
     parser.add_argument(
         "--project-usage", action="store_true", default=d(False), help="count usage in --project only"

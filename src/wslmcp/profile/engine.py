@@ -38,6 +38,7 @@ class Request:
     cli: str = "all"
     no_query: bool = False
     query_project: bool = False
+    query_http: bool = False
     project_usage: bool = False
     concurrency: int = 8
     managed_settings: str = regimes.MANAGED_SETTINGS_LINUX
@@ -90,6 +91,7 @@ def run(
         progress=progress,
         no_query=request.no_query,
         query_project=request.query_project,
+        query_http=request.query_http,
     )
     return _join(files, clock, request, discovery, scans=scans(), results=results)
 

@@ -99,6 +99,9 @@ class ConfiguredServer:
     args: tuple[str, ...] = field(default=(), repr=False, compare=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     url: str | None = field(default=None, repr=False, compare=False)
+    #: HTTP headers the config itself sets for this server (``headers``; Codex ``http_headers``):
+    #: the only credentials a ``--query-http`` request carries.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def key(self) -> ServerKey:
@@ -122,7 +125,7 @@ class ConfiguredServer:
         return self.url is not None
 
     def to_public_dict(self) -> dict[str, Any]:
-        """Everything except command, args, env values and url."""
+        """Everything except command, args, env values, url and headers."""
         return {
             "cli": self.cli,
             "name": self.name,

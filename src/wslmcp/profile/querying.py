@@ -27,6 +27,7 @@ NOT_QUERIED_DISABLED = "disabled in config -- not queried"
 NOT_QUERIED_NO_QUERY = "skipped by --no-query"
 NOT_QUERIED_TRANSPORT = "unsupported transport (this version queries stdio only)"
 NO_COMMAND = "stdio server has no command"
+NO_URL = "http server has no url"
 
 
 @dataclass
@@ -46,10 +47,14 @@ class PoolStats:
         self._in_flight -= 1
 
 
-def plan(server: ConfiguredServer, *, no_query: bool, query_project: bool) -> QueryResult | None:
+def plan(
+    server: ConfiguredServer, *, no_query: bool, query_project: bool, query_http: bool = False
+) -> QueryResult | None:
     """The gate, first match wins: a finished result for a server that is not launched, else None.
 
-    (The last rule, "cwd does not exist", needs the filesystem: the launcher applies it.)
+    ``query_http`` (ours, off by default: a project's config is untrusted input) also lets
+    streamable-HTTP servers through. (The last rule, "cwd does not exist", needs the filesystem:
+    the launcher applies it.)
     """
 
     def skip(reason: str, status: DefStatus = "unsupported") -> QueryResult:
@@ -63,6 +68,8 @@ def plan(server: ConfiguredServer, *, no_query: bool, query_project: bool) -> Qu
         return skip(NOT_QUERIED_DISABLED)
     if no_query:
         return skip(NOT_QUERIED_NO_QUERY)
+    if server.transport == "http" and query_http:
+        return None if server.url is not None else skip(NO_URL, "error")
     if server.transport != "stdio":
         return skip(NOT_QUERIED_TRANSPORT)
     if server.command is None:
@@ -71,6 +78,8 @@ def plan(server: ConfiguredServer, *, no_query: bool, query_project: bool) -> Qu
 
 
 def launch_spec(server: ConfiguredServer) -> ServerSpec:
+    if server.transport == "http" and server.url is not None:
+        return ServerSpec(name=server.name, command="", url=server.url, headers=dict(server.headers))
     if server.command is None:
         raise ValueError(f"server {server.name!r} has no command")
     return ServerSpec(
@@ -146,6 +155,7 @@ def query_all(
     *,
     no_query: bool = False,
     query_project: bool = False,
+    query_http: bool = False,
     stats: PoolStats | None = None,
 ) -> dict[ServerKey, QueryResult]:
     """One QueryResult per server, in the order given; launchable ones queried concurrently.
@@ -163,7 +173,7 @@ def query_all(
     results: dict[ServerKey, QueryResult | None] = {}
     launch: list[ConfiguredServer] = []
     for server in listed:
-        gated = plan(server, no_query=no_query, query_project=query_project)
+        gated = plan(server, no_query=no_query, query_project=query_project, query_http=query_http)
         results[server.key] = gated
         if gated is None:
             launch.append(server)

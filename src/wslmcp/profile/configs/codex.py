@@ -70,7 +70,11 @@ def discover_codex(files: ClientFiles, home: str, project: str) -> CliDiscovery:
     merger = ServerMerger(warnings)
     user = note(read_toml(files, user_path), user_path, files_read, warnings)
     if user is not None:
-        merger.take(parse_table(CLI, user.get("mcp_servers"), "user", user_path, "mcp_servers"))
+        merger.take(
+            parse_table(
+                CLI, user.get("mcp_servers"), "user", user_path, "mcp_servers", headers_key="http_headers"
+            )
+        )
 
     servers = []
     for found in merger.servers():

@@ -45,6 +45,14 @@ def _transport(spec: Mapping[str, Any]) -> Transport:
     return "unknown"
 
 
+def _headers(raw: object) -> dict[str, str]:
+    """String-to-string entries only; anything else is dropped silently (mcp-top reads no headers,
+    so a warning would change its output)."""
+    if not isinstance(raw, Mapping):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 def parse_spec(
     cli: Cli,
     name: str,
@@ -54,9 +62,10 @@ def parse_spec(
     *,
     warnings: list[str],
     reserved: frozenset[str] = frozenset(),
+    headers_key: str = "headers",
 ) -> ConfiguredServer:
     """One server entry; appends its warnings in mcp-top's order. ``reserved``: the names the
-    client skips at load time (marked, never launched)."""
+    client skips at load time (marked, never launched); ``headers_key``: where its HTTP headers are."""
     where = f"{path}: server {name!r}"
 
     enabled = True
@@ -110,6 +119,7 @@ def parse_spec(
 
     command = spec.get("command") if isinstance(spec.get("command"), str) else None
     url = spec.get("url") if isinstance(spec.get("url"), str) else None
+    headers = _headers(spec.get(headers_key))
     cwd = spec.get("cwd") if isinstance(spec.get("cwd"), str) else None
     return ConfiguredServer(
         cli=cli,
@@ -128,6 +138,7 @@ def parse_spec(
         args=args,
         env=env,
         url=url,
+        headers=headers,
     )
 
 
@@ -139,6 +150,7 @@ def parse_table(
     table_key: str = "mcpServers",
     *,
     reserved: frozenset[str] = frozenset(),
+    headers_key: str = "headers",
 ) -> ParsedTable:
     """A whole ``mcpServers`` / ``mcp_servers`` mapping; absent (None) is silently empty."""
     out = ParsedTable()
@@ -152,6 +164,15 @@ def parse_table(
             out.warnings.append(f"{path}: server {name!r} spec is not an object")
             continue
         out.servers.append(
-            parse_spec(cli, str(name), spec, scope, path, warnings=out.warnings, reserved=reserved)
+            parse_spec(
+                cli,
+                str(name),
+                spec,
+                scope,
+                path,
+                warnings=out.warnings,
+                reserved=reserved,
+                headers_key=headers_key,
+            )
         )
     return out
