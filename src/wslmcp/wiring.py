@@ -23,6 +23,7 @@ from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import RandomTokens
+from wslmcp.boundaries.windows_home import InteropWindowsHome
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import read_section, shell_env
@@ -116,6 +117,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         shell_transport=_real_transports(env),
         tokens=RandomTokens(),
         host_facts=None,
+        windows_home=InteropWindowsHome(env),
     )
 
 
@@ -166,6 +168,11 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
     )
 
 
+def _stated_windows_home(sc: Scenario) -> str | None:
+    stated = sc.section("profile").get("windows_home")
+    return stated if isinstance(stated, str) else None
+
+
 def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Replay:
     """Everything a replay of ``scenario`` runs on: its twins, its host and its clock."""
     from fakes.client_files import FakeClientFiles
@@ -174,6 +181,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
     from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.procfs import FakeProcSource
     from fakes.tokens import CountingTokens
+    from fakes.windows_home import StatedWindowsHome
     from fakes.wsl_exe import FakeWslExe
 
     sc = _scenario(scenario)
@@ -190,6 +198,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         shell_transport=_recorded_transports(wsl_exe),
         tokens=CountingTokens(),
         host_facts=StatedHost(stated) if stated is not None else None,
+        windows_home=StatedWindowsHome(_stated_windows_home(sc)),
     )
     return Replay(boundaries, replay_host(sc, environ), clock, sc)
 

@@ -17,6 +17,7 @@ from wslmcp.boundaries.mcp_launcher import McpLauncher
 from wslmcp.boundaries.procfs import ProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import TokenSource
+from wslmcp.boundaries.windows_home import WindowsHome
 from wslmcp.boundaries.wsl_exe import WslExe
 
 
@@ -38,6 +39,8 @@ class Boundaries:
     shell_transport: TransportChooser
     tokens: TokenSource
     host_facts: HostProbe | None
+    #: Inside a WSL distro: where the Windows side's home is (the profiler's other side).
+    windows_home: WindowsHome | None = None
 
 
 @dataclass(frozen=True)

@@ -4,34 +4,80 @@ it was handed, and the home, project and directory the host (or the scenario) na
 from __future__ import annotations
 
 import argparse
+import posixpath
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from wslmcp.boundaries.bundle import Boundaries, Host
 from wslmcp.profile import engine
 from wslmcp.profile.configs import discover
+from wslmcp.profile.model import DiscoveryResult
 
 
 @dataclass(frozen=True)
 class Profiler:
-    """One configured run: ``report()`` discovers, queries and scans, then says when it ran."""
+    """One configured run: ``report()`` discovers, queries and scans, then says when it ran.
+
+    ``other_homes`` ((home, side) pairs) are profiled after the primary home, each on its own
+    configs and transcripts: servers from the project's own files are the primary home's, so an
+    other home contributes only the servers its own files define (a server defined on both sides
+    is one row per side) and only its own transcripts (nothing is counted twice)."""
 
     boundaries: Boundaries
     request: engine.Request
     progress: bool
+    other_homes: tuple[tuple[str, str], ...] = ()
 
     def report(self) -> tuple[engine.Report, datetime]:
-        from wslmcp.profile.querying import stderr_progress
-
         b, request = self.boundaries, self.request
-        discovery = discover(b.client_files, request.home, request.project, request.cli)
-        progress = stderr_progress(sys.stderr) if self.progress else None
-        report = engine.run(
-            b.client_files, b.mcp_launcher, b.clock, request, discovery=discovery, progress=progress
-        )
+        report = self._run(request, project_files=True)
+        for home, side in self.other_homes:
+            other = self._run(replace(request, home=home), project_files=False)
+            report.other_homes.append(engine.OtherHome(home, side, other))
         report.wslmcp = engine.extras(report, request)
         return report, datetime.fromtimestamp(b.clock.wall(), UTC)
+
+    def _run(self, request: engine.Request, *, project_files: bool) -> engine.Report:
+        from wslmcp.profile.querying import stderr_progress
+
+        b = self.boundaries
+        discovery = discover(b.client_files, request.home, request.project, request.cli)
+        if not project_files:
+            discovery = _own_files_only(discovery)
+        progress = stderr_progress(sys.stderr) if self.progress else None
+        return engine.run(
+            b.client_files, b.mcp_launcher, b.clock, request, discovery=discovery, progress=progress
+        )
+
+
+def _own_files_only(discovery: DiscoveryResult) -> DiscoveryResult:
+    """Without the servers the project's files define (they belong to the primary home's run)."""
+    clis = tuple(
+        replace(found, servers=tuple(s for s in found.servers if s.scope != "project"))
+        for found in discovery.clis
+    )
+    return replace(discovery, clis=clis)
+
+
+def other_homes(
+    boundaries: Boundaries, host: Host, primary: str, args: argparse.Namespace
+) -> tuple[tuple[str, str], ...]:
+    """``--also-home`` directories, then (inside a WSL distro, unless ``--no-other-side``) the
+    Windows user's home as the Windows side reports it; each once, never the primary home."""
+    wanted = [(home, "also") for home in args.also_home]
+    if not args.no_other_side and host.distro is not None and boundaries.windows_home is not None:
+        found = boundaries.windows_home.find()
+        if found is not None and boundaries.client_files.stat(found) is not None:
+            wanted.append((found, "windows"))
+    seen = {posixpath.normpath(primary)}
+    homes = []
+    for home, side in wanted:
+        key = posixpath.normpath(home)
+        if key not in seen:
+            seen.add(key)
+            homes.append((home, side))
+    return tuple(homes)
 
 
 def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Profiler:
@@ -50,4 +96,5 @@ def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Pr
         project_usage=args.project_usage,
         concurrency=args.concurrency,
     )
-    return Profiler(boundaries, request, progress=host.interactive)
+    homes = other_homes(boundaries, host, request.home, args)
+    return Profiler(boundaries, request, progress=host.interactive, other_homes=homes)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import report_human, report_json, snapshot
+from wslmcp.profile import report_homes, report_human, report_json, snapshot
 from wslmcp.profile.configs import CLI_CHOICES
 
 if TYPE_CHECKING:
@@ -68,6 +68,19 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
         action="store_true",
         default=d(False),
         help="also query streamable-HTTP servers (wslmcp; sends only headers their config holds)",
+    )
+    parser.add_argument(
+        "--also-home",
+        action="append",
+        metavar="DIR",
+        default=d([]),
+        help="also profile this home (repeatable; wslmcp: rows under the wslmcp key)",
+    )
+    parser.add_argument(
+        "--no-other-side",
+        action="store_true",
+        default=d(False),
+        help="inside WSL, do not add the Windows user's home (wslmcp)",
     )
     parser.add_argument("--json", action="store_true", default=d(False), help="emit mcp-top/v3 JSON")
     parser.add_argument(
@@ -135,6 +148,8 @@ def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
         out.write(report_json.dumps(report_json.document(report, include_prune=args.prune)) + "\n")
     else:
         out.write(report_human.render(report, include_prune=args.prune) + "\n")
+        if report.other_homes:
+            out.write("\n" + report_homes.render(report) + "\n")
     return 0
 
 

@@ -60,6 +60,17 @@ class Report:
     note: str | None = None
     generated_note: str = GENERATED_NOTE
     wslmcp: dict[str, Any] = field(default_factory=dict)
+    #: More homes profiled in the same run (``--also-home``, the other side of WSL); the mcp-top
+    #: parts describe this report's own (primary) home only.
+    other_homes: list[OtherHome] = field(default_factory=list)
+
+
+@dataclass
+class OtherHome:
+    home: str
+    #: ``"also"`` (``--also-home``) or ``"windows"`` (the Windows side, found from inside WSL)
+    side: str
+    report: Report
 
 
 Progress = Callable[[int, int, str], None]
@@ -251,10 +262,13 @@ def _provenance_incomplete(warnings: Sequence[str]) -> bool:
 
 
 def extras(report: Report, request: Request) -> dict[str, Any]:
-    """What we add to the v3 document, under its one extra key "wslmcp" (v3 readers ignore it)."""
+    """What we add to the v3 document, under its one extra key "wslmcp" (v3 readers ignore it):
+    one server row per home that defines it, each naming its ``home``."""
+    homes = [(request.home, "primary", report), *((o.home, o.side, o.report) for o in report.other_homes)]
     return {
         "version": _version(),
         "query": {"concurrency": request.concurrency, "timeout_s": request.timeout_s},
+        "homes": [{"home": home, "side": side} for home, side, _ in homes],
         "servers": [
             {
                 "cli": q.cli,
@@ -265,8 +279,10 @@ def extras(report: Report, request: Request) -> dict[str, Any]:
                 "protocol_version": q.protocol_version,
                 "returned_tools": q.returned_tools,
                 "timeout_s": q.timeout_s,
+                "home": home,
             }
-            for c in report.clis
+            for home, _, one in homes
+            for c in one.clis
             for q in c.queries
         ],
     }
