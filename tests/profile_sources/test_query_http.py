@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.contract.mcp_http_servers import HEADER, running
+from tests.profile_sources.conftest import Layout
 from wslmcp.boundaries.mcp_http import HttpMcpLauncher
 from wslmcp.boundaries.mcp_launcher import ServerSpec
 
@@ -106,3 +107,21 @@ def test_only_the_config_s_own_headers_are_sent(monkeypatch: pytest.MonkeyPatch)
     (sent,) = _Capture.seen
     assert set(sent) == {"Host", "Accept-Encoding", "Content-Length", "Content-Type", "Accept", "X-K"}
     assert sent["X-K"] == "v" and sent["Accept"] == "application/json, text/event-stream"
+
+
+def test_headers_come_from_the_config_and_stay_out_of_every_view(layout: Layout) -> None:
+    remote = {
+        "type": "http",
+        "url": "https://h.invalid/mcp",
+        "headers": {"Authorization": "Bearer s3cret", "N": 1},
+    }
+    layout.write(".claude.json", {"mcpServers": {"c": remote}})
+    layout.write(
+        ".codex/config.toml", '[mcp_servers.x]\nurl = "https://h.invalid/x"\nhttp_headers = { K = "v3" }\n'
+    )
+    found = {s.name: s for s in layout.discover().servers()}
+    assert dict(found["c"].headers) == {"Authorization": "Bearer s3cret"}  # non-strings dropped
+    assert dict(found["x"].headers) == {"K": "v3"} and found["x"].transport == "http"
+    for server in found.values():
+        shown = repr(server) + json.dumps(server.to_public_dict())
+        assert "s3cret" not in shown and "v3" not in shown and "h.invalid" not in shown

@@ -14,7 +14,7 @@ from fakes.mcp_launcher import FakeMcpLauncher
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
 from wslmcp.profile import querying
-from wslmcp.profile.model import ConfiguredServer
+from wslmcp.profile.model import ConfiguredServer, QueryResult
 from wslmcp.profile.querying import PoolStats, apply_tool_filters, plan, query_all, stderr_progress
 
 
@@ -228,3 +228,22 @@ def test_reserved_and_project_scope_servers_are_never_launched_by_default() -> N
     assert results[("claude-code", "shared")].error == querying.NOT_QUERIED_PROJECT
     query_all(fake, servers, timeout_s=1.0, query_project=True)
     assert [name for name, _ in fake.calls] == ["mine", "shared", "mine"]
+
+
+def test_gate_http_servers_only_with_query_http_and_a_url() -> None:
+    remote = srv("r", transport="http", command=None, url="https://example.invalid/mcp", headers={"K": "v"})
+    assert plan(remote, no_query=False, query_project=False) == QueryResult(
+        "claude-code", "r", "unsupported", querying.NOT_QUERIED_TRANSPORT
+    )
+    assert plan(remote, no_query=False, query_project=False, query_http=True) is None
+    spec = querying.launch_spec(remote)
+    assert (spec.url, dict(spec.headers), spec.command) == ("https://example.invalid/mcp", {"K": "v"}, "")
+    assert "example.invalid" not in repr(spec) and "'v'" not in repr(spec)
+    nourl = srv("n", transport="http", command=None)
+    assert plan(nourl, no_query=False, query_project=False, query_http=True) == QueryResult(
+        "claude-code", "n", "error", querying.NO_URL
+    )
+    old_sse = srv("e", transport="sse", command=None, url="https://example.invalid/sse")
+    gated = plan(old_sse, no_query=False, query_project=False, query_http=True)
+    assert gated is not None and gated.error == querying.NOT_QUERIED_TRANSPORT
+    assert plan(remote, no_query=True, query_project=False, query_http=True) is not None  # --no-query wins

@@ -170,7 +170,9 @@ class _Session:
             seen += len(line)
             if seen > self._max_output:
                 raise _Exceeded
-            if not line:
+            if not line:  # the stream ended; an event without its closing blank line still counts
+                if data:
+                    replies.extend(listing.receive_line(b"\n".join(data)))
                 break
             line = line.rstrip(b"\r\n")
             if line.startswith(b"data:"):

@@ -13,18 +13,22 @@ Contract
 Errors
     none: every failure is reported in the answer.
 
-Real adapters: ``wslmcp.boundaries.mcp_http.HttpMcpLauncher`` for a ``url`` (http.client, the
-deadline bounding every socket wait; no credentials but the spec's headers, and neither headers
-nor the URL in any error text); ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (JSON-RPC over the server's stdio,
-judged by the pure ``mcp_exchange``; the server leads a process group ``process_group`` kills). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``,
-recorded initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
+Real adapters: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (JSON-RPC over the server's
+stdio; the server leads a process group that ``process_group`` kills) and
+``wslmcp.boundaries.mcp_http.HttpMcpLauncher`` for a ``url`` (http.client, the deadline bounding
+every socket wait; no credentials but the spec's headers, and neither headers nor the URL in any
+error text); both judged by the pure ``mcp_exchange``. ``query`` blocks its caller (the querying
+pool runs one per thread). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``, recorded
+initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
 
 Error texts follow mcp-top 0.5.0: ``timeout after {t:g} seconds``, ``server closed stdout before
 response id {N}`` (initialize is id 1, tools/list pages 2, 3, ...), ``{initialize|tools/list} failed
 (code {N})`` or ``... failed (no code)`` (an error whose code is not an integer),
 ``tools/list response has no result object``, ``tools/list response has no tools list``,
 ``tools/list nextCursor is not a string``, the OS error text of a failed launch,
-``cwd does not exist: {cwd}``; plus ours: ``server output exceeded {N} bytes``. A server's own
+``cwd does not exist: {cwd}``; plus ours: ``server output exceeded {N} bytes``, and over HTTP
+``{initialize|tools/list} failed (HTTP {status})``, ``server closed the stream before response id
+{N}``, ``unsupported URL scheme (...)``. A server's own
 error message is never shown.
 
 Tools are the tools/list entries that are JSON objects, in order, whatever else they hold or lack

@@ -11,7 +11,7 @@ Public entry points of the sources half
     Reads Claude Code / Codex / Cursor configs through a ``ClientFiles`` boundary.
     ``cli`` is ``"claude-code" | "codex" | "cursor" | "all"``; with ``all`` only detected CLIs
     appear (mcp-top §2), in the order claude-code, codex, cursor. Never raises on bad files.
-``wslmcp.profile.querying.plan(server, no_query, query_project) -> QueryResult | None``
+``wslmcp.profile.querying.plan(server, no_query, query_project, query_http) -> QueryResult | None``
     The §4.1 gate: a finished ``unsupported``/``error`` result when the server must not be
     launched, else None.
 ``wslmcp.profile.querying.query_all(launcher, servers, timeout_s, concurrency=8,
