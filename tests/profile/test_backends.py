@@ -111,3 +111,18 @@ def test_names_tools_limits_text_and_writes_a_recipe(client: tuple[Backend, Path
         if recipe["kind"] == "command":
             assert kind == "suggestion" and "srv" in recipe["argv"]
         assert removal.recipe() == recipe
+
+
+def test_the_shared_modules_name_no_client() -> None:
+    """What differs per client is chosen by the table: the shared modules hold no client's name."""
+    import ast
+
+    from wslmcp import profile
+
+    root = Path(profile.__file__).parent
+    for rel in ("engine.py", "definitions.py", "prune.py", "regimes.py", "querying.py", "configs/specs.py"):
+        tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        literals = {
+            n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        }
+        assert not literals & set(CLIS), f"{rel} names {sorted(literals & set(CLIS))}"

@@ -23,6 +23,7 @@ DOMAIN_MODULES = [
             "engine",
             "prune",
             "regimes",
+            "report_homes",
             "report_human",
             "report_json",
             "snapshot",
@@ -32,8 +33,18 @@ DOMAIN_MODULES = [
         )
     ),
     *sorted((DOMAIN / "transcripts").glob("*.py")),
+    *sorted((DOMAIN / "clients").glob("*.py")),
 ]
-FORBIDDEN = {"os", "subprocess", "mcp", "wslmcp.boundaries.mcp_stdio", "wslmcp.wiring", "fakes"}
+FORBIDDEN = {
+    "os",
+    "subprocess",
+    "mcp",
+    "wslmcp.boundaries.mcp_stdio",
+    "wslmcp.boundaries.mcp_http",
+    "wslmcp.boundaries.windows_home",
+    "wslmcp.wiring",
+    "fakes",
+}
 
 
 def run_usage(days_later: float, **options: object) -> engine.Report:
