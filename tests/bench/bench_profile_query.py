@@ -115,7 +115,7 @@ def main() -> None:
         slow, fast = _home(base, 8, 1.0), _home(base, 2, 0.0)
         _case("8 servers x 1 s", slow, 0.25, repeat=1)
         _case("2 fast servers", fast, 1.2, repeat=3)
-        _fresh_case("8 servers x 1 s", slow, 0.15, repeat=1)
+        _fresh_case("8 servers x 1 s", slow, 0.15, repeat=2)
         _fresh_case("2 fast servers", fast, 1.0, repeat=5)
 
 
