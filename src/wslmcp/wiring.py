@@ -19,6 +19,7 @@ from pathlib import Path
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import AdvancingClock, SystemClock
+from wslmcp.boundaries.distro_homes import WslDistroHomes
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
@@ -118,6 +119,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         tokens=RandomTokens(),
         host_facts=None,
         windows_home=InteropWindowsHome(env),
+        distro_homes=WslDistroHomes(WslExeCli(_wsl_exe_path(env))),
     )
 
 
@@ -173,10 +175,16 @@ def _stated_windows_home(sc: Scenario) -> str | None:
     return stated if isinstance(stated, str) else None
 
 
+def _stated_distro_homes(sc: Scenario) -> list[str]:
+    stated = sc.section("profile").get("distro_homes")
+    return [h for h in stated if isinstance(h, str)] if isinstance(stated, list) else []
+
+
 def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Replay:
     """Everything a replay of ``scenario`` runs on: its twins, its host and its clock."""
     from fakes.client_files import FakeClientFiles
     from fakes.clock import FakeClock
+    from fakes.distro_homes import StatedDistroHomes
     from fakes.host_facts import StatedHost
     from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.procfs import FakeProcSource
@@ -199,6 +207,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         tokens=CountingTokens(),
         host_facts=StatedHost(stated) if stated is not None else None,
         windows_home=StatedWindowsHome(_stated_windows_home(sc)),
+        distro_homes=StatedDistroHomes(_stated_distro_homes(sc)),
     )
     return Replay(boundaries, replay_host(sc, environ), clock, sc)
 

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from fakes.distro_homes import StatedDistroHomes
 from fakes.windows_home import StatedWindowsHome
 from tests.servers import STDIO_SERVER
 from wslmcp import wiring
-from wslmcp.profile.assembly import assemble
+from wslmcp.profile.assembly import assemble, other_homes
 from wslmcp.profile.cli import build_parser, execute
 
 SERVER = {"command": sys.executable, "args": [str(STDIO_SERVER), "--tools", "2"]}
@@ -106,3 +107,15 @@ def test_inside_wsl_the_windows_side_is_added_unless_turned_off(homes: tuple[Pat
     missing = json.loads(_run(base, distro="Ubuntu", windows=other / "gone"))
     for doc in (off, outside, missing):
         assert [h["side"] for h in doc["wslmcp"]["homes"]] == ["primary"]
+
+
+def test_on_windows_the_running_distros_homes_are_added(homes: tuple[Path, Path, Path]) -> None:
+    primary, other, project = homes
+    parsed = build_parser().parse_args(["--home", str(primary), "--project", str(project), "--json"])
+    stated = StatedDistroHomes([str(other), str(other / "not-there")])
+    boundaries = replace(wiring.real(), windows_home=StatedWindowsHome(None), distro_homes=stated)
+    windows = replace(wiring.real_host(), platform="windows", distro=None)
+    assert other_homes(boundaries, windows, str(primary), parsed) == ((str(other), "wsl"),)
+    off = build_parser().parse_args(["--home", str(primary), "--no-other-side"])
+    assert other_homes(boundaries, windows, str(primary), off) == ()
+    assert other_homes(boundaries, wiring.real_host(), str(primary), parsed) == ()  # Linux: not asked

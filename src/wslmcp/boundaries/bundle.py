@@ -12,6 +12,7 @@ from typing import Protocol
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.distro_homes import DistroHomes
 from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.boundaries.mcp_launcher import McpLauncher
 from wslmcp.boundaries.procfs import ProcSource
@@ -41,6 +42,8 @@ class Boundaries:
     host_facts: HostProbe | None
     #: Inside a WSL distro: where the Windows side's home is (the profiler's other side).
     windows_home: WindowsHome | None = None
+    #: On Windows: the running distros' homes (the profiler's other side).
+    distro_homes: DistroHomes | None = None
 
 
 @dataclass(frozen=True)

@@ -63,13 +63,19 @@ def _own_files_only(discovery: DiscoveryResult) -> DiscoveryResult:
 def other_homes(
     boundaries: Boundaries, host: Host, primary: str, args: argparse.Namespace
 ) -> tuple[tuple[str, str], ...]:
-    """``--also-home`` directories, then (inside a WSL distro, unless ``--no-other-side``) the
-    Windows user's home as the Windows side reports it; each once, never the primary home."""
+    """``--also-home`` directories, then, unless ``--no-other-side``, the other side: inside a WSL
+    distro the Windows user's home as the Windows side reports it, on Windows the running distros'
+    homes; only those that exist, each once, never the primary home."""
     wanted = [(home, "also") for home in args.also_home]
-    if not args.no_other_side and host.distro is not None and boundaries.windows_home is not None:
-        found = boundaries.windows_home.find()
-        if found is not None and boundaries.client_files.stat(found) is not None:
-            wanted.append((found, "windows"))
+    if not args.no_other_side:
+        if host.distro is not None and boundaries.windows_home is not None:
+            found = boundaries.windows_home.find()
+            wanted.extend([] if found is None else [(found, "windows")])
+        if host.platform == "windows" and boundaries.distro_homes is not None:
+            wanted.extend((home, "wsl") for home in boundaries.distro_homes.find())
+        wanted = [
+            (h, side) for h, side in wanted if side == "also" or boundaries.client_files.stat(h) is not None
+        ]
     seen = {posixpath.normpath(primary)}
     homes = []
     for home, side in wanted:
