@@ -20,6 +20,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,7 @@ class FakeMcpLauncher:
         self._answers = answers
         self._scenario = scenario_name
         self._served: dict[str, int] = {}
+        self._lock = threading.Lock()
         self.calls: list[tuple[str, float]] = []
 
     @classmethod
@@ -106,7 +108,11 @@ class FakeMcpLauncher:
     def from_file(cls, path: str | os.PathLike[str]) -> FakeMcpLauncher:
         return cls(load_answers(Path(path)), str(path))
 
-    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+    def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        with self._lock:  # the querying pool calls from several threads
+            return self._serve(spec, timeout_s)
+
+    def _serve(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
         self.calls.append((spec.name, timeout_s))
         matches = [a for a in self._answers if a.name == spec.name]
         if not matches:
@@ -149,12 +155,14 @@ class RecordingMcpLauncher:
         self._inner = inner
         self._path = Path(path)
         self._rewrite = dict(rewrite or {})
+        self._lock = threading.Lock()
         self.answers: list[ServerAnswer] = []
 
-    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
-        answer = await self._inner.query(spec, timeout_s)
-        self.answers.append(answer)
-        self._write()
+    def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        answer = self._inner.query(spec, timeout_s)
+        with self._lock:  # one rewrite of the file at a time
+            self.answers.append(answer)
+            self._write()
         return answer
 
     def _write(self) -> None:

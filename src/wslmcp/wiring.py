@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import AdvancingClock, SystemClock
-from wslmcp.boundaries.docker_api import DockerApi
+from wslmcp.boundaries.distro_homes import WslDistroHomes
+from wslmcp.boundaries.docker_api import ApiAnswer, DockerApi, DockerEndpoint
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import RandomTokens
+from wslmcp.boundaries.windows_home import InteropWindowsHome
 from wslmcp.boundaries.windows_processes import WindowsProcesses
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
@@ -41,18 +43,22 @@ WSL_EXE_VARIABLE = "WSLMCP_WSL_EXE"
 
 
 class _OnDemandMcpLauncher:
-    """The real launcher, built at its first query: importing the mcp SDK costs about half a second,
-    which a run that launches nothing (``--no-query``, a diff, another server) should not pay."""
+    """The real launcher, built (and its module imported) at the first query: a run that launches
+    nothing (``--no-query``, a diff, another server) does not pay for it."""
 
     def __init__(self) -> None:
         self._inner: McpLauncher | None = None
 
-    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
-        if self._inner is None:
-            from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+    def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        if spec.url is not None:
+            from wslmcp.boundaries.mcp_http import HttpMcpLauncher
 
-            self._inner = SdkMcpLauncher()
-        return await self._inner.query(spec, timeout_s)
+            return HttpMcpLauncher().query(spec, timeout_s)
+        if self._inner is None:
+            from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
+
+            self._inner = StdioMcpLauncher()
+        return self._inner.query(spec, timeout_s)
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,27 @@ def _recorded_transports(wsl_exe: WslExe) -> TransportChooser:
     return choose
 
 
+class _OnDemandDockerApi:
+    """The Engine client, built (its endpoint resolved, its module and asyncio imported) at first
+    use: a run that never asks the daemon (the profiler, the shell server) does not pay for it."""
+
+    def __init__(self, environ: Mapping[str, str], windows: bool) -> None:
+        self._environ, self._windows = environ, windows
+        self._inner: DockerApi | None = None
+
+    def _api(self) -> DockerApi:
+        if self._inner is None:
+            self._inner = _docker_api(self._environ, self._windows)
+        return self._inner
+
+    @property
+    def endpoint(self) -> DockerEndpoint:
+        return self._api().endpoint
+
+    async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
+        return await self._api().get(path, query, timeout_s=timeout_s)
+
+
 def _docker_api(environ: Mapping[str, str], windows: bool) -> DockerApi:
     """The Engine at the endpoint the docker CLI would use; one it cannot speak answers every
     request with the reason (``DockerUnavailable``)."""
@@ -145,8 +172,10 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         host_facts=None,
         pdh=pdh,
         windows_processes=windows_processes,
-        docker_api=_docker_api(env, windows),
+        docker_api=_OnDemandDockerApi(env, windows),
         wslc=WslcCli(find_wslc(env, windows=windows)),
+        windows_home=InteropWindowsHome(env),
+        distro_homes=WslDistroHomes(WslExeCli(_wsl_exe_path(env))),
     )
 
 
@@ -230,16 +259,28 @@ def _has_samples(scenario: Scenario, key: str) -> bool:
     return any(key in entry.data for entry in scenario.timeline)
 
 
+def _stated_windows_home(sc: Scenario) -> str | None:
+    stated = sc.section("profile").get("windows_home")
+    return stated if isinstance(stated, str) else None
+
+
+def _stated_distro_homes(sc: Scenario) -> list[str]:
+    stated = sc.section("profile").get("distro_homes")
+    return [h for h in stated if isinstance(h, str)] if isinstance(stated, list) else []
+
+
 def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Replay:
     """Everything a replay of ``scenario`` runs on: its twins, its host and its clock."""
     from fakes.client_files import FakeClientFiles
     from fakes.clock import FakeClock
+    from fakes.distro_homes import StatedDistroHomes
     from fakes.docker_api import FakeDockerApi
     from fakes.host_facts import StatedHost
     from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.pdh import FakePdhCounters
     from fakes.procfs import FakeProcSource
     from fakes.tokens import CountingTokens
+    from fakes.windows_home import StatedWindowsHome
     from fakes.windows_processes import FakeWindowsProcesses
     from fakes.wsl_exe import FakeWslExe
     from fakes.wslc import FakeWslc
@@ -262,6 +303,8 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         windows_processes=FakeWindowsProcesses(sc, clock) if _has_samples(sc, "windows") else None,
         docker_api=FakeDockerApi.from_scenario(sc, clock),
         wslc=FakeWslc(sc),
+        windows_home=StatedWindowsHome(_stated_windows_home(sc)),
+        distro_homes=StatedDistroHomes(_stated_distro_homes(sc)),
     )
     return Replay(boundaries, replay_host(sc, environ), clock, sc)
 

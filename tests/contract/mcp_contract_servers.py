@@ -7,14 +7,13 @@ written by hand.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 from fakes.mcp_launcher import RecordingMcpLauncher
 from tests.servers import STDIO_SERVER
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 SERVER = str(STDIO_SERVER)
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_answers.json"
@@ -45,13 +44,13 @@ def spec(name: str) -> ServerSpec:
     return ServerSpec(name=name, command=sys.executable, args=(SERVER, *SERVERS[name]))
 
 
-async def record(launcher: McpLauncher | None = None, path: Path = FIXTURE) -> RecordingMcpLauncher:
-    recorder = RecordingMcpLauncher(launcher or SdkMcpLauncher(), path)
+def record(launcher: McpLauncher | None = None, path: Path = FIXTURE) -> RecordingMcpLauncher:
+    recorder = RecordingMcpLauncher(launcher or StdioMcpLauncher(), path)
     for name in SERVERS:  # one after another: the recording keeps this order
-        await recorder.query(spec(name), RECORD_TIMEOUT_S)
+        recorder.query(spec(name), RECORD_TIMEOUT_S)
     return recorder
 
 
 if __name__ == "__main__":
-    asyncio.run(record())
+    record()
     print(f"recorded {len(SERVERS)} answers into {FIXTURE}")

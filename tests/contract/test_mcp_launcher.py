@@ -11,7 +11,7 @@ import pytest
 from fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, load_answers
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 from .mcp_contract_servers import FIXTURE, SERVERS, record, spec
 
@@ -19,12 +19,12 @@ from .mcp_contract_servers import FIXTURE, SERVERS, record, spec
 @pytest.fixture(params=["real", "fake"])
 def launcher(request: pytest.FixtureRequest) -> McpLauncher:
     if request.param == "real":
-        return SdkMcpLauncher()
+        return StdioMcpLauncher()
     return FakeMcpLauncher.from_file(FIXTURE)
 
 
-async def test_answers_name_version_instructions_and_tools_as_listed(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("nice"), 10.0)
+def test_answers_name_version_instructions_and_tools_as_listed(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("nice"), 10.0)
     assert (answer.name, answer.error, answer.server_name, answer.server_version) == (
         "nice",
         None,
@@ -42,23 +42,23 @@ async def test_answers_name_version_instructions_and_tools_as_listed(launcher: M
     assert list(answer.tools[0]) == ["name", "description", "inputSchema"]  # received key order
 
 
-async def test_every_page_is_collected_in_order(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("paged"), 10.0)
+def test_every_page_is_collected_in_order(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("paged"), 10.0)
     assert [t["name"] for t in answer.tools] == [f"tool_{i:05d}" for i in range(7)]
 
 
-async def test_ids_echoed_as_floats_still_answer_their_requests(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("floatid"), 10.0)
+def test_ids_echoed_as_floats_still_answer_their_requests(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("floatid"), 10.0)
     assert (answer.error, [t["name"] for t in answer.tools]) == (None, ["tool_00000", "tool_00001"])
 
 
-async def test_no_tools_and_no_instructions(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("empty"), 10.0)
+def test_no_tools_and_no_instructions(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("empty"), 10.0)
     assert (answer.error, answer.tools, answer.instructions) == (None, (), None)
 
 
-async def test_stdout_junk_is_tolerated_and_reported(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("chatty"), 10.0)
+def test_stdout_junk_is_tolerated_and_reported(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("chatty"), 10.0)
     assert answer.error is None and len(answer.tools) == 1
     assert answer.detail == "ignored 3 stdout line(s) that were not JSON-RPC"
 
@@ -75,15 +75,15 @@ async def test_stdout_junk_is_tolerated_and_reported(launcher: McpLauncher) -> N
         ("resulterror", "tools/list failed (code 7)"),
     ],
 )
-async def test_failures_are_answers_not_exceptions(launcher: McpLauncher, name: str, error: str) -> None:
-    answer = await launcher.query(spec(name), 10.0)
+def test_failures_are_answers_not_exceptions(launcher: McpLauncher, name: str, error: str) -> None:
+    answer = launcher.query(spec(name), 10.0)
     assert (answer.error, answer.tools, answer.server_name) == (error, (), None)
 
 
-async def test_an_initialize_result_that_is_not_an_object_leaves_the_server_unnamed(
+def test_an_initialize_result_that_is_not_an_object_leaves_the_server_unnamed(
     launcher: McpLauncher,
 ) -> None:
-    answer = await launcher.query(spec("nullinit"), 10.0)
+    answer = launcher.query(spec("nullinit"), 10.0)
     assert (answer.error, answer.server_name, answer.protocol_version, answer.instructions) == (
         None,
         None,
@@ -93,35 +93,35 @@ async def test_an_initialize_result_that_is_not_an_object_leaves_the_server_unna
     assert [t["name"] for t in answer.tools] == ["tool_00000", "tool_00001"]
 
 
-async def test_non_object_entries_are_dropped_and_nameless_tools_kept(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("odd"), 10.0)
+def test_non_object_entries_are_dropped_and_nameless_tools_kept(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("odd"), 10.0)
     assert answer.error is None
     assert [t.get("name") for t in answer.tools] == ["tool_00000", None, "tool_00001", "tool_00002"]
     assert answer.tools[1] == {"description": "A tool without a name.", "inputSchema": {}}
 
 
-async def test_a_lone_surrogate_in_a_description_is_passed_on(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("surrogate"), 10.0)
+def test_a_lone_surrogate_in_a_description_is_passed_on(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("surrogate"), 10.0)
     assert answer.error is None
     assert answer.tools[0]["description"] == "Lone surrogate \ud800 here."
 
 
-async def test_a_deadline_shorter_than_the_server_is_a_timeout(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("slow"), 0.3)
+def test_a_deadline_shorter_than_the_server_is_a_timeout(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("slow"), 0.3)
     assert answer.error == "timeout after 0.3 seconds" and answer.tools == ()
 
 
-async def test_a_generous_deadline_gets_the_slow_answer(launcher: McpLauncher) -> None:
-    answer = await launcher.query(spec("slow"), 10.0)
+def test_a_generous_deadline_gets_the_slow_answer(launcher: McpLauncher) -> None:
+    answer = launcher.query(spec("slow"), 10.0)
     assert answer.error is None and len(answer.tools) == 2
 
 
 # ---- the fake's own strictness, and the fixture's provenance -------------------------------
 
 
-async def test_fake_unknown_server_is_a_replay_miss() -> None:
+def test_fake_unknown_server_is_a_replay_miss() -> None:
     with pytest.raises(ReplayMiss, match=r"'nicer'.*nice"):
-        await FakeMcpLauncher.from_file(FIXTURE).query(ServerSpec(name="nicer", command="x"), 1.0)
+        FakeMcpLauncher.from_file(FIXTURE).query(ServerSpec(name="nicer", command="x"), 1.0)
 
 
 def test_fixture_holds_no_launch_material() -> None:
@@ -131,10 +131,9 @@ def test_fixture_holds_no_launch_material() -> None:
 
 def test_fixture_is_a_faithful_recording(tmp_path: Path) -> None:
     """Recording the same servers again gives the committed fixture (timings aside)."""
-    import asyncio
 
     fresh = tmp_path / "answers.json"
-    asyncio.run(record(path=fresh))
+    record(path=fresh)
     doc = json.loads(fresh.read_text())
     assert doc["schema"] == SCHEMA
 

@@ -4,7 +4,6 @@ and the domain modules never reach for the environment, subprocesses or the mcp 
 from __future__ import annotations
 
 import ast
-import asyncio
 from pathlib import Path
 
 from tests.profile.homes import SCENARIOS
@@ -24,6 +23,7 @@ DOMAIN_MODULES = [
             "engine",
             "prune",
             "regimes",
+            "report_homes",
             "report_human",
             "report_json",
             "snapshot",
@@ -33,8 +33,18 @@ DOMAIN_MODULES = [
         )
     ),
     *sorted((DOMAIN / "transcripts").glob("*.py")),
+    *sorted((DOMAIN / "clients").glob("*.py")),
 ]
-FORBIDDEN = {"os", "subprocess", "mcp", "wslmcp.boundaries.mcp_stdio", "wslmcp.wiring", "fakes"}
+FORBIDDEN = {
+    "os",
+    "subprocess",
+    "mcp",
+    "wslmcp.boundaries.mcp_stdio",
+    "wslmcp.boundaries.mcp_http",
+    "wslmcp.boundaries.windows_home",
+    "wslmcp.wiring",
+    "fakes",
+}
 
 
 def run_usage(days_later: float, **options: object) -> engine.Report:
@@ -42,14 +52,12 @@ def run_usage(days_later: float, **options: object) -> engine.Report:
     boundaries.clock.advance(days_later * 86400)  # type: ignore[attr-defined]
     request = engine.Request(home="/home/user", project="/home/user/proj", cwd="/home/user/proj", **options)  # type: ignore[arg-type]
     discovery = discover(boundaries.client_files, request.home, request.project, request.cli)
-    return asyncio.run(
-        engine.run(
-            boundaries.client_files,
-            boundaries.mcp_launcher,
-            boundaries.clock,
-            request,
-            discovery=discovery,
-        )
+    return engine.run(
+        boundaries.client_files,
+        boundaries.mcp_launcher,
+        boundaries.clock,
+        request,
+        discovery=discovery,
     )
 
 

@@ -195,5 +195,10 @@ def test_an_unknown_signal_beside_an_upfront_one_is_unknown(tmp_path: Path) -> N
 
 
 def test_codex_and_cursor_are_always_unknown_with_fixed_evidence() -> None:
-    assert regimes.fixed_regime("codex").name == "unknown"
-    assert regimes.fixed_regime("cursor").evidence == (regimes.CURSOR_EVIDENCE,)
+    from wslmcp.profile.clients import backend, codex, cursor
+    from wslmcp.profile.model import ConfiguredServer
+
+    for cli, evidence in (("codex", codex.REGIME_EVIDENCE), ("cursor", cursor.REGIME_EVIDENCE)):
+        server = ConfiguredServer(cli=cli, name="s", scope="user", source_path="/c", transport="stdio")  # type: ignore[arg-type]
+        regime = backend(cli).loading(None, "", "", "").regime(server)
+        assert (regime.name, regime.evidence) == ("unknown", (evidence,))

@@ -12,7 +12,6 @@ With ``--expected`` it then re-renders every ``profile-report`` expected file fr
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import tempfile
 from pathlib import Path
@@ -20,18 +19,18 @@ from pathlib import Path
 from fakes.mcp_launcher import RecordingMcpLauncher
 from tests.profile.homes import FIXTURE_HOME, SCENARIOS, copy_home
 from wslmcp.boundaries.client_files import LocalClientFiles
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 from wslmcp.profile.configs import discover
 from wslmcp.profile.querying import query_all
 
 
-async def record(name: str, out: Path | None = None) -> Path:
+def record(name: str, out: Path | None = None) -> Path:
     target = out or SCENARIOS / name / "answers.json"
     with tempfile.TemporaryDirectory() as tmp:
         home = copy_home(name, Path(tmp) / "home")
         found = discover(LocalClientFiles(), str(home), str(home / "proj"), "all")
-        launcher = RecordingMcpLauncher(SdkMcpLauncher(), target, rewrite={str(home): FIXTURE_HOME})
-        await query_all(launcher, found.servers(), 20.0, query_project=True)
+        launcher = RecordingMcpLauncher(StdioMcpLauncher(), target, rewrite={str(home): FIXTURE_HOME})
+        query_all(launcher, found.servers(), 20.0, query_project=True)
     return target
 
 
@@ -53,7 +52,7 @@ def refresh_expected(name: str) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    print(asyncio.run(record(args[0])))
+    print(record(args[0]))
     if "--expected" in args[1:]:
         for path in refresh_expected(args[0]):
             print(path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 from wslmcp.profile.model import ConfiguredServer
 from wslmcp.profile.querying import PoolStats, query_all
 
@@ -44,22 +44,20 @@ def _peak_overlap(trace: Path) -> int:
     return peak
 
 
-async def test_eight_slow_servers_run_concurrently(tmp_path: Path) -> None:
+def test_eight_slow_servers_run_concurrently(tmp_path: Path) -> None:
     trace = tmp_path / "trace.log"
     stats = PoolStats()
-    results = await query_all(
-        SdkMcpLauncher(), _servers(trace, 8), timeout_s=20.0, concurrency=8, stats=stats
-    )
+    results = query_all(StdioMcpLauncher(), _servers(trace, 8), timeout_s=20.0, concurrency=8, stats=stats)
     assert all(r.ok and r.tool_count == 2 for r in results.values()), results
     assert stats.max_in_flight == 8
     assert _peak_overlap(trace) == 8
 
 
-async def test_a_pool_of_two_never_overlaps_more_than_two(tmp_path: Path) -> None:
+def test_a_pool_of_two_never_overlaps_more_than_two(tmp_path: Path) -> None:
     trace = tmp_path / "trace.log"
     servers = _servers(trace, 4, sleep_s="0.2")
     stats = PoolStats()
-    results = await query_all(SdkMcpLauncher(), servers, timeout_s=20.0, concurrency=2, stats=stats)
+    results = query_all(StdioMcpLauncher(), servers, timeout_s=20.0, concurrency=2, stats=stats)
     assert all(r.ok for r in results.values())
     assert stats.max_in_flight == 2
     assert _peak_overlap(trace) <= 2

@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 from .conftest import PYTHON, SERVER
 
@@ -31,7 +31,7 @@ def _pid(path: Path) -> int:
     return int(path.read_text())
 
 
-async def _query(
+def _query(
     tmp_path: Path, *args: str, max_output: int = 1024 * 1024, timeout_s: float = TIMEOUT
 ) -> tuple[ServerAnswer, list[int]]:
     pidfile, grandchild = tmp_path / "server.pid", tmp_path / "grandchild.pid"
@@ -40,7 +40,7 @@ async def _query(
         command=PYTHON,
         args=(SERVER, "--pidfile", str(pidfile), "--grandchild", str(grandchild), *args),
     )
-    answer = await SdkMcpLauncher(max_output=max_output).query(spec, timeout_s)
+    answer = StdioMcpLauncher(max_output=max_output).query(spec, timeout_s)
     pids = [_pid(p) for p in (pidfile, grandchild) if p.exists()]
     return answer, pids
 
@@ -95,13 +95,13 @@ CASES = [
 
 
 @pytest.mark.parametrize(("args", "error", "detail"), CASES)
-async def test_hostile_server_is_a_failed_query_and_leaves_nothing(
+def test_hostile_server_is_a_failed_query_and_leaves_nothing(
     tmp_path: Path, args: tuple[str, ...], error: str, detail: str | None
 ) -> None:
     # Only the servers that never answer are given the short deadline: the others must be
     # diagnosed from their answer, not by waiting (a timeout would show in the error text).
     timeout_s = TIMEOUT if error.startswith("timeout") else 30.0
-    answer, pids = await _query(tmp_path, *args, timeout_s=timeout_s)
+    answer, pids = _query(tmp_path, *args, timeout_s=timeout_s)
     assert answer.error == error
     assert answer.tools == () and answer.server_name is None
     if detail is not None:
@@ -111,15 +111,15 @@ async def test_hostile_server_is_a_failed_query_and_leaves_nothing(
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_junk_before_valid_answers_is_tolerated_and_counted(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--junk", "4", "--tools", "3")
+def test_junk_before_valid_answers_is_tolerated_and_counted(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--junk", "4", "--tools", "3")
     assert answer.error is None and len(answer.tools) == 3
     assert answer.detail == "ignored 3 stdout line(s) that were not JSON-RPC"
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_well_behaved_server_grandchild_is_killed_too(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--instructions", "Use me.", "--name", "nice")
+def test_well_behaved_server_grandchild_is_killed_too(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--instructions", "Use me.", "--name", "nice")
     assert (answer.error, answer.server_name, answer.server_version, answer.instructions) == (
         None,
         "nice",
@@ -130,37 +130,37 @@ async def test_well_behaved_server_grandchild_is_killed_too(tmp_path: Path) -> N
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_large_paginated_list_is_collected_whole(tmp_path: Path) -> None:
-    answer, _ = await _query(tmp_path, "--tools", "2500", "--page-size", "300", max_output=32 * 1024 * 1024)
+def test_large_paginated_list_is_collected_whole(tmp_path: Path) -> None:
+    answer, _ = _query(tmp_path, "--tools", "2500", "--page-size", "300", max_output=32 * 1024 * 1024)
     assert answer.error is None
     names = [t["name"] for t in answer.tools]
     assert len(names) == 2500 and names == sorted(set(names))
 
 
-async def test_missing_command_reports_the_os_error() -> None:
-    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command="/nonexistent/mcp-server"), TIMEOUT)
+def test_missing_command_reports_the_os_error() -> None:
+    answer = StdioMcpLauncher().query(ServerSpec(name="x", command="/nonexistent/mcp-server"), TIMEOUT)
     assert answer.error == "[Errno 2] No such file or directory: '/nonexistent/mcp-server'"
 
 
-async def test_non_executable_command_reports_permission_denied(tmp_path: Path) -> None:
+def test_non_executable_command_reports_permission_denied(tmp_path: Path) -> None:
     script = tmp_path / "server.sh"
     script.write_text("#!/bin/sh\n")
     script.chmod(stat.S_IRUSR | stat.S_IWUSR)
-    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=str(script)), TIMEOUT)
+    answer = StdioMcpLauncher().query(ServerSpec(name="x", command=str(script)), TIMEOUT)
     assert answer.error == f"[Errno 13] Permission denied: '{script}'"
 
 
-async def test_missing_cwd_is_reported_without_launching(tmp_path: Path) -> None:
+def test_missing_cwd_is_reported_without_launching(tmp_path: Path) -> None:
     marker = tmp_path / "launched.pid"
     spec = ServerSpec(
         name="x", command=PYTHON, args=(SERVER, "--pidfile", str(marker)), cwd=str(tmp_path / "gone")
     )
-    answer = await SdkMcpLauncher().query(spec, TIMEOUT)
+    answer = StdioMcpLauncher().query(spec, TIMEOUT)
     assert answer.error == f"cwd does not exist: {tmp_path / 'gone'}"
     assert not marker.exists()
 
 
-async def test_env_is_laid_over_the_base_environment_and_cwd_applies(tmp_path: Path) -> None:
+def test_env_is_laid_over_the_base_environment_and_cwd_applies(tmp_path: Path) -> None:
     probe = tmp_path / "env.txt"
     code = (
         "import os,sys; open(sys.argv[1],'w').write(os.environ.get('BASE','-')+'|'+os.environ['MINE']+'|'+os.getcwd());"
@@ -169,61 +169,59 @@ async def test_env_is_laid_over_the_base_environment_and_cwd_applies(tmp_path: P
     spec = ServerSpec(
         name="x", command=PYTHON, args=("-c", code, str(probe)), env={"MINE": "v"}, cwd=str(tmp_path)
     )
-    answer = await SdkMcpLauncher(base_env={**os.environ, "BASE": "b"}).query(spec, 10.0)
+    answer = StdioMcpLauncher(base_env={**os.environ, "BASE": "b"}).query(spec, 10.0)
     assert answer.error is None
     assert probe.read_text() == f"b|v|{tmp_path}"
 
 
-async def test_a_result_without_tools_list_is_named(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--mode", "notools")
+def test_a_result_without_tools_list_is_named(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--mode", "notools")
     assert answer.error == "tools/list response has no tools list"
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_schema_invalid_tools_are_kept_as_listed_like_mcp_top(tmp_path: Path) -> None:
-    answer, _ = await _query(tmp_path, "--mode", "badtool")
+def test_schema_invalid_tools_are_kept_as_listed_like_mcp_top(tmp_path: Path) -> None:
+    answer, _ = _query(tmp_path, "--mode", "badtool")
     assert answer.error is None and answer.tools == ({"name": "no_schema"},)
 
 
-async def test_an_unknown_protocol_version_is_read_like_mcp_top(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--protocol", "1999-01-01")
+def test_an_unknown_protocol_version_is_read_like_mcp_top(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--protocol", "1999-01-01")
     assert (answer.error, answer.protocol_version, len(answer.tools)) == (None, "1999-01-01", 2)
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_a_server_ignoring_sigterm_and_eof_is_killed_after_answering(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--mode", "stubborn")
+def test_a_server_ignoring_sigterm_and_eof_is_killed_after_answering(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--mode", "stubborn")
     assert answer.error is None and len(answer.tools) == 2
     assert len(pids) == 2 and [p for p in pids if _alive(p)] == []
 
 
-async def test_a_stubborn_silent_server_is_killed_at_the_deadline(tmp_path: Path) -> None:
+def test_a_stubborn_silent_server_is_killed_at_the_deadline(tmp_path: Path) -> None:
     pidfile = tmp_path / "s.pid"
     spec = ServerSpec(
         name="x",
         command=PYTHON,
         args=(SERVER, "--pidfile", str(pidfile), "--mode", "stubborn", "--sleep", "60"),
     )
-    answer = await SdkMcpLauncher().query(spec, 0.5)
+    answer = StdioMcpLauncher().query(spec, 0.5)
     assert answer.error == "timeout after 0.5 seconds"
     assert not _alive(_pid(pidfile))
 
 
-async def test_a_last_answer_without_newline_still_counts(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--mode", "nonewline")
+def test_a_last_answer_without_newline_still_counts(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--mode", "nonewline")
     assert answer.error is None and [t["name"] for t in answer.tools] == ["tool_00000"]
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_one_big_line_under_the_limit_is_read_whole(tmp_path: Path) -> None:
-    answer, _ = await _query(
-        tmp_path, "--mode", "huge", "--huge-bytes", "6000000", max_output=8 * 1024 * 1024
-    )
+def test_one_big_line_under_the_limit_is_read_whole(tmp_path: Path) -> None:
+    answer, _ = _query(tmp_path, "--mode", "huge", "--huge-bytes", "6000000", max_output=8 * 1024 * 1024)
     assert answer.error is None and len(answer.tools[0]["description"]) == 6_000_000
 
 
-async def test_a_loose_initialize_result_is_read_like_mcp_top(tmp_path: Path) -> None:
-    answer, _ = await _query(tmp_path, "--mode", "looseinit", "--name", "loose")
+def test_a_loose_initialize_result_is_read_like_mcp_top(tmp_path: Path) -> None:
+    answer, _ = _query(tmp_path, "--mode", "looseinit", "--name", "loose")
     assert (answer.error, answer.server_name, answer.server_version, len(answer.tools)) == (
         None,
         "loose",
@@ -232,21 +230,21 @@ async def test_a_loose_initialize_result_is_read_like_mcp_top(tmp_path: Path) ->
     )
 
 
-async def test_an_unlaunchable_argument_is_a_launch_failure() -> None:
-    answer = await SdkMcpLauncher().query(ServerSpec(name="x", command=PYTHON, args=("a\x00b",)), TIMEOUT)
+def test_an_unlaunchable_argument_is_a_launch_failure() -> None:
+    answer = StdioMcpLauncher().query(ServerSpec(name="x", command=PYTHON, args=("a\x00b",)), TIMEOUT)
     assert answer.error == "embedded null byte"
 
 
-async def test_non_object_entries_are_dropped_and_nameless_tools_kept_on_every_page(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--odd-entries", "--tools", "3", "--page-size", "2", timeout_s=30.0)
+def test_non_object_entries_are_dropped_and_nameless_tools_kept_on_every_page(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--odd-entries", "--tools", "3", "--page-size", "2", timeout_s=30.0)
     assert answer.error is None
     assert [t.get("name") for t in answer.tools] == ["tool_00000", None, "tool_00001", "tool_00002"]
     assert answer.tools[1] == {"description": "A tool without a name.", "inputSchema": {}}
     assert [p for p in pids if _alive(p)] == []
 
 
-async def test_a_lone_surrogate_in_a_description_is_passed_on(tmp_path: Path) -> None:
-    answer, pids = await _query(tmp_path, "--surrogate", timeout_s=30.0)
+def test_a_lone_surrogate_in_a_description_is_passed_on(tmp_path: Path) -> None:
+    answer, pids = _query(tmp_path, "--surrogate", timeout_s=30.0)
     assert answer.error is None
     assert answer.tools[0]["description"] == "Lone surrogate \ud800 here."
     assert [p for p in pids if _alive(p)] == []

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from wslmcp.boundaries.mcp_launcher import ServerSpec
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
 from .conftest import PYTHON, SERVER
 
@@ -60,9 +60,9 @@ def _theirs(args: tuple[str, ...]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("behaviour", sorted(BEHAVIOURS))
-async def test_the_launcher_reads_each_server_like_mcp_top(behaviour: str) -> None:
+def test_the_launcher_reads_each_server_like_mcp_top(behaviour: str) -> None:
     args = BEHAVIOURS[behaviour]
-    answer = await SdkMcpLauncher().query(
+    answer = StdioMcpLauncher().query(
         ServerSpec(name="srv", command=PYTHON, args=(SERVER, *args)), DEADLINE_S
     )
     ours = {

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
+import threading
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +14,7 @@ from fakes.mcp_launcher import FakeMcpLauncher
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
 from wslmcp.profile import querying
-from wslmcp.profile.model import ConfiguredServer
+from wslmcp.profile.model import ConfiguredServer, QueryResult
 from wslmcp.profile.querying import PoolStats, apply_tool_filters, plan, query_all, stderr_progress
 
 
@@ -103,7 +104,7 @@ def test_no_filter_keeps_all_including_nameless_tools() -> None:
 # ---- query_all over the fake ------------------------------------------------------------------
 
 
-async def test_query_all_shapes_gated_ok_and_failed_results_in_order() -> None:
+def test_query_all_shapes_gated_ok_and_failed_results_in_order() -> None:
     fake = FakeMcpLauncher(
         [
             ServerAnswer(
@@ -118,7 +119,7 @@ async def test_query_all_shapes_gated_ok_and_failed_results_in_order() -> None:
         ]
     )
     servers = [srv("good", disabled_tools=("b",)), srv("off", enabled=False), srv("bad")]
-    results = await query_all(fake, servers, timeout_s=5.0)
+    results = query_all(fake, servers, timeout_s=5.0)
     assert list(results) == [s.key for s in servers]
     good = results[("claude-code", "good")]
     assert (good.status, good.server_name, good.instructions, good.tool_count, good.filtered_tools) == (
@@ -138,26 +139,26 @@ async def test_query_all_shapes_gated_ok_and_failed_results_in_order() -> None:
     assert [name for name, _ in fake.calls] == ["good", "bad"]
 
 
-async def test_startup_timeout_replaces_the_default_deadline() -> None:
+def test_startup_timeout_replaces_the_default_deadline() -> None:
     fake = FakeMcpLauncher([ServerAnswer(name="a"), ServerAnswer(name="b")])
-    await query_all(fake, [srv("a", startup_timeout_s=2.5), srv("b")], timeout_s=7.0)
+    query_all(fake, [srv("a", startup_timeout_s=2.5), srv("b")], timeout_s=7.0)
     assert sorted(fake.calls) == [("a", 2.5), ("b", 7.0)]
 
 
-async def test_fake_replays_a_slow_recording_as_a_timeout() -> None:
+def test_fake_replays_a_slow_recording_as_a_timeout() -> None:
     fake = FakeMcpLauncher([ServerAnswer(name="slow", duration_s=3.0)])
-    results = await query_all(fake, [srv("slow")], timeout_s=1.5)
+    results = query_all(fake, [srv("slow")], timeout_s=1.5)
     assert results[("claude-code", "slow")].error == "timeout after 1.5 seconds"
 
 
-async def test_fake_miss_is_loud() -> None:
+def test_fake_miss_is_loud() -> None:
     with pytest.raises(ReplayMiss, match="not recorded: server 'nope'"):
-        await query_all(FakeMcpLauncher([ServerAnswer(name="nop")]), [srv("nope")], timeout_s=1.0)
+        query_all(FakeMcpLauncher([ServerAnswer(name="nop")]), [srv("nope")], timeout_s=1.0)
 
 
-async def test_no_query_launches_nothing() -> None:
+def test_no_query_launches_nothing() -> None:
     fake = FakeMcpLauncher([])
-    results = await query_all(fake, [srv("a"), srv("b")], timeout_s=1.0, no_query=True)
+    results = query_all(fake, [srv("a"), srv("b")], timeout_s=1.0, no_query=True)
     assert fake.calls == [] and {r.error for r in results.values()} == {"skipped by --no-query"}
 
 
@@ -167,25 +168,28 @@ class GateLauncher:
     def __init__(self) -> None:
         self.in_flight = 0
         self.peak = 0
-        self.release = asyncio.Event()
+        self.release = threading.Event()
+        self.lock = threading.Lock()
 
-    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
-        if self.peak >= 3:
-            self.release.set()
-        await self.release.wait()
-        await asyncio.sleep(0)
-        self.in_flight -= 1
+    def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer:
+        with self.lock:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            if self.peak >= 3:
+                self.release.set()
+        assert self.release.wait(10)
+        time.sleep(0.001)  # let another worker try to start while this one is still in flight
+        with self.lock:
+            self.in_flight -= 1
         return ServerAnswer(name=spec.name)
 
 
-async def test_pool_never_exceeds_its_bound_and_reports_progress() -> None:
+def test_pool_never_exceeds_its_bound_and_reports_progress() -> None:
     launcher = GateLauncher()
     stats = PoolStats()
     seen: list[tuple[int, int]] = []
     servers = [srv(f"s{i}") for i in range(10)]
-    results = await query_all(
+    results = query_all(
         launcher,
         servers,
         timeout_s=1.0,
@@ -198,11 +202,11 @@ async def test_pool_never_exceeds_its_bound_and_reports_progress() -> None:
     assert seen == [(i, 10) for i in range(1, 11)]
 
 
-async def test_bad_pool_arguments_are_rejected() -> None:
+def test_bad_pool_arguments_are_rejected() -> None:
     with pytest.raises(ValueError, match="concurrency"):
-        await query_all(FakeMcpLauncher([]), [], timeout_s=1.0, concurrency=0)
+        query_all(FakeMcpLauncher([]), [], timeout_s=1.0, concurrency=0)
     with pytest.raises(ValueError, match="timeout"):
-        await query_all(FakeMcpLauncher([]), [], timeout_s=float("nan"))
+        query_all(FakeMcpLauncher([]), [], timeout_s=float("nan"))
 
 
 def test_progress_line_overwrites_itself_and_clears_at_the_end() -> None:
@@ -216,11 +220,30 @@ def test_progress_line_overwrites_itself_and_clears_at_the_end() -> None:
     assert text.endswith("\r") and text.split("\r")[-2].strip() == ""
 
 
-async def test_reserved_and_project_scope_servers_are_never_launched_by_default() -> None:
+def test_reserved_and_project_scope_servers_are_never_launched_by_default() -> None:
     fake = FakeMcpLauncher([ServerAnswer(name="shared"), ServerAnswer(name="mine")])
     servers = [srv("computer-use", reserved=True), srv("shared", scope="project"), srv("mine")]
-    results = await query_all(fake, servers, timeout_s=1.0)
+    results = query_all(fake, servers, timeout_s=1.0)
     assert [name for name, _ in fake.calls] == ["mine"]
     assert results[("claude-code", "shared")].error == querying.NOT_QUERIED_PROJECT
-    await query_all(fake, servers, timeout_s=1.0, query_project=True)
+    query_all(fake, servers, timeout_s=1.0, query_project=True)
     assert [name for name, _ in fake.calls] == ["mine", "shared", "mine"]
+
+
+def test_gate_http_servers_only_with_query_http_and_a_url() -> None:
+    remote = srv("r", transport="http", command=None, url="https://example.invalid/mcp", headers={"K": "v"})
+    assert plan(remote, no_query=False, query_project=False) == QueryResult(
+        "claude-code", "r", "unsupported", querying.NOT_QUERIED_TRANSPORT
+    )
+    assert plan(remote, no_query=False, query_project=False, query_http=True) is None
+    spec = querying.launch_spec(remote)
+    assert (spec.url, dict(spec.headers), spec.command) == ("https://example.invalid/mcp", {"K": "v"}, "")
+    assert "example.invalid" not in repr(spec) and "'v'" not in repr(spec)
+    nourl = srv("n", transport="http", command=None)
+    assert plan(nourl, no_query=False, query_project=False, query_http=True) == QueryResult(
+        "claude-code", "n", "error", querying.NO_URL
+    )
+    old_sse = srv("e", transport="sse", command=None, url="https://example.invalid/sse")
+    gated = plan(old_sse, no_query=False, query_project=False, query_http=True)
+    assert gated is not None and gated.error == querying.NOT_QUERIED_TRANSPORT
+    assert plan(remote, no_query=True, query_project=False, query_http=True) is not None  # --no-query wins

@@ -11,7 +11,7 @@ from fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, RecordingMcpLauncher, lo
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
 
 
-async def test_recording_round_trips_and_rewrites_the_machine_path(tmp_path: Path) -> None:
+def test_recording_round_trips_and_rewrites_the_machine_path(tmp_path: Path) -> None:
     inner = FakeMcpLauncher(
         [
             ServerAnswer(
@@ -27,9 +27,7 @@ async def test_recording_round_trips_and_rewrites_the_machine_path(tmp_path: Pat
     out = tmp_path / "rec" / "answers.json"
     recorder = RecordingMcpLauncher(inner, out, rewrite={"/tmp/x1/home": "/home/user"})
     for name in ("a", "b"):
-        await recorder.query(
-            ServerSpec(name=name, command="secret-command", args=("--token", "secret-arg")), 5.0
-        )
+        recorder.query(ServerSpec(name=name, command="secret-command", args=("--token", "secret-arg")), 5.0)
     text = out.read_text()
     assert "/tmp/x1" not in text and "secret-" not in text
     assert json.loads(text)["schema"] == SCHEMA
@@ -37,24 +35,24 @@ async def test_recording_round_trips_and_rewrites_the_machine_path(tmp_path: Pat
     replayed = load_answers(out)
     assert replayed[0].instructions == "see /home/user/doc" and replayed[0].duration_s == 0.25
     assert replayed[1].error == "cwd does not exist: /home/user/nope"
-    again = await FakeMcpLauncher(replayed).query(ServerSpec(name="a", command="x"), 5.0)
+    again = FakeMcpLauncher(replayed).query(ServerSpec(name="a", command="x"), 5.0)
     assert again.tools == ({"name": "t"},)
 
 
-async def test_a_lone_surrogate_is_recorded_escaped_and_replayed_as_received(tmp_path: Path) -> None:
+def test_a_lone_surrogate_is_recorded_escaped_and_replayed_as_received(tmp_path: Path) -> None:
     tools = ({"name": "t", "description": "lone \ud800 and paired \U0001f680 and \u00fc"},)
     inner = FakeMcpLauncher([ServerAnswer(name="a", instructions="x \udfff", tools=tools)])
     out = tmp_path / "answers.json"
-    await RecordingMcpLauncher(inner, out).query(ServerSpec(name="a", command="x"), 5.0)
+    RecordingMcpLauncher(inner, out).query(ServerSpec(name="a", command="x"), 5.0)
     text = out.read_text(encoding="utf-8")
     assert "\\ud800" in text and "\U0001f680 and \u00fc" in text, "valid text stays unescaped"
     replayed = load_answers(out)[0]
     assert (replayed.tools, replayed.instructions) == (tools, "x \udfff")
 
 
-async def test_repeated_names_replay_in_recorded_order_then_the_last_repeats() -> None:
+def test_repeated_names_replay_in_recorded_order_then_the_last_repeats() -> None:
     fake = FakeMcpLauncher([ServerAnswer(name="a", error="first"), ServerAnswer(name="a", error="second")])
-    got = [(await fake.query(ServerSpec(name="a", command="x"), 1.0)).error for _ in range(3)]
+    got = [(fake.query(ServerSpec(name="a", command="x"), 1.0)).error for _ in range(3)]
     assert got == ["first", "second", "second"]
 
 

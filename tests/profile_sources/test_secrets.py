@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fakes.mcp_launcher import RecordingMcpLauncher
-from wslmcp.boundaries.mcp_stdio import SdkMcpLauncher
+from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 from wslmcp.profile.querying import query_all
 
 from .conftest import PYTHON, SERVER, Layout
@@ -137,11 +137,11 @@ def test_garbage_files_with_secrets_never_echo_them(layout: Layout) -> None:
     _assert_clean(json.dumps(result.to_public_dict()), "warnings for garbage files")
 
 
-async def test_query_results_and_recordings_hold_no_secrets(secret_home: Layout, tmp_path: Path) -> None:
+def test_query_results_and_recordings_hold_no_secrets(secret_home: Layout, tmp_path: Path) -> None:
     result = secret_home.discover()
     recording = tmp_path / "answers.json"
-    launcher = RecordingMcpLauncher(SdkMcpLauncher(), recording)
-    results = await query_all(launcher, result.servers(), timeout_s=10.0, query_project=True)
+    launcher = RecordingMcpLauncher(StdioMcpLauncher(), recording)
+    results = query_all(launcher, result.servers(), timeout_s=10.0, query_project=True)
     ok = [r for r in results.values() if r.ok]
     assert len(ok) >= 5 and all(r.server_name == "canary-safe" for r in ok)
     failed = [r for r in results.values() if r.status == "error"]

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.distro_homes import DistroHomes
 from wslmcp.boundaries.docker_api import DockerApi
 from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.boundaries.mcp_launcher import McpLauncher
@@ -19,6 +20,7 @@ from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import ProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import TokenSource
+from wslmcp.boundaries.windows_home import WindowsHome
 from wslmcp.boundaries.windows_processes import WindowsProcesses
 from wslmcp.boundaries.wsl_exe import WslExe
 from wslmcp.boundaries.wslc import Wslc
@@ -49,6 +51,10 @@ class Boundaries:
     windows_processes: WindowsProcesses | None = None
     docker_api: DockerApi | None = None
     wslc: Wslc | None = None
+    #: Inside a WSL distro: where the Windows side's home is (the profiler's other side).
+    windows_home: WindowsHome | None = None
+    #: On Windows: the running distros' homes (the profiler's other side).
+    distro_homes: DistroHomes | None = None
 
 
 @dataclass(frozen=True)

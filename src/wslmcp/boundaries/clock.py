@@ -17,7 +17,6 @@ the fake clock (``fakes.clock.FakeClock``) makes intervals and retention instant
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Protocol
 
@@ -44,4 +43,6 @@ class SystemClock:
         return time.time()
 
     async def sleep(self, seconds: float) -> None:
+        import asyncio  # on demand: a blocking run (the profiler) never loads asyncio
+
         await asyncio.sleep(max(0.0, seconds))

@@ -3,7 +3,8 @@
 Contract
 --------
 ``query(spec, timeout_s) -> ServerAnswer``
-    Launches one configured stdio server (``command``, ``args``, ``env``, ``cwd``), runs
+    Launches one configured stdio server (``command``, ``args``, ``env``, ``cwd``), or POSTs to a
+    streamable-HTTP one (``url``, with only the ``headers`` its config holds), runs
     ``initialize`` and every page of ``tools/list``, and returns what the server advertised: its
     name and version, its instructions, and the tools exactly as listed (JSON objects). Everything
     is bounded by ``timeout_s`` in total; afterwards the server's whole process group is gone.
@@ -12,16 +13,22 @@ Contract
 Errors
     none: every failure is reported in the answer.
 
-Real adapter: ``wslmcp.boundaries.mcp_stdio.SdkMcpLauncher`` (the mcp SDK client over a stdio
-transport that owns the server's process group). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``,
-recorded initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
+Real adapters: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (JSON-RPC over the server's
+stdio; the server leads a process group that ``process_group`` kills) and
+``wslmcp.boundaries.mcp_http.HttpMcpLauncher`` for a ``url`` (http.client, the deadline bounding
+every socket wait; no credentials but the spec's headers, and neither headers nor the URL in any
+error text); both judged by the pure ``mcp_exchange``. ``query`` blocks its caller (the querying
+pool runs one per thread). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``, recorded
+initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
 
 Error texts follow mcp-top 0.5.0: ``timeout after {t:g} seconds``, ``server closed stdout before
 response id {N}`` (initialize is id 1, tools/list pages 2, 3, ...), ``{initialize|tools/list} failed
 (code {N})`` or ``... failed (no code)`` (an error whose code is not an integer),
 ``tools/list response has no result object``, ``tools/list response has no tools list``,
 ``tools/list nextCursor is not a string``, the OS error text of a failed launch,
-``cwd does not exist: {cwd}``; plus ours: ``server output exceeded {N} bytes``. A server's own
+``cwd does not exist: {cwd}``; plus ours: ``server output exceeded {N} bytes``, and over HTTP
+``{initialize|tools/list} failed (HTTP {status})``, ``server closed the stream before response id
+{N}``, ``unsupported URL scheme (...)``. A server's own
 error message is never shown.
 
 Tools are the tools/list entries that are JSON objects, in order, whatever else they hold or lack
@@ -38,11 +45,16 @@ from typing import Any, Protocol
 
 @dataclass(frozen=True)
 class ServerSpec:
+    """A stdio server (``command``, ``args``, ``env``, ``cwd``) or, with ``url`` set, a
+    streamable-HTTP one (``headers``: what the config itself sends; never in ``repr``)."""
+
     name: str
     command: str
     args: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    url: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -61,4 +73,4 @@ class ServerAnswer:
 
 
 class McpLauncher(Protocol):
-    async def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer: ...
+    def query(self, spec: ServerSpec, timeout_s: float) -> ServerAnswer: ...

@@ -1,19 +1,22 @@
 """Running one child process with closed or given stdin, a deadline and bounded output capture.
 
-This is the one place (with the server launcher) that spawns processes; adapters build on it.
+This is the one place (with the server launcher) that spawns processes; adapters build on it. The
+process group the child leads is ``process_group.Group``, shared with the launcher.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-import signal
 import time
-from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from wslmcp.boundaries.process_group import Group
+
+if TYPE_CHECKING:  # asyncio is imported where a process runs: a blocking caller never pays for it
+    import asyncio
 
 
 class ByteSource(Protocol):
@@ -100,52 +103,6 @@ def _close_pipes(proc: asyncio.subprocess.Process) -> None:
             pipe.close()
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-
-
-def group_members(pgid: int, proc_root: str = "/proc") -> list[tuple[int, str]]:
-    """(pid, comm) of every live process (neither zombie nor dead) in process group ``pgid``, read
-    from /proc; empty where there is no /proc."""
-    try:
-        entries = os.listdir(proc_root)
-    except OSError:
-        return []
-    members = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"{proc_root}/{entry}/stat", "rb") as f:
-                raw = f.read()
-        except OSError:
-            continue
-        close = raw.rfind(b")")
-        fields = raw[close + 2 :].split()
-        if len(fields) < 3 or fields[0] in (b"Z", b"X") or not fields[2].isdigit() or int(fields[2]) != pgid:
-            continue
-        members.append((int(entry), raw[raw.find(b"(") + 1 : close].decode("utf-8", "replace")))
-    return sorted(members)
-
-
-def _kill_group_named(proc: asyncio.subprocess.Process) -> tuple[str, ...]:
-    """Stop the child's process group (twice: a child forked while the first stop was delivered),
-    name its members, then kill them all."""
-    if os.name != "posix":
-        _kill_group(proc)
-        return ()
-    for _ in range(2):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGSTOP)
-    members = group_members(proc.pid)
-    _kill_group(proc)
-    return tuple(f"{pid} {comm}" for pid, comm in members)
-
-
 async def run_process(
     argv: Sequence[str],
     *,
@@ -171,6 +128,8 @@ async def run_process(
     process group (default); False lets deliberately backgrounded jobs outlive the call.
     ``name_killed``: at the deadline or overflow, stop the group first and report its members as
     ``killed`` ("pid comm" each), so the caller can say what was killed."""
+    import asyncio
+
     started = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
@@ -182,6 +141,7 @@ async def run_process(
         cwd=cwd,
         start_new_session=os.name == "posix",
     )
+    group = Group(proc.pid, lambda: proc.returncode is not None, proc.kill)
 
     async def feed() -> None:
         if proc.stdin is None or stdin is None:
@@ -203,9 +163,9 @@ async def run_process(
     def kill() -> None:
         nonlocal killed
         if name_killed:
-            killed = _kill_group_named(proc)
+            killed = group.kill_named()
         else:
-            _kill_group(proc)
+            group.kill()
 
     def overflow() -> None:
         nonlocal overflowed
@@ -241,23 +201,24 @@ async def run_process(
     timed_out = False
     try:
         watched: list[asyncio.Future[Any]] = [finished, stop_wait]
-        done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=FIRST_COMPLETED)
+        done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
         if finished in done:
             finished.result()
             if kill_group_on_exit:
-                _kill_group(proc)  # reap anything the child left running in its group
+                group.kill()  # reap anything the child left running in its group
         else:
             if not done:
                 timed_out = True
                 kill()
             await settle()
     except BaseException:
-        _kill_group(proc)
+        group.kill()
         with contextlib.suppress(BaseException):
             await settle()
         raise
     finally:
         stop_wait.cancel()
+        group.close()
     out, out_total = bytes(out_cap.kept), out_cap.total
     err, err_total = bytes(err_cap.kept), err_cap.total
     return Exchange(

@@ -4,51 +4,101 @@ it was handed, and the home, project and directory the host (or the scenario) na
 from __future__ import annotations
 
 import argparse
-import asyncio
+import posixpath
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from wslmcp.boundaries.bundle import Boundaries, Host
 from wslmcp.profile import engine, wire_tokens
 from wslmcp.profile.configs import discover
+from wslmcp.profile.model import DiscoveryResult
 
 
 @dataclass(frozen=True)
 class Profiler:
-    """One configured run: ``report()`` discovers, queries and scans, then says when it ran."""
+    """One configured run: ``report()`` discovers, queries and scans, then says when it ran.
+
+    ``other_homes`` ((home, side) pairs) are profiled after the primary home, each on its own
+    configs and transcripts: servers from the project's own files are the primary home's, so an
+    other home contributes only the servers its own files define (a server defined on both sides
+    is one row per side) and only its own transcripts (nothing is counted twice)."""
 
     boundaries: Boundaries
     request: engine.Request
     progress: bool
+    other_homes: tuple[tuple[str, str], ...] = ()
     #: Count wire tokens (the output shows them or a gate compares them); the vocabulary then
     #: loads in a thread while servers answer.
     count_tokens: bool = False
 
     def report(self) -> tuple[engine.Report, datetime]:
-        from wslmcp.profile.querying import stderr_progress
-
-        # unqueried servers (--no-query) have no definitions to count: nothing to preload then
-        queried = self.count_tokens and not self.request.no_query
-        preload = wire_tokens.Preload() if queried else None
         b, request = self.boundaries, self.request
-        discovery = discover(b.client_files, request.home, request.project, request.cli)
-        progress = stderr_progress(sys.stderr) if self.progress else None
-        report = asyncio.run(
-            engine.run(
-                b.client_files, b.mcp_launcher, b.clock, request, discovery=discovery, progress=progress
-            )
-        )
+        # unqueried servers (--no-query) have no definitions to count: nothing to preload then
+        queried = self.count_tokens and not request.no_query
+        preload = wire_tokens.Preload() if queried else None
+        report = self._run(request, project_files=True)
+        for home, side in self.other_homes:
+            other = self._run(replace(request, home=home), project_files=False)
+            report.other_homes.append(engine.OtherHome(home, side, other))
         if not self.count_tokens:
             report.wslmcp = engine.extras(report, request)
         else:
-            counts, note = wire_tokens.for_report(
-                report.clis, wire_tokens.load if preload is None else preload.result
-            )
-            report.wslmcp = engine.extras(report, request, counts)
+            loader = wire_tokens.load if preload is None else preload.result
+            every = [report, *(o.report for o in report.other_homes)]
+            counted = [wire_tokens.for_report(one.clis, loader) for one in every]
+            report.wslmcp = engine.extras(report, request, [counts for counts, _ in counted])
+            note = next((note for _, note in counted if note is not None), None)
             if note is not None:
                 report.wslmcp["token_note"] = note
         return report, datetime.fromtimestamp(b.clock.wall(), UTC)
+
+    def _run(self, request: engine.Request, *, project_files: bool) -> engine.Report:
+        from wslmcp.profile.querying import stderr_progress
+
+        b = self.boundaries
+        discovery = discover(b.client_files, request.home, request.project, request.cli)
+        if not project_files:
+            discovery = _own_files_only(discovery)
+        progress = stderr_progress(sys.stderr) if self.progress else None
+        return engine.run(
+            b.client_files, b.mcp_launcher, b.clock, request, discovery=discovery, progress=progress
+        )
+
+
+def _own_files_only(discovery: DiscoveryResult) -> DiscoveryResult:
+    """Without the servers the project's files define (they belong to the primary home's run)."""
+    clis = tuple(
+        replace(found, servers=tuple(s for s in found.servers if s.scope != "project"))
+        for found in discovery.clis
+    )
+    return replace(discovery, clis=clis)
+
+
+def other_homes(
+    boundaries: Boundaries, host: Host, primary: str, args: argparse.Namespace
+) -> tuple[tuple[str, str], ...]:
+    """``--also-home`` directories, then, unless ``--no-other-side``, the other side: inside a WSL
+    distro the Windows user's home as the Windows side reports it, on Windows the running distros'
+    homes; only those that exist, each once, never the primary home."""
+    wanted = [(home, "also") for home in args.also_home]
+    if not args.no_other_side:
+        if host.distro is not None and boundaries.windows_home is not None:
+            found = boundaries.windows_home.find()
+            wanted.extend([] if found is None else [(found, "windows")])
+        if host.platform == "windows" and boundaries.distro_homes is not None:
+            wanted.extend((home, "wsl") for home in boundaries.distro_homes.find())
+        wanted = [
+            (h, side) for h, side in wanted if side == "also" or boundaries.client_files.stat(h) is not None
+        ]
+    seen = {posixpath.normpath(primary)}
+    homes = []
+    for home, side in wanted:
+        key = posixpath.normpath(home)
+        if key not in seen:
+            seen.add(key)
+            homes.append((home, side))
+    return tuple(homes)
 
 
 def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Profiler:
@@ -63,10 +113,18 @@ def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Pr
         cli=args.cli,
         no_query=args.no_query,
         query_project=args.query_project,
+        query_http=args.query_http,
         project_usage=args.project_usage,
         concurrency=args.concurrency,
     )
-    return Profiler(boundaries, request, progress=host.interactive, count_tokens=wants_wire_tokens(args))
+    homes = other_homes(boundaries, host, request.home, args)
+    return Profiler(
+        boundaries,
+        request,
+        progress=host.interactive,
+        other_homes=homes,
+        count_tokens=wants_wire_tokens(args),
+    )
 
 
 def wants_wire_tokens(args: argparse.Namespace) -> bool:

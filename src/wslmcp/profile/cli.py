@@ -11,14 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import gates, report_human, report_json, snapshot, wire_tokens
+from wslmcp.profile import gates, report_homes, report_human, report_json, snapshot, wire_tokens
 from wslmcp.profile.configs import CLI_CHOICES
 
 if TYPE_CHECKING:
@@ -65,6 +64,25 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
     parser.add_argument("--no-query", action="store_true", default=d(False), help="never launch servers")
     parser.add_argument(
         "--query-project", action="store_true", default=d(False), help="also launch project-scope servers"
+    )
+    parser.add_argument(
+        "--query-http",
+        action="store_true",
+        default=d(False),
+        help="also query streamable-HTTP servers (wslmcp; sends only headers their config holds)",
+    )
+    parser.add_argument(
+        "--also-home",
+        action="append",
+        metavar="DIR",
+        default=d([]),
+        help="also profile this home (repeatable; wslmcp: rows under the wslmcp key)",
+    )
+    parser.add_argument(
+        "--no-other-side",
+        action="store_true",
+        default=d(False),
+        help="inside WSL, do not add the Windows user's home (wslmcp)",
     )
     parser.add_argument("--json", action="store_true", default=d(False), help="emit mcp-top/v3 JSON")
     parser.add_argument(
@@ -154,7 +172,7 @@ def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
     Returns the exit status: 0, a failed snapshot write's 2, or the failed gates' bits."""
     budgets, fail_on = args.fail_over or [], args.fail_on or []
     report, when = profiler.report()
-    counts = wire_tokens.counts_of(report.wslmcp)
+    counts = wire_tokens.counts_of(report.wslmcp, profiler.request.home)
     rows = (((c.cli, r.server), r.verdict) for c in report.clis for r in c.rows)
     outcome = gates.check(budgets, fail_on, rows, counts)
     if outcome.document:
@@ -170,6 +188,8 @@ def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
         shown = counts if args.tokens or budgets else None
         note = report.wslmcp.get("token_note")
         out.write(report_human.render(report, include_prune=args.prune, wire=shown, wire_note=note) + "\n")
+        if report.other_homes:
+            out.write("\n" + report_homes.render(report) + "\n")
     return _gate_status(outcome)
 
 
@@ -193,6 +213,8 @@ def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
 
 def _emit_snapshot(text: str, path: str | None, out: TextIO) -> int:
     """To ``out``, or to ``path`` replaced atomically (never half-written)."""
+    import tempfile
+
     if path is None:
         out.write(text + "\n")
         return 0

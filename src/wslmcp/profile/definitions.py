@@ -4,8 +4,9 @@ advertised max = instructions + every kept tool's whole definition.
 upfront floor  = instructions + for each kept tool, its whole definition when it loads upfront (the
                  server's regime is upfront, or the tool carries ``_meta["anthropic/alwaysLoad"]``),
                  else just its client-visible name.
-For Claude Code a tool's name becomes ``mcp__<server>__<tool>`` and descriptions and instructions
-are cut at 2 KB of UTF-8 first. Each component is rounded up on its own, then summed.
+A tool's name is the one the client shows (Claude Code: ``mcp__<server>__<tool>``) and
+descriptions and instructions are cut at the client's text limit (Claude Code: 2 KB of UTF-8)
+first; both come from the client's backend. Each component is rounded up on its own, then summed.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wslmcp.profile.clients import backend
 from wslmcp.profile.model import QueryResult
 from wslmcp.profile.tokens import (
-    CLAUDE_TEXT_LIMIT_BYTES,
     Tokens,
     estimate_definition,
     estimate_text,
@@ -30,7 +31,8 @@ def token_range(
     """(advertised_max, upfront_floor), both None unless the query succeeded."""
     if not result.ok:
         return None, None
-    limit = CLAUDE_TEXT_LIMIT_BYTES if cli == "claude-code" else None
+    client = backend(cli)
+    limit = client.text_limit
     advertised: list[Tokens] = []
     floor: list[Tokens] = []
     if isinstance(result.instructions, str) and result.instructions:
@@ -39,7 +41,7 @@ def token_range(
         floor.append(instructions)
     for tool in result.tools:
         raw_name = tool.get("name")
-        visible = visible_name(raw_name, server, cli) if isinstance(raw_name, str) else None
+        visible = client.visible_name(server, raw_name) if isinstance(raw_name, str) else None
         whole = estimate_definition(_as_client_sees(tool, visible, limit))
         advertised.append(whole)
         if regime == "upfront" or always_loaded(tool):
@@ -50,10 +52,6 @@ def token_range(
     if low.value > high.value:  # impossible by construction; a broken invariant must not print
         raise AssertionError("upfront floor exceeds advertised maximum")
     return high, low
-
-
-def visible_name(name: str, server: str, cli: str) -> str:
-    return f"mcp__{server}__{name}" if cli == "claude-code" else name
 
 
 def _as_client_sees(tool: Mapping[str, Any], visible: str | None, limit: int | None) -> dict[str, Any]:

@@ -1,30 +1,30 @@
 """The profiler engine: configs + server answers + transcripts -> one report per CLI.
 
 ``run(...)`` is the whole pipeline. Server queries (I/O-bound, through the McpLauncher boundary) run
-concurrently with transcript scanning (CPU-bound, through ClientFiles, in a worker thread).
+concurrently (a pool of threads) with transcript scanning (CPU-bound, through ClientFiles, in a
+worker thread).
 ``build_cli_report`` is the pure join, used directly by tests.
 """
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.mcp_launcher import McpLauncher
-from wslmcp.profile import attribution, coverage, definitions, prune, regimes, verdicts
-from wslmcp.profile.model import CliDiscovery, ConfiguredServer, DiscoveryResult, QueryResult, ServerKey
+from wslmcp.profile import coverage, definitions, prune, regimes, verdicts
+from wslmcp.profile.clients import Loading, Scan, backend
+from wslmcp.profile.model import Cli, CliDiscovery, DiscoveryResult, QueryResult, ServerKey
 from wslmcp.profile.querying import query_all
-from wslmcp.profile.transcripts import claude, codex
 from wslmcp.profile.transcripts.model import Transcript
 from wslmcp.profile.windows import UsageWindow, count_usage
 
 GENERATED_NOTE = "Definition token counts use the chars/4 heuristic; ~ means estimate."
-CURSOR_USAGE_NOTE = "Cursor stores chats in undocumented SQLite; no transcript adapter -- usage unknown"
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Request:
     cli: str = "all"
     no_query: bool = False
     query_project: bool = False
+    query_http: bool = False
     project_usage: bool = False
     concurrency: int = 8
     managed_settings: str = regimes.MANAGED_SETTINGS_LINUX
@@ -59,44 +60,24 @@ class Report:
     note: str | None = None
     generated_note: str = GENERATED_NOTE
     wslmcp: dict[str, Any] = field(default_factory=dict)
+    #: More homes profiled in the same run (``--also-home``, the other side of WSL); the mcp-top
+    #: parts describe this report's own (primary) home only.
+    other_homes: list[OtherHome] = field(default_factory=list)
 
 
 @dataclass
-class Scan:
-    """Transcripts of one CLI: every file found, in sorted order, with its session key."""
-
-    transcripts: list[Transcript] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
-
-
-def scan(files: ClientFiles, cli: str, home: str, configured: Sequence[str]) -> Scan | None:
-    """None for a CLI without a transcript adapter (Cursor)."""
-    result = Scan()
-    if cli == "claude-code":
-        for path in claude.find(files, home):
-            result.transcripts.append(claude.parse(files, path, home, configured))
-            result.keys.append(claude.session_key(path, home))
-        return result
-    if cli == "codex":
-        for path in codex.find(files, home):
-            result.transcripts.append(codex.parse(files, path))
-            result.keys.append(codex.session_key(path))
-        return result
-    return None
-
-
-def project_key(cli: str, project: str, cwd: str) -> str | None:
-    if cli == "claude-code":
-        return attribution.claude_project_key(project, cwd)
-    if cli == "codex":
-        return attribution.codex_project_key(project, cwd)
-    return None
+class OtherHome:
+    home: str
+    #: ``"also"`` (``--also-home``) or ``"windows"`` (the Windows side, found from inside WSL)
+    side: str
+    report: Report
 
 
 Progress = Callable[[int, int, str], None]
+T = TypeVar("T")
 
 
-async def run(
+def run(
     files: ClientFiles,
     launcher: McpLauncher,
     clock: Clock,
@@ -107,10 +88,13 @@ async def run(
 ) -> Report:
     """Query every server (bounded pool) while scanning transcripts, then join per CLI."""
     servers = discovery.servers()
-    scans_task = asyncio.to_thread(
-        lambda: {c.cli: scan(files, c.cli, request.home, [s.name for s in c.servers]) for c in discovery.clis}
+    scans = _in_thread(
+        lambda: {
+            c.cli: backend(c.cli).scan(files, request.home, [s.name for s in c.servers])
+            for c in discovery.clis
+        }
     )
-    queries_task = query_all(
+    results = query_all(
         launcher,
         servers,
         request.timeout_s,
@@ -118,20 +102,47 @@ async def run(
         progress=progress,
         no_query=request.no_query,
         query_project=request.query_project,
+        query_http=request.query_http,
     )
-    scans, results = await asyncio.gather(scans_task, queries_task)
+    return _join(files, clock, request, discovery, scans=scans(), results=results)
+
+
+def _in_thread(work: Callable[[], T]) -> Callable[[], T]:
+    """Start ``work`` in a thread; the returned call waits for its result (or raises its error)."""
+    box: list[T] = []
+    error: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            box.append(work())
+        except BaseException as err:
+            error.append(err)
+
+    thread = threading.Thread(target=target, name="wslmcp-scan")
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if error:
+            raise error[0]
+        return box[0]
+
+    return result
+
+
+def _join(
+    files: ClientFiles,
+    clock: Clock,
+    request: Request,
+    discovery: DiscoveryResult,
+    *,
+    scans: Mapping[Cli, Scan | None],
+    results: Mapping[ServerKey, QueryResult],
+) -> Report:
     now = datetime.fromtimestamp(clock.wall(), UTC)
-    settings_warnings: list[str] = []
-    signals: list[regimes.Signal] = []
-    if discovery.cli("claude-code") is not None:
-        layers = regimes.read_layers(
-            files,
-            regimes.settings_paths(request.home, request.project, request.managed_settings),
-            settings_warnings,
-        )
-        signals = regimes.claude_signals(layers)
     reports = []
     for found in discovery.clis:
+        client = backend(found.cli)
         found_scan = scans[found.cli]
         window = None
         if found_scan is not None:
@@ -141,31 +152,25 @@ async def run(
                 sessions=request.sessions,
                 days=request.days,
                 now=now,
-                project_filter=project_key(found.cli, request.project, request.cwd)
+                project_filter=client.project_key(request.project, request.cwd)
                 if request.project_usage
                 else None,
             )
-        warnings = list(found.warnings) + (settings_warnings if found.cli == "claude-code" else [])
+        loading = client.loading(files, request.home, request.project, request.managed_settings)
         reports.append(
             build_cli_report(
                 found,
                 results,
                 [] if found_scan is None else found_scan.transcripts,
                 window,
-                warnings=warnings,
-                signals=signals,
+                warnings=[*found.warnings, *loading.warnings],
+                loading=loading,
             )
         )
     note = None
     if request.cli == "all" and not discovery.clis:
         note = f"no supported CLIs detected under {request.home}"
     return Report(clis=reports, note=note)
-
-
-def regime_for(server: ConfiguredServer, signals: Sequence[regimes.Signal]) -> regimes.Regime:
-    if server.cli == "claude-code":
-        return regimes.claude_server_regime(server.name, server.source_path, server.always_load, signals)
-    return regimes.fixed_regime(server.cli)
 
 
 def build_cli_report(
@@ -175,8 +180,12 @@ def build_cli_report(
     window: UsageWindow | None,
     *,
     warnings: Sequence[str],
-    signals: Sequence[regimes.Signal] = (),
+    loading: Loading | None = None,
 ) -> CliReport:
+    """``loading`` defaults to the client's regimes with no settings read."""
+    client = backend(found.cli)
+    if loading is None:
+        loading = client.loading(None, "", "", "")
     if window is None:
         usage_status = "unsupported"
     elif window.sessions_considered == 0:
@@ -192,7 +201,7 @@ def build_cli_report(
             server.cli, server.name, "unsupported", "definitions not queried"
         )
         queries.append(result)
-        regime = regime_for(server, signals)
+        regime = loading.regime(server)
         advertised, floor = definitions.token_range(result, server.name, found.cli, regime.name)
         tools = dict(called.get(server.name, {}))
         calls = sum(tools.values()) if usage_status == "measured" else None
@@ -244,8 +253,7 @@ def build_cli_report(
     removals = prune.classify(
         found.cli, rows, {s.name: s for s in found.servers}, _provenance_incomplete(warnings), window
     )
-    usage_note = CURSOR_USAGE_NOTE if found.cli == "cursor" else None
-    cov = coverage.build(transcripts, window, queries, warnings, usage_note)
+    cov = coverage.build(transcripts, window, queries, warnings, client.usage_note)
     return CliReport(found.cli, rows, window, cov, removals, queries)
 
 
@@ -254,13 +262,19 @@ def _provenance_incomplete(warnings: Sequence[str]) -> bool:
 
 
 def extras(
-    report: Report, request: Request, tokens: Mapping[ServerKey, Sequence[Mapping[str, Any]]] | None = None
+    report: Report,
+    request: Request,
+    tokens: Sequence[Mapping[ServerKey, Sequence[Mapping[str, Any]]]] | None = None,
 ) -> dict[str, Any]:
-    """What we add to the v3 document, under its one extra key "wslmcp" (v3 readers ignore it);
-    ``tokens``: each server's wire token counts (``wire_tokens.for_report``)."""
+    """What we add to the v3 document, under its one extra key "wslmcp" (v3 readers ignore it):
+    one server row per home that defines it, each naming its ``home``; ``tokens``: each home's wire
+    token counts, primary first (``wire_tokens.for_report``)."""
+    homes = [(request.home, "primary", report), *((o.home, o.side, o.report) for o in report.other_homes)]
+    counts = [None] * len(homes) if tokens is None else list(tokens)
     return {
         "version": _version(),
         "query": {"concurrency": request.concurrency, "timeout_s": request.timeout_s},
+        "homes": [{"home": home, "side": side} for home, side, _ in homes],
         "servers": [
             {
                 "cli": q.cli,
@@ -271,9 +285,11 @@ def extras(
                 "protocol_version": q.protocol_version,
                 "returned_tools": q.returned_tools,
                 "timeout_s": q.timeout_s,
-                **({} if tokens is None else {"tokens": list(tokens.get(q.key, ()))}),
+                "home": home,
+                **({} if home_counts is None else {"tokens": list(home_counts.get(q.key, ()))}),
             }
-            for c in report.clis
+            for (home, _, one), home_counts in zip(homes, counts, strict=True)
+            for c in one.clis
             for q in c.queries
         ],
     }

@@ -11,10 +11,10 @@ Public entry points of the sources half
     Reads Claude Code / Codex / Cursor configs through a ``ClientFiles`` boundary.
     ``cli`` is ``"claude-code" | "codex" | "cursor" | "all"``; with ``all`` only detected CLIs
     appear (mcp-top §2), in the order claude-code, codex, cursor. Never raises on bad files.
-``wslmcp.profile.querying.plan(server, no_query, query_project) -> QueryResult | None``
+``wslmcp.profile.querying.plan(server, no_query, query_project, query_http) -> QueryResult | None``
     The §4.1 gate: a finished ``unsupported``/``error`` result when the server must not be
     launched, else None.
-``await wslmcp.profile.querying.query_all(launcher, servers, timeout_s, concurrency=8,
+``wslmcp.profile.querying.query_all(launcher, servers, timeout_s, concurrency=8,
         progress=None, no_query=False, query_project=False) -> dict[ServerKey, QueryResult]``
     Gates and queries every server concurrently through an ``McpLauncher`` with a bounded pool;
     one result per server (keyed by ``server.key``), including the gated ones. Never raises
@@ -24,7 +24,7 @@ Public entry points of the sources half
 
 Boundaries and recordings
 -------------------------
-Real launcher: ``wslmcp.boundaries.mcp_stdio.SdkMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
+Real launcher: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
 Fake: ``fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
 scenario names as ``profile.mcp_answers`` (schema ``wslmcp-mcp-answers/1``). Record one with
 ``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``, or
@@ -99,6 +99,9 @@ class ConfiguredServer:
     args: tuple[str, ...] = field(default=(), repr=False, compare=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     url: str | None = field(default=None, repr=False, compare=False)
+    #: HTTP headers the config itself sets for this server (``headers``; Codex ``http_headers``):
+    #: the only credentials a ``--query-http`` request carries.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def key(self) -> ServerKey:
@@ -122,7 +125,7 @@ class ConfiguredServer:
         return self.url is not None
 
     def to_public_dict(self) -> dict[str, Any]:
-        """Everything except command, args, env values and url."""
+        """Everything except command, args, env values, url and headers."""
         return {
             "cli": self.cli,
             "name": self.name,

@@ -3,25 +3,22 @@
 A *suggestion* is a prune row whose removal is clean: no enabled lower-precedence definition that
 would come back, every config layer parsed, no Codex project-layer caveat, and usage that really
 covers the server's scope. Everything else that scored prune is a *candidate* with explicitly
-unknown removal impact. Only Claude Code suggestions get a command; the rest get edit guidance.
+unknown removal impact. The client's backend writes the recipe (only Claude Code suggestions get a
+command; the rest get edit guidance).
 """
 
 from __future__ import annotations
 
-import json
-import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wslmcp.profile.clients import backend
 from wslmcp.profile.model import ConfiguredServer
 from wslmcp.profile.tokens import Tokens
 from wslmcp.profile.verdicts import Row
 from wslmcp.profile.windows import UNATTRIBUTED, UsageWindow
-
-_TOML_BARE = re.compile(r"[A-Za-z0-9_-]+")
-_CLAUDE_SCOPE = {"user": "user", "user-project": "local", "project": "project"}
 
 
 @dataclass(frozen=True)
@@ -44,44 +41,8 @@ class Removal:
     reasons: tuple[str, ...]
 
     def recipe(self) -> dict[str, Any]:
-        if self.kind == "suggestion" and self.cli == "claude-code":
-            scope = _CLAUDE_SCOPE.get(self.scope, self.scope)
-            return {
-                "kind": "command",
-                "source_path": self.source_path,
-                "scope": self.scope,
-                "change": f"Remove {scope}-scope Claude Code MCP server {self.server!r}; source config "
-                f"{self.source_path} ({self.scope} scope).",
-                "argv": ["claude", "mcp", "remove", "--scope", scope, self.server],
-            }
-        return {
-            "kind": "guidance",
-            "source_path": self.source_path,
-            "scope": self.scope,
-            "change": self._guidance(),
-        }
-
-    def _guidance(self) -> str:
-        where = f"{self.source_path} ({self.scope} scope)"
-        if self.cli == "codex":
-            key = (
-                self.server
-                if _TOML_BARE.fullmatch(self.server)
-                else json.dumps(self.server, ensure_ascii=True)
-            )
-            return (
-                f"Edit {where}: set enabled = false under [mcp_servers.{key}]. For tool-level pruning, "
-                "add the unused tool name to disabled_tools in that same table."
-            )
-        if self.cli == "cursor":
-            return (
-                f"Edit {where}: review mcpServers.{self.server!r} and disable or remove it in that exact "
-                "mcp.json file only after checking the candidate reasons."
-            )
-        return (
-            f"Review {where} before changing Claude Code MCP server {self.server!r}; candidates "
-            "intentionally do not include removal commands."
-        )
+        """A command (a clean Claude Code removal) or edit guidance: the client's backend decides."""
+        return backend(self.cli).recipe(self)
 
     def command_line(self) -> str | None:
         recipe = self.recipe()

@@ -1,14 +1,14 @@
 """Querying configured servers: the mcp-top §4.1 gate, then a bounded concurrent pool.
 
 mcp-top asks servers one after another, so ten slow servers cost ten timeouts; here every
-launchable server is queried at once, at most ``concurrency`` at a time, each under its own
-deadline (``startup_timeout_sec`` when configured, else ``timeout_s``). The launcher is the
+launchable server is queried at once, at most ``concurrency`` at a time (one thread each), each
+under its own deadline (``startup_timeout_sec`` when configured, else ``timeout_s``). The launcher is the
 ``McpLauncher`` boundary; this module only decides who is launched and shapes the answers.
 """
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -27,6 +27,7 @@ NOT_QUERIED_DISABLED = "disabled in config -- not queried"
 NOT_QUERIED_NO_QUERY = "skipped by --no-query"
 NOT_QUERIED_TRANSPORT = "unsupported transport (this version queries stdio only)"
 NO_COMMAND = "stdio server has no command"
+NO_URL = "http server has no url"
 
 
 @dataclass
@@ -46,10 +47,14 @@ class PoolStats:
         self._in_flight -= 1
 
 
-def plan(server: ConfiguredServer, *, no_query: bool, query_project: bool) -> QueryResult | None:
+def plan(
+    server: ConfiguredServer, *, no_query: bool, query_project: bool, query_http: bool = False
+) -> QueryResult | None:
     """The gate, first match wins: a finished result for a server that is not launched, else None.
 
-    (The last rule, "cwd does not exist", needs the filesystem: the launcher applies it.)
+    ``query_http`` (ours, off by default: a project's config is untrusted input) also lets
+    streamable-HTTP servers through. (The last rule, "cwd does not exist", needs the filesystem:
+    the launcher applies it.)
     """
 
     def skip(reason: str, status: DefStatus = "unsupported") -> QueryResult:
@@ -63,6 +68,8 @@ def plan(server: ConfiguredServer, *, no_query: bool, query_project: bool) -> Qu
         return skip(NOT_QUERIED_DISABLED)
     if no_query:
         return skip(NOT_QUERIED_NO_QUERY)
+    if server.transport == "http" and query_http:
+        return None if server.url is not None else skip(NO_URL, "error")
     if server.transport != "stdio":
         return skip(NOT_QUERIED_TRANSPORT)
     if server.command is None:
@@ -71,6 +78,8 @@ def plan(server: ConfiguredServer, *, no_query: bool, query_project: bool) -> Qu
 
 
 def launch_spec(server: ConfiguredServer) -> ServerSpec:
+    if server.transport == "http" and server.url is not None:
+        return ServerSpec(name=server.name, command="", url=server.url, headers=dict(server.headers))
     if server.command is None:
         raise ValueError(f"server {server.name!r} has no command")
     return ServerSpec(
@@ -137,7 +146,7 @@ def shape(server: ConfiguredServer, answer: ServerAnswer, timeout_s: float) -> Q
     )
 
 
-async def query_all(
+def query_all(
     launcher: McpLauncher,
     servers: Iterable[ConfiguredServer],
     timeout_s: float,
@@ -146,9 +155,16 @@ async def query_all(
     *,
     no_query: bool = False,
     query_project: bool = False,
+    query_http: bool = False,
     stats: PoolStats | None = None,
 ) -> dict[ServerKey, QueryResult]:
-    """One QueryResult per server, in the order given; launchable ones queried concurrently."""
+    """One QueryResult per server, in the order given; launchable ones queried concurrently.
+
+    ``concurrency`` worker threads take the servers in order, each blocking on one query at a
+    time. The first exception a query raises (a replayed scenario's ``ReplayMiss``) is raised here
+    once every worker has stopped; an interrupt lets no further query start, and each running one
+    still ends (and kills its server) at its own deadline.
+    """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     if not timeout_s > 0:
@@ -157,30 +173,54 @@ async def query_all(
     results: dict[ServerKey, QueryResult | None] = {}
     launch: list[ConfiguredServer] = []
     for server in listed:
-        gated = plan(server, no_query=no_query, query_project=query_project)
+        gated = plan(server, no_query=no_query, query_project=query_project, query_http=query_http)
         results[server.key] = gated
         if gated is None:
             launch.append(server)
 
-    pool = asyncio.Semaphore(concurrency)
     seen = stats if stats is not None else PoolStats()
+    lock = threading.Lock()
+    todo = list(reversed(launch))
+    failures: list[BaseException] = []
     done = 0
 
-    async def one(server: ConfiguredServer) -> None:
+    def worker() -> None:
         nonlocal done
-        deadline = server.startup_timeout_s or timeout_s
-        async with pool:
-            seen.enter(server.key)
+        while True:
+            with lock:
+                if not todo or failures:
+                    return
+                server = todo.pop()
+                seen.enter(server.key)
+            deadline = server.startup_timeout_s or timeout_s
             try:
-                answer = await launcher.query(launch_spec(server), deadline)
-            finally:
+                answer = launcher.query(launch_spec(server), deadline)
+            except BaseException as err:
+                with lock:
+                    seen.leave()
+                    failures.append(err)
+                return
+            with lock:
                 seen.leave()
-        results[server.key] = shape(server, answer, deadline)
-        done += 1
-        if progress is not None:
-            progress(done, len(launch), server.name)
+                results[server.key] = shape(server, answer, deadline)
+                done += 1
+                if progress is not None:
+                    progress(done, len(launch), server.name)
 
-    await asyncio.gather(*(one(s) for s in launch))
+    workers = [
+        threading.Thread(target=worker, name="wslmcp-query") for _ in range(min(concurrency, len(launch)))
+    ]
+    for thread in workers:
+        thread.start()
+    try:
+        for thread in workers:
+            thread.join()
+    except BaseException:
+        with lock:
+            todo.clear()
+        raise
+    if failures:
+        raise failures[0]
     return {key: result for key, result in results.items() if result is not None}
 
 

@@ -4,7 +4,8 @@ Claude Code's regime comes only from settings files, highest precedence first: m
 (``PROJECT/.claude/settings.local.json``), project (``PROJECT/.claude/settings.json``), user
 (``HOME/.claude/settings.json``). Each key resolves on its own from the highest layer whose section
 holds it. Evidence names the file, the key and a category, never a raw value. The process
-environment is never read. Codex and Cursor regimes are not observable locally: always unknown.
+environment is never read. A client whose regime is not observable locally (Codex, Cursor) gets
+``fixed_regime``: unknown, with its backend's evidence.
 """
 
 from __future__ import annotations
@@ -22,13 +23,6 @@ MANAGED_SETTINGS_LINUX = "/etc/claude-code/managed-settings.json"
 UPFRONT = "upfront"
 DEFERRED = "deferred"
 UNKNOWN = "unknown"
-
-CODEX_EVIDENCE = (
-    "codex: upstream Codex has a tool-search/deferred-exposure mechanism (openai/codex "
-    "mcp_tool_exposure); whether it is active for this server is not observable from local config "
-    "files, so effective exposure is unknown"
-)
-CURSOR_EVIDENCE = "cursor: Dynamic Context Discovery regime is not observable from local MCP config"
 
 _MISSING = object()
 
@@ -202,5 +196,6 @@ def claude_server_regime(
     return Regime(next(iter(regimes)), evidence)
 
 
-def fixed_regime(cli: str) -> Regime:
-    return Regime(UNKNOWN, (CODEX_EVIDENCE if cli == "codex" else CURSOR_EVIDENCE,))
+def fixed_regime(evidence: str) -> Regime:
+    """The regime of a client whose loading is not observable locally: unknown, and why."""
+    return Regime(UNKNOWN, (evidence,))

@@ -37,9 +37,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from wslmcp.profile.definitions import always_loaded, visible_name
+from wslmcp.profile.clients import backend
+from wslmcp.profile.definitions import always_loaded
 from wslmcp.profile.model import QueryResult, ServerKey
-from wslmcp.profile.tokens import CLAUDE_TEXT_LIMIT_BYTES, compact_json, truncate_utf8
+from wslmcp.profile.tokens import compact_json, truncate_utf8
 
 if TYPE_CHECKING:
     from wslmcp.profile.engine import CliReport
@@ -180,9 +181,13 @@ def for_report(clis: Sequence[CliReport], loader: Callable[[], Loaded]) -> tuple
     return counts, None if loaded is None else loaded.note
 
 
-def counts_of(extras: Mapping[str, Any]) -> WireCounts:
-    """The counts back from the "wslmcp" document ``engine.extras`` built (one source of truth)."""
-    return {(s["cli"], s["server"]): s["tokens"] for s in extras.get("servers", ()) if "tokens" in s}
+def counts_of(extras: Mapping[str, Any], home: str) -> WireCounts:
+    """``home``'s counts back from the "wslmcp" document ``engine.extras`` built (one source of truth)."""
+    return {
+        (s["cli"], s["server"]): s["tokens"]
+        for s in extras.get("servers", ())
+        if "tokens" in s and s.get("home") == home
+    }
 
 
 def own_wire(counts: Sequence[Mapping[str, Any]], cli: str) -> Mapping[str, Any] | None:
@@ -198,7 +203,7 @@ def entries(result: QueryResult, regime: str, encoder: Encoder) -> list[dict[str
 
 
 def _entry(result: QueryResult, regime: str, encoder: Encoder, wire: str) -> dict[str, Any]:
-    limit = CLAUDE_TEXT_LIMIT_BYTES if result.cli == "claude-code" else None
+    limit = backend(result.cli).text_limit
     base = 0
     if isinstance(result.instructions, str) and result.instructions:
         base = encoder.count(truncate_utf8(result.instructions, limit))
@@ -230,7 +235,7 @@ def wire_tool(tool: Mapping[str, Any], server: str, cli: str, limit: int | None,
     shaped: dict[str, Any] = {}
     name = tool.get("name")
     if isinstance(name, str):
-        shaped["name"] = visible_name(name, server, cli)
+        shaped["name"] = backend(cli).visible_name(server, name)
     description = tool.get("description")
     if isinstance(description, str):
         shaped["description"] = truncate_utf8(description, limit)

@@ -1,4 +1,5 @@
-"""Config discovery for Claude Code, Codex and Cursor (mcp-top §2 and §3).
+"""Config discovery for Claude Code, Codex and Cursor (mcp-top §2 and §3), one reader module each
+(each client's backend in ``profile.clients`` detects and discovers through it).
 
 Entry point: ``discover(files, home, project, cli) -> DiscoveryResult``. Reads only through the
 ``ClientFiles`` boundary, never raises on what it finds, and never launches anything.
@@ -6,20 +7,8 @@ Entry point: ``discover(files, home, project, cli) -> DiscoveryResult``. Reads o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from wslmcp.boundaries.client_files import ClientFiles
-from wslmcp.profile.configs import claude, codex, cursor
-from wslmcp.profile.model import CLIS, CliDiscovery, DiscoveryResult
-
-_Detect = Callable[[ClientFiles, str, str], bool]
-_Discover = Callable[[ClientFiles, str, str], CliDiscovery]
-
-_READERS: dict[str, tuple[_Detect, _Discover]] = {
-    "claude-code": (claude.detected, claude.discover_claude),
-    "codex": (codex.detected, codex.discover_codex),
-    "cursor": (cursor.detected, cursor.discover_cursor),
-}
+from wslmcp.profile.model import CLIS, DiscoveryResult
 
 CLI_CHOICES = (*CLIS, "all")
 
@@ -28,14 +17,15 @@ def discover(files: ClientFiles, home: str, project: str, cli: str = "all") -> D
     """``cli`` names one CLI (always reported, even with no files) or ``all`` (only detected ones)."""
     if cli not in CLI_CHOICES:
         raise ValueError(f"unknown cli {cli!r}; expected one of {', '.join(CLI_CHOICES)}")
+    from wslmcp.profile.clients import BACKENDS  # the backends read through this package's modules
+
     found = []
-    for name in CLIS:
+    for name, client in BACKENDS.items():
         if cli not in ("all", name):
             continue
-        detect, read = _READERS[name]
-        if cli == "all" and not detect(files, home, project):
+        if cli == "all" and not client.detect(files, home, project):
             continue
-        found.append(read(files, home, project))
+        found.append(client.discover(files, home, project))
     return DiscoveryResult(home=home, project=project, clis=tuple(found))
 
 

@@ -14,7 +14,11 @@ from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.configs.reading import note, read_json
 from wslmcp.profile.configs.specs import parse_table
-from wslmcp.profile.model import CliDiscovery
+from wslmcp.profile.model import RESERVED_CLAUDE_NAMES, Cli, CliDiscovery
+
+CLI: Cli = "claude-code"
+#: Claude Code skips these at load time: listed, never launched, never given a recipe.
+RESERVED = RESERVED_CLAUDE_NAMES
 
 
 def project_key(path: str) -> str:
@@ -45,23 +49,25 @@ def discover_claude(files: ClientFiles, home: str, project: str) -> CliDiscovery
     user_path = os.path.join(home, ".claude.json")
     user = note(read_json(files, user_path), user_path, files_read, warnings)
     if user is not None:
-        merger.take(parse_table("claude-code", user.get("mcpServers"), "user", user_path))
+        merger.take(parse_table(CLI, user.get("mcpServers"), "user", user_path, reserved=RESERVED))
         projects = user.get("projects")
         if isinstance(projects, Mapping):
             wanted = project_key(project)
             for key, entry in projects.items():
                 if project_key(str(key)) == wanted and isinstance(entry, Mapping):
                     merger.take(
-                        parse_table("claude-code", entry.get("mcpServers"), "user-project", user_path)
+                        parse_table(
+                            CLI, entry.get("mcpServers"), "user-project", user_path, reserved=RESERVED
+                        )
                     )
 
     project_path = os.path.join(project, ".mcp.json")
     shared = note(read_json(files, project_path), project_path, files_read, warnings)
     if shared is not None:
-        merger.take(parse_table("claude-code", shared.get("mcpServers"), "project", project_path))
+        merger.take(parse_table(CLI, shared.get("mcpServers"), "project", project_path, reserved=RESERVED))
 
     return CliDiscovery(
-        cli="claude-code",
+        cli=CLI,
         servers=merger.servers(),
         warnings=tuple(warnings),
         files_read=tuple(files_read),

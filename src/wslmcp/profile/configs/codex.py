@@ -14,7 +14,9 @@ from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.configs.reading import note, read_toml
 from wslmcp.profile.configs.specs import parse_table
-from wslmcp.profile.model import CliDiscovery
+from wslmcp.profile.model import Cli, CliDiscovery
+
+CLI: Cli = "codex"
 
 CAVEAT_REDEFINED = (
     "a project-layer .codex/config.toml also defines this server; in a trusted project Codex may"
@@ -68,7 +70,11 @@ def discover_codex(files: ClientFiles, home: str, project: str) -> CliDiscovery:
     merger = ServerMerger(warnings)
     user = note(read_toml(files, user_path), user_path, files_read, warnings)
     if user is not None:
-        merger.take(parse_table("codex", user.get("mcp_servers"), "user", user_path, "mcp_servers"))
+        merger.take(
+            parse_table(
+                CLI, user.get("mcp_servers"), "user", user_path, "mcp_servers", headers_key="http_headers"
+            )
+        )
 
     servers = []
     for found in merger.servers():
@@ -78,7 +84,7 @@ def discover_codex(files: ClientFiles, home: str, project: str) -> CliDiscovery:
             found = replace(found, resolution_caveat=CAVEAT_REDEFINED)  # noqa: PLW2901
         servers.append(found)
     return CliDiscovery(
-        cli="codex",
+        cli=CLI,
         servers=tuple(servers),
         warnings=tuple(warnings),
         files_read=tuple(files_read),

@@ -8,7 +8,9 @@ from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.configs.reading import note, read_json
 from wslmcp.profile.configs.specs import parse_table
-from wslmcp.profile.model import CliDiscovery, Scope
+from wslmcp.profile.model import Cli, CliDiscovery, Scope
+
+CLI: Cli = "cursor"
 
 
 def detected(files: ClientFiles, home: str, project: str) -> bool:
@@ -26,7 +28,7 @@ def discover_cursor(files: ClientFiles, home: str, project: str) -> CliDiscovery
     for path, scope in layers:
         root = note(read_json(files, path, unicode_is="read", empty_warns=True), path, files_read, warnings)
         if root is not None:
-            merger.take(parse_table("cursor", root.get("mcpServers"), scope, path))
+            merger.take(parse_table(CLI, root.get("mcpServers"), scope, path))
     return CliDiscovery(
-        cli="cursor", servers=merger.servers(), warnings=tuple(warnings), files_read=tuple(files_read)
+        cli=CLI, servers=merger.servers(), warnings=tuple(warnings), files_read=tuple(files_read)
     )

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from wslmcp.profile.model import RESERVED_CLAUDE_NAMES, Cli, ConfiguredServer, Scope, Transport
+from wslmcp.profile.model import Cli, ConfiguredServer, Scope, Transport
 
 _TRANSPORTS = ("stdio", "http", "sse")
 
@@ -45,10 +45,27 @@ def _transport(spec: Mapping[str, Any]) -> Transport:
     return "unknown"
 
 
+def _headers(raw: object) -> dict[str, str]:
+    """String-to-string entries only; anything else is dropped silently (mcp-top reads no headers,
+    so a warning would change its output)."""
+    if not isinstance(raw, Mapping):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 def parse_spec(
-    cli: Cli, name: str, spec: Mapping[str, Any], scope: Scope, path: str, *, warnings: list[str]
+    cli: Cli,
+    name: str,
+    spec: Mapping[str, Any],
+    scope: Scope,
+    path: str,
+    *,
+    warnings: list[str],
+    reserved: frozenset[str] = frozenset(),
+    headers_key: str = "headers",
 ) -> ConfiguredServer:
-    """One server entry; appends its warnings in mcp-top's order."""
+    """One server entry; appends its warnings in mcp-top's order. ``reserved``: the names the
+    client skips at load time (marked, never launched); ``headers_key``: where its HTTP headers are."""
     where = f"{path}: server {name!r}"
 
     enabled = True
@@ -102,6 +119,7 @@ def parse_spec(
 
     command = spec.get("command") if isinstance(spec.get("command"), str) else None
     url = spec.get("url") if isinstance(spec.get("url"), str) else None
+    headers = _headers(spec.get(headers_key))
     cwd = spec.get("cwd") if isinstance(spec.get("cwd"), str) else None
     return ConfiguredServer(
         cli=cli,
@@ -115,16 +133,24 @@ def parse_spec(
         disabled_tools=disabled_tools,
         cwd=cwd,
         startup_timeout_s=startup,
-        reserved=cli == "claude-code" and name in RESERVED_CLAUDE_NAMES,
+        reserved=name in reserved,
         command=command,
         args=args,
         env=env,
         url=url,
+        headers=headers,
     )
 
 
 def parse_table(
-    cli: Cli, table: object, scope: Scope, path: str, table_key: str = "mcpServers"
+    cli: Cli,
+    table: object,
+    scope: Scope,
+    path: str,
+    table_key: str = "mcpServers",
+    *,
+    reserved: frozenset[str] = frozenset(),
+    headers_key: str = "headers",
 ) -> ParsedTable:
     """A whole ``mcpServers`` / ``mcp_servers`` mapping; absent (None) is silently empty."""
     out = ParsedTable()
@@ -137,5 +163,16 @@ def parse_table(
         if not isinstance(spec, Mapping):
             out.warnings.append(f"{path}: server {name!r} spec is not an object")
             continue
-        out.servers.append(parse_spec(cli, str(name), spec, scope, path, warnings=out.warnings))
+        out.servers.append(
+            parse_spec(
+                cli,
+                str(name),
+                spec,
+                scope,
+                path,
+                warnings=out.warnings,
+                reserved=reserved,
+                headers_key=headers_key,
+            )
+        )
     return out
