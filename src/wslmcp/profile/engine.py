@@ -21,7 +21,7 @@ from wslmcp.profile.model import CliDiscovery, ConfiguredServer, DiscoveryResult
 from wslmcp.profile.querying import query_all
 from wslmcp.profile.transcripts import claude, codex
 from wslmcp.profile.transcripts.model import Transcript
-from wslmcp.profile.windows import UsageWindow, count_usage
+from wslmcp.profile.usage_windows import UsageWindow, count_usage
 
 GENERATED_NOTE = "Definition token counts use the chars/4 heuristic; ~ means estimate."
 CURSOR_USAGE_NOTE = "Cursor stores chats in undocumented SQLite; no transcript adapter -- usage unknown"

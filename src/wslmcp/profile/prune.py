@@ -17,8 +17,8 @@ from typing import Any
 
 from wslmcp.profile.model import ConfiguredServer
 from wslmcp.profile.tokens import Tokens
+from wslmcp.profile.usage_windows import UNATTRIBUTED, UsageWindow
 from wslmcp.profile.verdicts import Row
-from wslmcp.profile.windows import UNATTRIBUTED, UsageWindow
 
 _TOML_BARE = re.compile(r"[A-Za-z0-9_-]+")
 _CLAUDE_SCOPE = {"user": "user", "user-project": "local", "project": "project"}
