@@ -9,10 +9,9 @@ from typing import Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from wslmcp import __version__
+from wslmcp import __version__, stdio
 from wslmcp.observe.errors import ObserveError
 from wslmcp.observe.handlers import answer
 from wslmcp.observe.service import ObserveService
@@ -76,6 +75,5 @@ def build_server(service: ObserveService) -> Server[Any]:
 
 
 async def serve_stdio(service: ObserveService) -> None:
-    server = build_server(service)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    """Until EOF, SIGTERM or SIGINT, on the transport that answers every request (``wslmcp.stdio``)."""
+    await stdio.serve(build_server(service))
