@@ -290,9 +290,10 @@ async def _stop_on_signals(stop: asyncio.Event) -> AsyncIterator[None]:
 
 
 async def serve(server: Server[Any] | MCPServer, *, log: Callable[[str], None] | None = None) -> None:
-    """Serve ``server`` over this process's stdin and stdout until EOF, SIGTERM or SIGINT."""
+    """Serve ``server`` over this process's stdin and stdout until EOF, SIGTERM or SIGINT. ``log``
+    receives what is dropped without an answer (default: a line on stderr)."""
     inner = lowlevel(server)
-    note = log or (lambda text: sys.stderr.write(text + "\n"))
+    note = log or (lambda text: sys.stderr.write(f"wslmcp: {text}\n"))
     gate = Gate(lambda method: inner.get_request_handler(method) is not None)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -328,7 +329,7 @@ async def serve(server: Server[Any] | MCPServer, *, log: Callable[[str], None] |
                 if verdict is None:
                     continue
                 if isinstance(verdict, Drop):
-                    note(f"wslmcp: {verdict.reason}")
+                    note(verdict.reason)
                     continue
                 if isinstance(verdict, Answer):
                     for text in verdict.lines:

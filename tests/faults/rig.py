@@ -60,6 +60,11 @@ def init_frame(request_id: object = "init") -> dict[str, Any]:
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+def _key(request_id: object) -> str:
+    """An id as a dict key that keeps JSON types apart (1, 1.0, true and "1" differ)."""
+    return json.dumps(request_id, ensure_ascii=True)
+
+
 class Server:
     """One server process. ``lines`` holds every stdout line, parsed (``None`` for a non-JSON line)."""
 
@@ -76,6 +81,8 @@ class Server:
         )
         self.raw: list[bytes] = []
         self.lines: list[Any] = []
+        self.arrived: list[float] = []  # time.perf_counter() at each line
+        self._by_id: dict[str, list[int]] = {}  # json.dumps(id) -> indexes of the answers to it
         self._cond = threading.Condition()
         self.stderr = b""
         threading.Thread(target=self._pump, daemon=True).start()
@@ -90,8 +97,11 @@ class Server:
             except ValueError:
                 parsed = None
             with self._cond:
+                self.arrived.append(time.perf_counter())
                 self.raw.append(line)
                 self.lines.append(parsed)
+                if isinstance(parsed, dict) and "id" in parsed and "method" not in parsed:
+                    self._by_id.setdefault(_key(parsed["id"]), []).append(len(self.lines) - 1)
                 self._cond.notify_all()
 
     def _drain_stderr(self) -> None:
@@ -103,8 +113,12 @@ class Server:
         self.proc.stdin.write(data + b"\n")
         self.proc.stdin.flush()
 
+    @staticmethod
+    def encode(frame: object) -> bytes:
+        return json.dumps(frame, ensure_ascii=True).encode()
+
     def send(self, frame: object) -> None:
-        self.send_line(json.dumps(frame, ensure_ascii=True).encode())
+        self.send_line(self.encode(frame))
 
     def answers(self, request_id: object) -> list[dict[str, Any]]:
         with self._cond:
@@ -122,6 +136,14 @@ class Server:
                 if left <= 0 or self.proc.poll() is not None:
                     raise AssertionError(f"no answer to id {request_id!r}; stderr: {self.stderr[-800:]!r}")
                 self._cond.wait(min(left, 0.2))
+
+    def arrival(self, request_id: object) -> float:
+        """When the first answer to ``request_id`` arrived (perf_counter seconds)."""
+        with self._cond:
+            for m, at in zip(self.lines, self.arrived, strict=True):
+                if isinstance(m, dict) and m.get("id") == request_id and "method" not in m:
+                    return at
+        raise KeyError(request_id)
 
     def answers_unlocked(self, request_id: object) -> list[dict[str, Any]]:
         return [
@@ -144,8 +166,9 @@ class Server:
         return self.wait_for(request_id)
 
     def id_counts(self) -> Counter[str]:
+        """Answers per id (``json.dumps`` of the id)."""
         with self._cond:
-            return Counter(json.dumps(m["id"]) for m in self.lines if isinstance(m, dict) and "id" in m)
+            return Counter({key: len(found) for key, found in self._by_id.items()})
 
     def only_jsonrpc_on_stdout(self) -> list[bytes]:
         """The stdout lines that are not a JSON-RPC 2.0 response or notification (should be none)."""

@@ -69,7 +69,7 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     server = build_server(assembly.service)
     log.info("mcp server ready on stdio", server="wslmcp-shell")
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(stdio.serve(server))
+        asyncio.run(stdio.serve(server, log=log.warn))
     log.info("shutting down")
     return 0
 
