@@ -4,6 +4,7 @@ stdout carries only JSON-RPC."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from tests.faults.rig import INITIALIZED, Server, init_frame
@@ -15,36 +16,36 @@ def tool_of(server: Server) -> bytes:
     return b"list_resources" if "observe" in server.proc.args else b"wsl_list_dir"  # type: ignore[operator]
 
 
+_pings = itertools.count()
+
+
 def assert_still_serving(server: Server) -> None:
-    assert "result" in server.ping("still-there")
+    assert "result" in server.ping(f"still-there-{next(_pings)}")
     assert server.only_jsonrpc_on_stdout() == []
     counts = server.id_counts()
     assert all(n == 1 for request_id, n in counts.items() if request_id != "null"), counts
 
 
-def test_a_lone_surrogate_in_an_argument_gets_invalid_params(server: Server) -> None:
-    server.handshake()
-    server.send_line(SURROGATE_CALL % tool_of(server))
-    reply = server.wait_for(7)
+def test_a_lone_surrogate_in_an_argument_gets_invalid_params(served: Server) -> None:
+    served.send_line(SURROGATE_CALL % tool_of(served))
+    reply = served.wait_for(7)
     assert reply["error"]["code"] == -32602
     assert (
         "lone UTF-16 surrogate" in reply["error"]["message"]
         and "params.arguments." in reply["error"]["message"]
     )
-    assert_still_serving(server)
+    assert_still_serving(served)
 
 
-def test_params_that_are_not_an_object_get_invalid_request(server: Server) -> None:
-    server.handshake()
-    server.send_line(b'{"jsonrpc":"2.0","id":8,"method":"tools/list","params":"text"}')
-    reply = server.wait_for(8)
+def test_params_that_are_not_an_object_get_invalid_request(served: Server) -> None:
+    served.send_line(b'{"jsonrpc":"2.0","id":8,"method":"tools/list","params":"text"}')
+    reply = served.wait_for(8)
     assert reply["error"]["code"] == -32600 and "params" in reply["error"]["message"]
-    assert_still_serving(server)
+    assert_still_serving(served)
 
 
-def test_a_batch_gets_an_error_for_each_request_in_it(server: Server) -> None:
-    server.handshake()
-    server.send(
+def test_a_batch_gets_an_error_for_each_request_in_it(served: Server) -> None:
+    served.send(
         [
             {"jsonrpc": "2.0", "id": 9, "method": "ping"},
             {"jsonrpc": "2.0", "id": "ten", "method": "tools/list"},
@@ -52,9 +53,9 @@ def test_a_batch_gets_an_error_for_each_request_in_it(server: Server) -> None:
         ]
     )
     for request_id in (9, "ten"):
-        reply = server.wait_for(request_id)
+        reply = served.wait_for(request_id)
         assert reply["error"]["code"] == -32600 and "batches are not supported" in reply["error"]["message"]
-    assert_still_serving(server)
+    assert_still_serving(served)
 
 
 def test_requests_before_initialize_are_told_so(server: Server) -> None:
@@ -106,9 +107,8 @@ def test_frames_without_a_usable_id_get_one_answer_with_a_null_id(server: Server
     assert_still_serving(server)
 
 
-def test_malformed_notifications_are_dropped_without_an_answer(server: Server) -> None:
-    server.handshake()
-    server.send_line(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":"text"}')
-    server.send_line(b'{"jsonrpc":"2.0","id":99,"result":{"unasked":true}}')
-    assert_still_serving(server)
-    assert server.answers(None) == [] and server.answers(99) == []
+def test_malformed_notifications_are_dropped_without_an_answer(served: Server) -> None:
+    served.send_line(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":"text"}')
+    served.send_line(b'{"jsonrpc":"2.0","id":99,"result":{"unasked":true}}')
+    assert_still_serving(served)
+    assert served.answers(None) == [] and served.answers(99) == []
