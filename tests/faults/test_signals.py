@@ -24,18 +24,28 @@ def end(server: Server, how: str) -> int:
     return server.wait()
 
 
-def sleepers(pid: int, timeout: float = 20.0) -> set[int]:
-    """The server's descendants once both background and foreground sleeps run."""
+def _argv(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
+
+
+def sleepers(server: Server, timeout: float = 30.0) -> set[int]:
+    """The server's descendants once both the background and the foreground sleep run."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        tree = descendants(pid)
-        comms = [
-            Path(f"/proc/{p}/comm").read_text().strip() for p in tree if Path(f"/proc/{p}/comm").exists()
-        ]
-        if comms.count("sleep") >= 2:
+        tree = descendants(server.proc.pid)
+        argvs = [_argv(p) for p in tree]
+        if ["sleep", "300"] in argvs and ["sleep", "301"] in argvs:
             return tree
+        if server.answers("long"):
+            break
         time.sleep(0.05)
-    raise AssertionError(f"the command did not start: {descendants(pid)}")
+    tree = descendants(server.proc.pid)
+    raise AssertionError(
+        f"the command is not running: {[_argv(p) for p in tree]}; answer: {server.answers('long')}"
+    )
 
 
 @pytest.mark.parametrize("how", ENDINGS)
@@ -50,7 +60,7 @@ def test_shell_ending_kills_the_running_commands_tree(tmp_path: Path, how: str) 
             "params": {"name": "wsl_exec", "arguments": {"command": "sleep 300 & sleep 301"}},
         }
     )
-    tree = sleepers(server.proc.pid)
+    tree = sleepers(server)
     try:
         assert end(server, how) == 0
         deadline = time.monotonic() + 10
