@@ -40,6 +40,7 @@ def shell_env(tmp: Path, **extra: str) -> dict[str, str]:
         "WSL_MCP_LOG_LEVEL": "silent",
         "WSL_DISTRO": "Ubuntu",
         "WSL_CWD": str(tmp),
+        "HOME": str(tmp),  # a clean login shell: nothing of this machine's profile runs
         **extra,
     }
 
