@@ -23,6 +23,7 @@ script placed on PATH.
 from __future__ import annotations
 
 import codecs
+import shutil
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -55,6 +56,9 @@ class WslExeCli:
     def __init__(self, executable: str = "wsl.exe", *, kill_on_overflow: bool = False) -> None:
         self.executable = executable
         self.kill_on_overflow = kill_on_overflow
+
+    def available(self) -> bool:
+        return shutil.which(self.executable) is not None
 
     async def run(
         self,

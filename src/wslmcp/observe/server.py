@@ -11,7 +11,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from wslmcp import __version__, stdio
+from wslmcp import __version__
 from wslmcp.observe.errors import ObserveError
 from wslmcp.observe.handlers import answer
 from wslmcp.observe.service import ObserveService
@@ -76,4 +76,6 @@ def build_server(service: ObserveService) -> Server[Any]:
 
 async def serve_stdio(service: ObserveService) -> None:
     """Until EOF, SIGTERM or SIGINT, on the transport that answers every request (``wslmcp.stdio``)."""
+    from wslmcp import stdio
+
     await stdio.serve(build_server(service))
