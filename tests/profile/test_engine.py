@@ -29,7 +29,7 @@ DOMAIN_MODULES = [
             "snapshot",
             "tokens",
             "verdicts",
-            "windows",
+            "usage_windows",
         )
     ),
     *sorted((DOMAIN / "transcripts").glob("*.py")),

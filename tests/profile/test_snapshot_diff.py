@@ -16,7 +16,7 @@ from wslmcp.profile import diff, snapshot
 from wslmcp.profile.engine import Report, build_cli_report
 from wslmcp.profile.model import CliDiscovery, ConfiguredServer, QueryResult
 from wslmcp.profile.transcripts.model import ToolCall, Transcript
-from wslmcp.profile.windows import count_usage
+from wslmcp.profile.usage_windows import count_usage
 
 NOW = datetime(2026, 1, 15, tzinfo=UTC)
 

@@ -10,8 +10,8 @@ from wslmcp.profile.engine import build_cli_report
 from wslmcp.profile.model import CliDiscovery, ConfiguredServer, QueryResult, ShadowedEntry
 from wslmcp.profile.tokens import Tokens
 from wslmcp.profile.transcripts.model import ToolCall, Transcript
+from wslmcp.profile.usage_windows import UsageWindow, count_usage
 from wslmcp.profile.verdicts import footprint, nearest_rank, verdict
-from wslmcp.profile.windows import UsageWindow, count_usage
 
 NOW = datetime(2026, 1, 15, tzinfo=UTC)
 TOOLS = ({"name": "a", "description": "does a"},)

@@ -9,7 +9,6 @@ from typing import Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from wslmcp import __version__
@@ -76,6 +75,7 @@ def build_server(service: ObserveService) -> Server[Any]:
 
 
 async def serve_stdio(service: ObserveService) -> None:
-    server = build_server(service)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    """Until EOF, SIGTERM or SIGINT, on the transport that answers every request (``wslmcp.stdio``)."""
+    from wslmcp import stdio
+
+    await stdio.serve(build_server(service))

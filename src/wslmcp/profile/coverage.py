@@ -9,7 +9,7 @@ from typing import Any
 
 from wslmcp.profile.model import QueryResult
 from wslmcp.profile.transcripts.model import Transcript
-from wslmcp.profile.windows import ResultTally, UsageWindow
+from wslmcp.profile.usage_windows import ResultTally, UsageWindow
 
 NO_ADAPTER_NOTE = "no transcript adapter for this CLI"
 NO_TRANSCRIPTS_NOTE = "no transcripts found -- usage unknown"

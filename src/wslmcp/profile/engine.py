@@ -22,7 +22,7 @@ from wslmcp.profile.clients import Loading, Scan, backend
 from wslmcp.profile.model import Cli, CliDiscovery, DiscoveryResult, QueryResult, ServerKey
 from wslmcp.profile.querying import query_all
 from wslmcp.profile.transcripts.model import Transcript
-from wslmcp.profile.windows import UsageWindow, count_usage
+from wslmcp.profile.usage_windows import UsageWindow, count_usage
 
 GENERATED_NOTE = "Definition token counts use the chars/4 heuristic; ~ means estimate."
 

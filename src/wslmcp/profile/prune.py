@@ -17,8 +17,8 @@ from typing import Any
 from wslmcp.profile.clients import backend
 from wslmcp.profile.model import ConfiguredServer
 from wslmcp.profile.tokens import Tokens
+from wslmcp.profile.usage_windows import UNATTRIBUTED, UsageWindow
 from wslmcp.profile.verdicts import Row
-from wslmcp.profile.windows import UNATTRIBUTED, UsageWindow
 
 
 @dataclass(frozen=True)

@@ -63,12 +63,13 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
             readonly=cfg.policy.readonly,
             allow_windows=cfg.policy.allow_windows,
         )
+    from wslmcp import stdio
     from wslmcp.shell.server import build_server
 
     server = build_server(assembly.service)
     log.info("mcp server ready on stdio", server="wslmcp-shell")
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(server.run_stdio_async())
+        asyncio.run(stdio.serve(server, log=log.warn))
     log.info("shutting down")
     return 0
 

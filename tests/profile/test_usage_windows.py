@@ -11,7 +11,7 @@ from wslmcp.profile.attribution import (
     normalize_project_key,
 )
 from wslmcp.profile.transcripts.model import ToolCall, Transcript
-from wslmcp.profile.windows import count_usage
+from wslmcp.profile.usage_windows import count_usage
 
 NOW = datetime(2026, 1, 15, tzinfo=UTC)
 

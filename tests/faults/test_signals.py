@@ -1,0 +1,93 @@
+"""SIGTERM and SIGINT end a server the way closing stdin does: the shutdown path runs, an in-flight
+command's whole process tree is killed (checked through /proc), and the exit status is 0."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.faults.rig import Server, alive, descendants, observe_command, shell_command, shell_env
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc for leftovers")
+
+ENDINGS = ["SIGTERM", "SIGINT", "EOF"]
+
+
+def end(server: Server, how: str) -> int:
+    if how == "EOF":
+        return server.close()
+    server.signal(signal.Signals[how])
+    return server.wait()
+
+
+def _argv(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
+
+
+def sleepers(server: Server, timeout: float = 30.0) -> set[int]:
+    """The server's descendants once both the background and the foreground sleep run."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tree = descendants(server.proc.pid)
+        argvs = [_argv(p) for p in tree]
+        if ["sleep", "300"] in argvs and ["sleep", "301"] in argvs:
+            return tree
+        if server.answers("long"):
+            break
+        time.sleep(0.05)
+    tree = descendants(server.proc.pid)
+    raise AssertionError(
+        f"the command is not running: {[_argv(p) for p in tree]}; answer: {server.answers('long')}"
+    )
+
+
+@pytest.mark.parametrize("how", ENDINGS)
+def test_shell_ending_kills_the_running_commands_tree(tmp_path: Path, how: str) -> None:
+    server = Server(shell_command(), shell_env(tmp_path))
+    server.handshake()
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "long",
+            "method": "tools/call",
+            "params": {"name": "wsl_exec", "arguments": {"command": "sleep 300 & sleep 301"}},
+        }
+    )
+    tree = sleepers(server)
+    try:
+        assert end(server, how) == 0
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in tree) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [p for p in tree if alive(p)] == []
+        assert server.only_jsonrpc_on_stdout() == []
+    finally:  # a failing run must not leave its sleepers behind
+        for pid in tree:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_observe_ends_cleanly_on_a_signal(how: str) -> None:
+    server = Server(observe_command())
+    server.handshake()
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "get_system_summary", "arguments": {}},
+        }
+    )
+    assert "result" in server.wait_for(1)
+    assert end(server, how) == 0
+    assert b"Traceback" not in server.stderr
