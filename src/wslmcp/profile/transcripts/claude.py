@@ -142,3 +142,8 @@ def _result(block: dict[str, Any]) -> RecordedResult:
     if non_text and total == 0:
         return RecordedResult(call_id, 0, UNSUPPORTED)
     return RecordedResult(call_id, total, PARTIAL if non_text else PAIRED)
+
+
+def format_skip_reason(malformed: bool, versions: list[str], stats: LineStats) -> str | None:
+    """Why a transcript is not read (version marker, bad lines), or None: shared with ``wslmcp eval``."""
+    return _skip_reason(malformed, versions, stats)
