@@ -24,7 +24,11 @@ INFERENCE_RULES = (
     ("most|highest|busiest|top ... cpu|processor (or no resource named)", "sort_by cpu, sort_order desc"),
     ("most|highest|biggest|top|largest ... memory|ram", "sort_by memory, sort_order desc"),
     ("top N", "limit N"),
-    ("right now|now|currently (or any question: investigations start fresh)", "fresh"),
+    (
+        "after an earlier question: it|its|that|this|them|those|underneath|beneath",
+        "a follow-up: not fresh, keeps the snapshot",
+    ),
+    ("any other question", "fresh (the investigation starts with max_age_ms 0)"),
     ("wsl together with memory", "environment wsl"),
     ("docker", "a list_resources with environment docker is required"),
     ("container", "list_resources with environment docker and with environment wslc are required"),
@@ -68,6 +72,17 @@ class Case:
     hedge_required: bool = False
     judge: tuple[Mapping[str, str], ...] = ()
     fresh_declared: bool = False
+
+    def requested_filters(self) -> dict[str, set[Any]]:
+        """Filter values the question asks for: the intent's and those its required calls name."""
+        out: dict[str, set[Any]] = {k: {v} for k, v in self.intent.filters().items()}
+        for _, where in self.required_calls:
+            for key in FILTERS:
+                if key in where:
+                    out.setdefault(key, set()).add(where[key])
+        if any(w.get("environment") in ("docker", "wslc") for _, w in self.required_calls):
+            out.setdefault("resource_kind", set()).add("container")
+        return out
 
 
 _CASE_KEYS = {"title", "wsltop_case", "question", "server", "mcp_only", "intent", "required_calls", "answer"}
@@ -192,8 +207,9 @@ def _intent(file: str, key: str, raw: Mapping[str, Any]) -> Intent:
     )
 
 
-def infer(question: str) -> Case:
-    """The intent the fixed keyword rules read from a question (``INFERENCE_RULES``)."""
+def infer(question: str, earlier: bool = False) -> Case:
+    """The intent the fixed keyword rules read from a question (``INFERENCE_RULES``); ``earlier``:
+    the session asked something before, so a question referring back is a follow-up."""
     q = question.lower()
     superlative = re.search(r"\b(?:most|highest|busiest|biggest|largest|top|heaviest)\b", q) is not None
     memory = re.search(r"\b(?:memory|ram)\b", q) is not None
@@ -210,11 +226,22 @@ def infer(question: str) -> Case:
     elif re.search(r"\bdocker\b", q):
         required = [("list_resources", {"environment": "docker"})]
     environment = "wsl" if memory and re.search(r"\bwsl\b", q) else None
+    follow_up = (
+        earlier and re.search(r"\b(?:it|its|that|this|them|those|underneath|beneath)\b", q) is not None
+    )
     intent = Intent(
-        fresh=True, sort_by=sort_by, limit=int(top.group(1)) if top else None, environment=environment
+        fresh=not follow_up,
+        sort_by=sort_by,
+        limit=int(top.group(1)) if top else None,
+        environment=environment,
     )
     return Case(
-        id="(inferred)", source="inferred", question=question, intent=intent, required_calls=tuple(required)
+        id="(inferred)",
+        source="inferred",
+        question=question,
+        intent=intent,
+        required_calls=tuple(required),
+        fresh_declared=follow_up,
     )
 
 

@@ -19,6 +19,7 @@ CHECKS: dict[str, str] = {
     "observe-tools": "wslmcp.observe.replay_check:check",
     "profile-report": "wslmcp.profile.replay_check:check",
     "shell-exchanges": "wslmcp.shell.replay_check:check",
+    "eval-traces": "wslmcp.evals.scenario_check:check",
 }
 
 
@@ -27,6 +28,7 @@ class CheckResult:
     kind: str
     ok: bool
     detail: str
+    report: str = ""  # an optional table printed below the scenario's row
 
 
 Check = Callable[[Scenario, Mapping[str, Any]], CheckResult]

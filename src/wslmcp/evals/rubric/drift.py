@@ -68,13 +68,43 @@ def compare(pairs: Iterable[tuple[int, Result, Result]]) -> list[dict[str, Any]]
         if recorded.status != replayed.status:
             kind = "rejected_now" if replayed.status == "jsonrpc_error" else "status"
             out.append({"call": n, "kind": kind, "recorded": recorded.status, "replayed": replayed.status})
-        elif recorded.status == "jsonrpc_error" and recorded.code != replayed.code:
-            out.append(
-                {"call": n, "kind": "error_changed", "recorded": recorded.code, "replayed": replayed.code}
-            )
+        elif recorded.status == "jsonrpc_error":
+            if recorded.code != replayed.code:
+                out.append(
+                    {"call": n, "kind": "error_changed", "recorded": recorded.code, "replayed": replayed.code}
+                )
         elif a != b:
-            out.append({"call": n, "kind": "value_changed", "recorded": _short(a), "replayed": _short(b)})
+            path, old, new = first_difference(a, b)
+            out.append(
+                {
+                    "call": n,
+                    "kind": "value_changed",
+                    "path": path,
+                    "recorded": _short(old),
+                    "replayed": _short(new),
+                }
+            )
     return out
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any]:
+    """The first path (``data[0].usage.cpu_percent``) where two normalized results differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            if a.get(key, _ABSENT) != b.get(key, _ABSENT):
+                return first_difference(
+                    a.get(key, _ABSENT), b.get(key, _ABSENT), f"{path}.{key}" if path else key
+                )
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+        if len(a) != len(b):
+            return f"{path}.length", len(a), len(b)
+    return path or "(result)", a, b
+
+
+_ABSENT = "(absent)"
 
 
 def _short(value: Any) -> Any:
@@ -89,7 +119,9 @@ def no_drift(s: Session) -> Outcome:
         return ok("every replayed call answers as recorded")
     first = s.drift[0]
     return fail(
-        f"call {first['call']}: {first['kind']} (recorded {first['recorded']!s:.80}, replayed {first['replayed']!s:.80})"
+        f"call {first['call']}: {first['kind']}"
+        + (f" at {first['path']}" if first.get("path") else "")
+        + f" (recorded {first['recorded']!s:.80}, replayed {first['replayed']!s:.80})"
         + (f"; {len(s.drift) - 1} more" if len(s.drift) > 1 else ""),
         list(s.drift),
     )

@@ -49,11 +49,11 @@ def no_unrequested_filter(s: Session) -> Outcome:
     matching = _sort_matching(s) if s.case.intent.sort_by else _listings(s)
     if not matching:
         return skip("no listing matches the intent's sort")
-    wanted = s.case.intent.filters()
+    wanted = s.case.requested_filters()
 
     def extra(call: Call) -> dict[str, Any]:
         args = s.args(call)
-        return {k: args[k] for k in FILTERS if k in args and wanted.get(k) != args[k]}
+        return {k: args[k] for k in FILTERS if k in args and args[k] not in wanted.get(k, set())}
 
     if all(extra(c) for c in matching):
         return fail(
@@ -128,7 +128,8 @@ CHECKS = (
         "intent",
         "some listing matches the intent's sort",
         "fails when every sort-matching listing carries a filter (environment, resource_kind, "
-        "name_contains) the intent lacks, or with another value",
+        "name_contains) the question did not ask for, or with another value (asked: the intent's filters, "
+        "those its required calls name, and resource_kind container with a docker or wslc listing)",
         no_unrequested_filter,
         intent=True,
     ),
