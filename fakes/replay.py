@@ -5,8 +5,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from wslmcp.boundaries.replay_miss import NotRecorded
 
-class ReplayMiss(LookupError):
+
+class ReplayMiss(NotRecorded):
     """A fake was asked for something its scenario does not hold."""
 
     def __init__(self, boundary: str, scenario: str, asked: str, offered: Sequence[str]) -> None:
@@ -23,19 +25,3 @@ def closest_first(asked: str, offered: list[str]) -> list[str]:
     """Order alternatives so the likeliest intended ones come first (for keyed, unordered offers)."""
     close = difflib.get_close_matches(asked, offered, n=3, cutoff=0.3)
     return close + [o for o in offered if o not in close]
-
-
-def find_miss(exc: BaseException | None) -> ReplayMiss | None:
-    """The ``ReplayMiss`` behind ``exc`` (itself, or along its causes and contexts), if any."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, ReplayMiss):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
-
-
-def miss_message(miss: ReplayMiss) -> str:
-    """How a replaying server answers a miss (a JSON-RPC error message): distinguishable from any tool error."""
-    return f"replay miss: {miss}"

@@ -11,16 +11,16 @@ import pytest
 from fakes.mcp_session import SCHEMA, FakeMcpSessions
 from tests.evals.pairs import GW, OBS, S1, B, listing, most_cpu, ok, snap
 from wslmcp.boundaries.client_files import LocalClientFiles
-from wslmcp.boundaries.mcp_session import SessionSpec, StdioMcpSessions
+from wslmcp.boundaries.mcp_session import ReplayTarget, SessionSpec, StdioMcpSessions
 from wslmcp.evals import extract
 from wslmcp.evals.cases import Case, Intent
-from wslmcp.evals.replay import ScenarioInfo, replay, to_result
+from wslmcp.evals.replay import replay, to_result
 from wslmcp.evals.rubric.drift import compare
 from wslmcp.evals.session import Session
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "scenarios" / "eval-slow-build"
-INFO = ScenarioInfo(str(SCENARIO), "eval-slow-build", ("--no-docker", "--no-wslc"), "Ubuntu")
+INFO = ReplayTarget(str(SCENARIO), "eval-slow-build", ("--no-docker", "--no-wslc"), "Ubuntu")
 TOOLS = ["get_system_summary", "list_resources", "inspect_resource", "list_children"]
 S_REPLAY = "fedcba9876543210fedcba9876543210-1"
 GW_REPLAY = {**GW, "resource_id": "r1-REPLAYED"}

@@ -29,11 +29,22 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-REPLAY_MISS_PREFIX = "replay miss:"
+from wslmcp.boundaries.replay_miss import PREFIX as REPLAY_MISS_PREFIX
 
 
 class SessionError(RuntimeError):
     """The server could not be started or stopped answering."""
+
+
+@dataclass(frozen=True)
+class ReplayTarget:
+    """What replaying servers need from a scenario: its directory and name, the observe server's own
+    arguments (``--replay`` does not apply them by itself) and the distro it states."""
+
+    root: str
+    name: str
+    observe_args: tuple[str, ...] = ()
+    distro: str | None = None
 
 
 @dataclass(frozen=True)

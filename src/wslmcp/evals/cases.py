@@ -249,7 +249,7 @@ def infer(question: str, earlier: bool = False) -> Case:
 class Run:
     id: str
     trace: Path
-    scenario: Path | None
+    replay_dir: Path | None
     case: str | None
 
 
@@ -286,7 +286,7 @@ def load_suite(path: Path) -> tuple[list[Run], dict[str, Case]]:
             Run(
                 id=str(item.get("id", trace.stem)),
                 trace=trace,
-                scenario=base / item["scenario"] if "scenario" in item else None,
+                replay_dir=base / item["scenario"] if "scenario" in item else None,
                 case=case,
             )
         )

@@ -35,7 +35,9 @@ def _build() -> ArgumentParser:
         "traces", nargs="*", metavar="TRACE", help="trace files or directories (every *.jsonl below)"
     )
     run.add_argument("--suite", metavar="SUITE.json", help="a wslmcp-eval-suite/1 file naming runs")
-    run.add_argument("--scenario", metavar="DIR", help="the scenario the session ran against")
+    run.add_argument(
+        "--scenario", dest="replay_dir", metavar="DIR", help="the scenario the session ran against"
+    )
     run.add_argument("--case", metavar="ID", help="the case every trace given here answers")
     run.add_argument("--cases", metavar="FILE", help="cases file (default: DIR/eval/cases.json when present)")
     run.add_argument("--server", action="append", default=[], metavar="ALIAS=observe|shell")
@@ -145,11 +147,11 @@ def _checks(as_json: bool) -> int:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from wslmcp.boundaries.client_files import LocalClientFiles
+    from wslmcp import wiring
     from wslmcp.evals import extract, trace
 
     try:
-        got = extract.read(LocalClientFiles(), os.path.abspath(args.transcript), tuple(args.server))
+        got = extract.read(wiring.real().client_files, os.path.abspath(args.transcript), tuple(args.server))
     except trace.TraceError as exc:
         return _fail(str(exc), 3)
     text = "".join(line + "\n" for line in trace.dump(got))
@@ -197,14 +199,28 @@ def _trace_files(p: ArgumentParser, given: Sequence[str]) -> list[Path]:
     return files
 
 
+def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Any) -> Any:
+    """A grading job; the scenario is resolved here (an entry point), so grading never reads one."""
+    from wslmcp import wiring
+    from wslmcp.evals.grading import Job
+    from wslmcp.scenario.manifest import ScenarioError
+
+    if replay_dir is None:
+        return Job(job_id, trace, None, case)
+    try:
+        return Job(job_id, trace, wiring.replay_target(replay_dir), case)
+    except (ScenarioError, OSError) as exc:
+        return Job(job_id, trace, None, case, target_error=f"scenario {replay_dir}: {exc}")
+
+
 def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
     from wslmcp.evals.cases import CaseError, load_cases, load_suite
-    from wslmcp.evals.grading import Job, Options
+    from wslmcp.evals.grading import Options
     from wslmcp.evals.rubric import REGISTRY
 
     if bool(args.suite) == bool(args.traces):
         p.error("give TRACE... or --suite SUITE.json (one of them)")
-    if args.traces and args.scenario is None and not args.no_replay:
+    if args.traces and args.replay_dir is None and not args.no_replay:
         p.error("--scenario DIR is required to replay (or pass --no-replay)")
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
@@ -228,19 +244,32 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
     try:
         if args.suite:
             runs, cases = load_suite(Path(args.suite))
-            jobs = [Job(r.id, r.trace, r.scenario, cases.get(r.case) if r.case else None) for r in runs]
+            jobs = [
+                _job(
+                    r.id,
+                    r.trace,
+                    None if args.no_replay else r.replay_dir,
+                    cases.get(r.case) if r.case else None,
+                )
+                for r in runs
+            ]
         else:
-            scenario = Path(args.scenario) if args.scenario else None
+            replay_dir = Path(args.replay_dir) if args.replay_dir else None
             cases_file = Path(args.cases) if args.cases else None
-            if cases_file is None and scenario is not None and (scenario / "eval" / "cases.json").is_file():
-                cases_file = scenario / "eval" / "cases.json"
+            if (
+                cases_file is None
+                and replay_dir is not None
+                and (replay_dir / "eval" / "cases.json").is_file()
+            ):
+                cases_file = replay_dir / "eval" / "cases.json"
             cases = load_cases(cases_file) if cases_file else {}
             if args.case is not None and args.case not in cases:
                 raise CaseError(str(cases_file or "(no cases file)"), "cases", f"a case named {args.case!r}")
             case = cases[args.case] if args.case else None
             files = _trace_files(p, args.traces)
             stems = [f.stem for f in files]
-            jobs = [Job(f.stem if stems.count(f.stem) == 1 else str(f), f, scenario, case) for f in files]
+            target = None if args.no_replay else replay_dir
+            jobs = [_job(f.stem if stems.count(f.stem) == 1 else str(f), f, target, case) for f in files]
     except CaseError as exc:
         return _fail(str(exc), 3)
     if not jobs:
@@ -258,12 +287,13 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
 
 
 async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str, Any]]:
-    from wslmcp.boundaries.client_files import LocalClientFiles
-    from wslmcp.boundaries.mcp_session import StdioMcpSessions
+    from wslmcp import wiring
     from wslmcp.boundaries.process import run_process
     from wslmcp.evals.grading import Harness, grade_job
 
-    harness = Harness(LocalClientFiles(), StdioMcpSessions(), run_process)
+    boundaries = wiring.real()
+    assert boundaries.mcp_sessions is not None
+    harness = Harness(boundaries.client_files, boundaries.mcp_sessions, run_process)
     limit = asyncio.Semaphore(n)
     done = 0
     started = time.monotonic()

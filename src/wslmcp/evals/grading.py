@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from wslmcp.boundaries.client_files import ClientFiles
-from wslmcp.boundaries.mcp_session import McpSessions, SessionError
+from wslmcp.boundaries.mcp_session import McpSessions, ReplayTarget, SessionError
 from wslmcp.evals import extract, judge
 from wslmcp.evals.cases import Case, infer
-from wslmcp.evals.replay import ReplayOutcome, ScenarioInfo, replay
+from wslmcp.evals.replay import ReplayOutcome, replay
 from wslmcp.evals.rubric import CheckResult, grade
 from wslmcp.evals.session import Session, final_answer, server_kinds
 from wslmcp.evals.trace import Message, TraceError
-from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.manifest import ScenarioError
 
 
 @dataclass(frozen=True)
@@ -42,8 +40,9 @@ class Options:
 class Job:
     id: str
     trace: Path
-    scenario: Path | None
+    target: ReplayTarget | None  # None: graded without replay
     case: Case | None
+    target_error: str | None = None  # the scenario could not be used: a harness error
 
 
 @dataclass
@@ -65,26 +64,13 @@ def shell_tools() -> tuple[str, ...]:
     return tuple(TOOLS)
 
 
-def scenario_info(root: Path) -> ScenarioInfo:
-    scenario = Scenario.load(root)
-    observe = scenario.section("observe")
-    args = observe.get("args", [])
-    distro = observe.get("distro")
-    return ScenarioInfo(
-        str(scenario.root),
-        scenario.name,
-        tuple(str(a) for a in args) if isinstance(args, list) else (),
-        distro if isinstance(distro, str) else None,
-    )
-
-
 def _error(job: Job, message: str, fmt: str | None = None) -> dict[str, Any]:
     return {
         "id": job.id,
         "path": str(job.trace),
         "source_format": fmt,
         "session_id": None,
-        "scenario": job.scenario.name if job.scenario else None,
+        "scenario": job.target.name if job.target else None,
         "case": job.case.id if job.case and job.case.source == "declared" else None,
         "intent_source": None,
         "verdict": "error",
@@ -100,10 +86,9 @@ async def grade_job(harness: Harness, job: Job, options: Options) -> dict[str, A
         trace = extract.read(harness.files, str(job.trace), tuple(options.servers))
     except TraceError as exc:
         return _error(job, str(exc))
-    try:
-        info = scenario_info(job.scenario) if job.scenario is not None else None
-    except (ScenarioError, OSError) as exc:
-        return _error(job, f"{job.trace}: scenario {job.scenario}: {exc}", trace.source.get("format"))
+    if job.target_error is not None:
+        return _error(job, f"{job.trace}: {job.target_error}", trace.source.get("format"))
+    info = job.target
     kinds = server_kinds(trace, options.servers, shell_tools())
     case = job.case or infer(trace.question)
     session = Session(
@@ -218,7 +203,7 @@ def _report(
         "path": str(job.trace),
         "source_format": session.trace.source.get("format"),
         "session_id": session.trace.source.get("session_id"),
-        "scenario": job.scenario.name if job.scenario else None,
+        "scenario": job.target.name if job.target else None,
         "case": session.case.id if session.case.source == "declared" else None,
         "intent_source": session.case.source,
         "verdict": "fail" if gating else "pass",

@@ -15,20 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wslmcp.boundaries.mcp_session import McpSession, McpSessions, SessionSpec, ToolAnswer
+from wslmcp.boundaries.mcp_session import McpSession, McpSessions, ReplayTarget, SessionSpec, ToolAnswer
 from wslmcp.evals.bindings import HandleTable, bind, handles
 from wslmcp.evals.cases import Case
 from wslmcp.evals.rubric.drift import compare
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call, Result
-
-
-@dataclass
-class ScenarioInfo:
-    root: str
-    name: str
-    observe_args: tuple[str, ...] = ()
-    distro: str | None = None
 
 
 @dataclass
@@ -46,12 +38,12 @@ def to_result(answer: ToolAnswer) -> Result:
     return Result(answer.status, list(answer.content), answer.structured, answer.error)
 
 
-def _spec(kind: str, scenario: ScenarioInfo) -> SessionSpec:
-    return SessionSpec(kind, scenario.root, scenario.observe_args if kind == "observe" else ())
+def _spec(kind: str, target: ReplayTarget) -> SessionSpec:
+    return SessionSpec(kind, target.root, target.observe_args if kind == "observe" else ())
 
 
 async def replay(
-    sessions: McpSessions, session: Session, scenario: ScenarioInfo, case: Case | None
+    sessions: McpSessions, session: Session, target: ReplayTarget, case: Case | None
 ) -> ReplayOutcome:
     out = ReplayOutcome()
     aliases = sorted(
@@ -60,9 +52,7 @@ async def replay(
     async with contextlib.AsyncExitStack() as stack:
         live: dict[str, McpSession] = {}
         for alias in aliases:
-            live[alias] = await stack.enter_async_context(
-                sessions.open(_spec(session.kinds[alias], scenario))
-            )
+            live[alias] = await stack.enter_async_context(sessions.open(_spec(session.kinds[alias], target)))
             out.tools[alias] = set(await live[alias].list_tools())
         await _calls(session, live, out)
         if case is not None and case.names_top is not None:

@@ -12,8 +12,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, CallToolResult, InputRequiredResult, TextContent, Tool, ToolAnnotations
 from pydantic import Field
 
-from fakes.replay import find_miss, miss_message
 from wslmcp import __version__
+from wslmcp.boundaries import replay_miss
 from wslmcp.shell.service import Reply, ShellService
 
 SESSION_FOR_FILES = (
@@ -186,10 +186,10 @@ class StrictArgumentsServer(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:  # --replay: a request the scenario lacks is a JSON-RPC error naming it
-            miss = find_miss(exc)
+            miss = replay_miss.find(exc)
             if miss is None:
                 raise
-            raise MCPError(INTERNAL_ERROR, miss_message(miss)) from None
+            raise MCPError(INTERNAL_ERROR, replay_miss.message(miss)) from None
 
 
 def build_server(service: ShellService) -> MCPServer:

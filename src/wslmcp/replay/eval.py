@@ -38,12 +38,14 @@ def _section(scenario: Scenario) -> tuple[Path | None, list[Mapping[str, Any]]]:
     return (scenario.file(cases) if isinstance(cases, str) else None), traces
 
 
-async def _grade(jobs: list[Any]) -> list[dict[str, Any]]:
-    from wslmcp.boundaries.client_files import LocalClientFiles
-    from wslmcp.boundaries.mcp_session import StdioMcpSessions
+async def _grade(scenario: Scenario, jobs: list[Any]) -> list[dict[str, Any]]:
+    from wslmcp import wiring
     from wslmcp.evals.grading import Harness, Options, grade_job
 
-    harness = Harness(LocalClientFiles(), StdioMcpSessions())
+    sessions = wiring.replaying(scenario).boundaries.mcp_sessions
+    assert sessions is not None
+    files = wiring.real().client_files  # the bundled traces are repository files, not a fixture home
+    harness = Harness(files, sessions)
     limit = asyncio.Semaphore(JOBS)
 
     async def one(job: Any) -> dict[str, Any]:
@@ -54,6 +56,7 @@ async def _grade(jobs: list[Any]) -> list[dict[str, Any]]:
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
+    from wslmcp import wiring
     from wslmcp.evals import report_human, report_json
     from wslmcp.evals.cases import load_cases
     from wslmcp.evals.grading import Job
@@ -66,8 +69,8 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
         case = entry.get("case")
         if case is not None and case not in cases:
             return CheckResult(KIND, False, f"{entry['trace']}: unknown case {case!r}")
-        jobs.append(Job(path.stem, path, scenario.root, cases[case] if case else None))
-    reports = asyncio.run(_grade(jobs))
+        jobs.append(Job(path.stem, path, wiring.replay_target(scenario), cases[case] if case else None))
+    reports = asyncio.run(_grade(scenario, jobs))
     wrong = []
     for entry, report in zip(entries, reports, strict=True):
         expect = entry["expect"]
