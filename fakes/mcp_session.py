@@ -65,6 +65,9 @@ class FakeMcpSessions:
             for s in fixture.get("sessions", [])
         }
 
+    def close(self) -> None:
+        pass
+
     @classmethod
     def load(cls, path: Path) -> FakeMcpSessions:
         return cls(json.loads(path.read_text(encoding="utf-8")))
@@ -100,6 +103,9 @@ class RecordingMcpSessions:
     def __init__(self, inner: McpSessions) -> None:
         self._inner = inner
         self.fixture: dict[str, Any] = {"schema": SCHEMA, "sessions": []}
+
+    def close(self) -> None:
+        self._inner.close()
 
     @contextlib.asynccontextmanager
     async def open(self, spec: SessionSpec) -> AsyncIterator[McpSession]:

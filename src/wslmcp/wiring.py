@@ -20,7 +20,7 @@ from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import AdvancingClock, SystemClock
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
-from wslmcp.boundaries.mcp_session import McpSessions, ReplayTarget, StdioMcpSessions
+from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
 from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
 from wslmcp.boundaries.tokens import RandomTokens
@@ -115,7 +115,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         shell_transport=_real_transports(env),
         tokens=RandomTokens(),
         host_facts=None,
-        mcp_sessions=StdioMcpSessions(),
+        mcp_sessions=ForkedMcpSessions(),
     )
 
 
@@ -203,7 +203,7 @@ def _eval_sessions(sc: Scenario) -> McpSessions:
         from fakes.mcp_session import FakeMcpSessions
 
         return FakeMcpSessions.load(sc.file(recorded))
-    return StdioMcpSessions()
+    return ForkedMcpSessions()
 
 
 def replay_target(scenario: Scenario | str | Path) -> ReplayTarget:

@@ -11,7 +11,13 @@ import pytest
 
 from fakes.mcp_session import FakeMcpSessions, RecordingMcpSessions
 from fakes.replay import ReplayMiss
-from wslmcp.boundaries.mcp_session import McpSessions, SessionError, SessionSpec, StdioMcpSessions
+from wslmcp.boundaries.mcp_session import (
+    ForkedMcpSessions,
+    McpSessions,
+    SessionError,
+    SessionSpec,
+    StdioMcpSessions,
+)
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 OBSERVE = SessionSpec("observe", str(SCENARIOS / "slow-build"), ("--no-docker", "--no-wslc"))
@@ -42,10 +48,16 @@ def recorded() -> tuple[dict[str, Any], dict[str, Any]]:
     return seen, recorder.fixture
 
 
-@pytest.fixture(params=["real", "fake"])
+@pytest.fixture(params=["real-exec", "real-forked", "fake"])
 def seen(request: pytest.FixtureRequest, recorded: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
-    if request.param == "real":
+    if request.param == "real-exec":
         return recorded[0]  # the real adapter's own answers (the recording only watched them)
+    if request.param == "real-forked":
+        forked = ForkedMcpSessions()
+        try:
+            return anyio.run(exercise, forked)
+        finally:
+            forked.close()
     return anyio.run(exercise, FakeMcpSessions(recorded[1]))
 
 
@@ -91,12 +103,26 @@ def test_twin_refuses_unrecorded_requests(recorded: tuple[dict[str, Any], dict[s
         anyio.run(ask)
 
 
-def test_real_adapter_reports_a_server_that_does_not_start(tmp_path: Path) -> None:
+@pytest.mark.parametrize("adapter", [StdioMcpSessions, ForkedMcpSessions])
+def test_real_adapters_report_a_server_that_does_not_start(
+    tmp_path: Path, adapter: type[McpSessions]
+) -> None:
+    sessions = adapter(timeout_s=20)  # type: ignore[call-arg]
+
     async def start() -> None:
-        async with StdioMcpSessions(timeout_s=20).open(
-            SessionSpec("observe", str(tmp_path / "absent"))
-        ) as obs:
+        async with sessions.open(SessionSpec("observe", str(tmp_path / "absent"))) as obs:
             await obs.list_tools()
 
-    with pytest.raises(SessionError, match="absent"):
-        anyio.run(start)
+    try:
+        with pytest.raises(SessionError, match="absent"):
+            anyio.run(start)
+    finally:
+        sessions.close()
+
+
+def test_the_fork_server_ends_with_close() -> None:
+    forked = ForkedMcpSessions()
+    anyio.run(exercise, forked)
+    server = forked._server
+    forked.close()
+    assert server is not None and server.poll() is not None

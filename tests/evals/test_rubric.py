@@ -85,3 +85,10 @@ def test_missing_results_are_graded_from_the_replayed_ones() -> None:
     s = session(trace, PAIRS["answer.names_top_resource"][2], replayed={1: listing(S1, GW)})
     got = next(r for r in grade(s) if r.id == "answer.names_top_resource")
     assert got.status == "fail" and "gw_sh" in got.message
+
+
+def test_shell_tool_names_read_from_source_equal_the_servers_table() -> None:
+    from wslmcp.evals.grading import shell_tools
+    from wslmcp.shell.server import TOOLS
+
+    assert shell_tools() == tuple(TOOLS)

@@ -16,7 +16,9 @@ Contract
     Raises ``SessionError`` when the server crashes or stops answering.
 Encodings: arguments and answers are JSON values; texts are str.
 
-Real adapter: ``StdioMcpSessions`` (the SDK client over stdio to a ``python -m wslmcp`` child).
+Real adapters: ``StdioMcpSessions`` (the SDK client over stdio to a ``python -m wslmcp`` child) and
+``ForkedMcpSessions`` (the same children forked, imports done, by ``boundaries.forkserver``).
+``close()`` releases what ``open`` keeps between sessions (the fork server).
 Fake: ``fakes.mcp_session.FakeMcpSessions`` (recorded answers; unrecorded requests raise
 ``ReplayMiss``); ``fakes.mcp_session.RecordingMcpSessions`` records them.
 """
@@ -89,6 +91,10 @@ class McpSession(Protocol):
 class McpSessions(Protocol):
     def open(self, spec: SessionSpec) -> contextlib.AbstractAsyncContextManager[McpSession]: ...
 
+    def close(self) -> None:
+        """Release what ``open`` may keep between sessions (a fork server); idempotent."""
+        ...
+
 
 def command(spec: SessionSpec, python: str = sys.executable) -> list[str]:
     return [python, "-m", "wslmcp", spec.kind, "--replay", spec.scenario, *spec.args]
@@ -127,6 +133,9 @@ class StdioMcpSessions:
     def __init__(self, python: str = sys.executable, timeout_s: float = 60.0) -> None:
         self.python, self.timeout_s = python, timeout_s
 
+    def close(self) -> None:
+        pass
+
     @contextlib.asynccontextmanager
     async def open(self, spec: SessionSpec) -> AsyncIterator[McpSession]:
         from mcp import Client, StdioServerParameters
@@ -150,3 +159,172 @@ def _cause(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return f"{type(exc).__name__}: {exc}"
+
+
+PRELOAD = (
+    "wslmcp.cli",
+    "wslmcp.observe.cli",
+    "wslmcp.observe.server",
+    "wslmcp.shell.cli",
+    "wslmcp.shell.server",
+)
+
+
+class ForkedMcpSessions:
+    """The real adapter with the imports paid once: ``python -m wslmcp KIND --replay DIR ...`` children
+    forked by ``boundaries.forkserver`` (started at the first ``open``), each a fresh process in its
+    own session speaking MCP over its own stdin/stdout pipes, driven by the SDK client. ``close()``
+    (or this process's exit) ends the fork server; every child ends with its session."""
+
+    def __init__(self, python: str = sys.executable, timeout_s: float = 60.0) -> None:
+        self.python, self.timeout_s = python, timeout_s
+        self._sock: Any = None
+        self._server: Any = None
+        self._lock: Any = None
+
+    def _start(self) -> None:
+        import socket
+        import subprocess
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        fd = theirs.fileno()
+        self._server = subprocess.Popen(
+            [self.python, "-m", "wslmcp.boundaries.forkserver", str(fd), *PRELOAD],
+            pass_fds=[fd],
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        theirs.close()
+        ready = ours.recv(1 << 16)
+        if not ready:
+            raise SessionError("the fork server did not start")
+        self._sock = ours
+
+    def _fork(self, argv: Sequence[str], fds: Sequence[int]) -> int:
+        import json
+        import socket
+
+        if self._sock is None:
+            self._start()
+        socket.send_fds(self._sock, [json.dumps({"argv": list(argv)}).encode()], list(fds))
+        answer = json.loads(self._sock.recv(1 << 16) or b'{"error": "the fork server is gone"}')
+        if "pid" not in answer:
+            raise SessionError(f"{' '.join(argv)}: {answer.get('error')}")
+        return int(answer["pid"])
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                self._server.wait(timeout=10)
+            self._server = None
+
+    @contextlib.asynccontextmanager
+    async def open(self, spec: SessionSpec) -> AsyncIterator[McpSession]:
+        import asyncio
+        import os
+
+        from mcp import Client
+
+        argv = command(spec, self.python)[2:]  # the module and its arguments
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        try:
+            async with self._lock:
+                pid = self._fork(argv, [stdin_r, stdout_w, 2])
+        except (OSError, ValueError) as exc:
+            for fd in (stdin_r, stdin_w, stdout_r, stdout_w):
+                os.close(fd)
+            raise SessionError(f"{' '.join(argv)}: the server did not start: {exc}") from None
+        finally:
+            for fd in (stdin_r, stdout_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        stack = contextlib.AsyncExitStack()
+        try:
+            transport = _PipeTransport(stdout_r, stdin_w, pid)
+            client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout_s))
+        except Exception as exc:
+            await stack.aclose()
+            raise SessionError(f"{' '.join(argv)}: the server did not start: {_cause(exc)}") from None
+        try:
+            yield _SdkSession(client, ["python", "-m", *argv])
+        finally:
+            with contextlib.suppress(Exception):
+                await stack.aclose()
+
+
+class _PipeTransport:
+    """An SDK transport over a forked child's stdout (read) and stdin (write) pipes, one JSON-RPC
+    message per line; leaving it ends the child's whole session (process group)."""
+
+    def __init__(self, read_fd: int, write_fd: int, pid: int) -> None:
+        self._read_fd, self._write_fd, self._pid = read_fd, write_fd, pid
+        self._stack = contextlib.AsyncExitStack()
+
+    async def __aenter__(self) -> Any:
+        import asyncio
+        import os
+
+        import anyio
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 26)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", 0)
+        )
+        write_transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(self._write_fd, "wb", 0)
+        )
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
+
+        async def pump_out() -> None:
+            async with read_send:
+                while line := await reader.readline():
+                    text = line.decode("utf-8", "replace").strip()
+                    if not text:
+                        continue
+                    try:
+                        message: SessionMessage | Exception = SessionMessage(
+                            types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+                        )
+                    except ValueError as exc:
+                        message = exc
+                    await read_send.send(message)
+
+        async def pump_in() -> None:
+            async with write_recv:
+                async for item in write_recv:
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    writer.write(data.encode("utf-8"))
+                    await writer.drain()
+
+        def end() -> None:
+            import signal
+
+            write_transport.close()
+            read_transport.close()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._pid, signal.SIGTERM)
+
+        self._stack.callback(end)
+        group = await self._stack.enter_async_context(anyio.create_task_group())
+        self._stack.push_async_callback(_cancel, group)
+        group.start_soon(pump_out)
+        group.start_soon(pump_in)
+        return read_recv, write_send
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+
+async def _cancel(group: Any) -> None:
+    group.cancel_scope.cancel()

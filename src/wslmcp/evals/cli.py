@@ -309,7 +309,10 @@ async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str
             sys.stderr.flush()
         return report
 
-    reports = await asyncio.gather(*(one(j) for j in jobs))
+    try:
+        reports = await asyncio.gather(*(one(j) for j in jobs))
+    finally:
+        harness.sessions.close()
     if tty and time.monotonic() - started > 1.0:
         sys.stderr.write("\n")
     return list(reports)

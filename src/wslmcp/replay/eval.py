@@ -52,7 +52,10 @@ async def _grade(scenario: Scenario, jobs: list[Any]) -> list[dict[str, Any]]:
         async with limit:
             return await grade_job(harness, job, Options())
 
-    return list(await asyncio.gather(*(one(j) for j in jobs)))
+    try:
+        return list(await asyncio.gather(*(one(j) for j in jobs)))
+    finally:
+        sessions.close()
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
