@@ -92,3 +92,17 @@ def test_shell_tool_names_read_from_source_equal_the_servers_table() -> None:
     from wslmcp.shell.server import TOOLS
 
     assert shell_tools() == tuple(TOOLS)
+
+
+def test_the_case_applies_to_the_chosen_investigation() -> None:
+    trace = (
+        most_cpu("make is the busiest.")  # investigation 1 names the wrong process
+        .user("And now?")
+        .obs("list_resources", {"max_age_ms": 0, "limit": 1}, listing(S1, GW))
+        .say("gw_sh is the busiest.")
+        .trace
+    )
+    case = PAIRS["answer.names_top_resource"][2]
+    last = next(r for r in grade(session(trace, case)) if r.id == "answer.names_top_resource")
+    first = next(r for r in grade(session(trace, case, target=0)) if r.id == "answer.names_top_resource")
+    assert (last.status, first.status) == ("pass", "fail")

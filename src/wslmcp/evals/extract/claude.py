@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from wslmcp.evals.trace import Call, Message, Result, Trace, TraceError, structured_of, text_content
-from wslmcp.profile.transcripts.claude import format_skip_reason
+from wslmcp.profile.transcripts.claude import format_skip_reason, note_version
 from wslmcp.profile.transcripts.jsonl import LineStats
 from wslmcp.profile.transcripts.names import longest_first, split_mcp_name
 
@@ -31,12 +31,7 @@ def extract(path: str, records: Iterable[dict[str, Any]], stats: LineStats, serv
     malformed = False
     n = 0
     for record in records:
-        if "version" in record:
-            version = record["version"]
-            if not isinstance(version, str):
-                malformed = True
-            elif version not in versions:
-                versions.append(version)
+        malformed = note_version(record, versions) or malformed
         if isinstance(record.get("sessionId"), str):
             trace.source.setdefault("session_id", record["sessionId"])
         kind = record.get("type")

@@ -147,3 +147,15 @@ def _result(block: dict[str, Any]) -> RecordedResult:
 def format_skip_reason(malformed: bool, versions: list[str], stats: LineStats) -> str | None:
     """Why a transcript is not read (version marker, bad lines), or None: shared with ``wslmcp eval``."""
     return _skip_reason(malformed, versions, stats)
+
+
+def note_version(record: dict[str, Any], versions: list[str]) -> bool:
+    """Add a record's ``version`` marker to ``versions`` (first seen first); True when it is malformed."""
+    if "version" not in record:
+        return False
+    version = record["version"]
+    if not isinstance(version, str):
+        return True
+    if version not in versions:
+        versions.append(version)
+    return False
