@@ -155,3 +155,20 @@ def test_neutral_trace_unknown_major_and_missing_results(tmp_path: Path) -> None
     got = read(write_jsonl(path, rows))
     call = got.calls[0]
     assert isinstance(call, Call) and call.n == 1 and call.result.status == "missing"
+
+
+def test_claude_code_own_user_texts_start_no_investigation(tmp_path: Path) -> None:
+    rows = [
+        cc_user("<command-name>/mcp</command-name>"),
+        cc_user("Which process is busiest?"),
+        cc_use("m1", "t1", "mcp__o__list_resources", {}),
+        cc_user("[Request interrupted by user]"),
+        {
+            "type": "user",
+            "version": "2.1.14",
+            "isMeta": True,
+            "message": {"role": "user", "content": "Caveat: ..."},
+        },
+    ]
+    got = read(write_jsonl(tmp_path / "s.jsonl", rows))
+    assert [e.text for e in got.events if isinstance(e, Message)] == ["Which process is busiest?"]

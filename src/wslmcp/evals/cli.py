@@ -248,7 +248,7 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
                 _job(
                     r.id,
                     r.trace,
-                    None if args.no_replay else r.replay_dir,
+                    r.replay_dir,
                     cases.get(r.case) if r.case else None,
                 )
                 for r in runs
@@ -268,7 +268,7 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
             case = cases[args.case] if args.case else None
             files = _trace_files(p, args.traces)
             stems = [f.stem for f in files]
-            target = None if args.no_replay else replay_dir
+            target = replay_dir
             jobs = [_job(f.stem if stems.count(f.stem) == 1 else str(f), f, target, case) for f in files]
     except CaseError as exc:
         return _fail(str(exc), 3)

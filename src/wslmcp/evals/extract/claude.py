@@ -4,7 +4,8 @@ Lines are read by the profiler's reader (``profile.transcripts.jsonl.records``) 
 rules (version marker, bad-line ratio, repeated ``tool_use`` ids dropped), so ``wslmcp profile`` and
 ``wslmcp eval`` never disagree on what a transcript holds. Claude Code writes one record per content
 block; blocks of one ``message.id`` share a call group (parallel calls). ``thinking`` blocks are
-never part of the answer; ``isSidechain`` records (subagents) and ``isMeta`` prompts are skipped.
+never part of the answer; ``isSidechain`` records (subagents), ``isMeta`` prompts and the texts
+Claude Code writes itself (slash commands and their output, interruptions) are skipped.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from wslmcp.profile.transcripts.jsonl import LineStats
 from wslmcp.profile.transcripts.names import longest_first, split_mcp_name
 
 _MCP_ERROR = re.compile(r"MCP error (-?\d+): ?(.*)", re.DOTALL)
+# user texts Claude Code writes itself (slash commands, their output, interruptions): no prompt
+_CLIENT_TEXT = ("<command-name>", "<command-message>", "<local-command-stdout>", "[Request interrupted")
 
 
 def extract(path: str, records: Iterable[dict[str, Any]], stats: LineStats, servers: Sequence[str]) -> Trace:
@@ -79,7 +82,8 @@ def extract(path: str, records: Iterable[dict[str, Any]], stats: LineStats, serv
 
 def _user(trace: Trace, content: object, by_id: dict[str, Call]) -> None:
     if isinstance(content, str):
-        trace.events.append(Message("user", content))
+        if not content.lstrip().startswith(_CLIENT_TEXT):
+            trace.events.append(Message("user", content))
         return
     if not isinstance(content, list):
         return
@@ -87,7 +91,7 @@ def _user(trace: Trace, content: object, by_id: dict[str, Call]) -> None:
     results = [b for b in blocks if b.get("type") == "tool_result"]
     if not results:
         texts = [str(b["text"]) for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
-        if texts:
+        if texts and not texts[0].lstrip().startswith(_CLIENT_TEXT):
             trace.events.append(Message("user", "\n".join(texts)))
         return
     for block in results:
