@@ -106,3 +106,32 @@ def test_the_case_applies_to_the_chosen_investigation() -> None:
     last = next(r for r in grade(session(trace, case)) if r.id == "answer.names_top_resource")
     first = next(r for r in grade(session(trace, case, target=0)) if r.id == "answer.names_top_resource")
     assert (last.status, first.status) == ("pass", "fail")
+
+
+NEAR_MISSES = [
+    (
+        "answer.container_membership_from_hierarchy",
+        "The docker environment is null and gw_sh is in WSL.",
+        True,
+    ),
+    ("answer.container_membership_from_hierarchy", "gw_sh runs in a Docker container, not in WSL.", False),
+    ("answer.null_not_zero", "The host has 0% other load; Docker wasn't measured.", True),
+    ("answer.null_not_zero", "WSL is busy, while Docker sits at 0%.", False),
+    ("answer.no_memory_inference", "Whether the host is paging, these figures can't tell.", True),
+    ("answer.no_memory_inference", "There is no sign of a leak, but the host is swapping.", False),
+    ("answer.children_from_hierarchy", "make spawned gw_sh, but no children were listed.", False),
+]
+
+
+@pytest.mark.parametrize(("check", "answer", "passes"), NEAR_MISSES)
+def test_claims_are_judged_per_clause(check: str, answer: str, passes: bool) -> None:
+    from tests.evals.pairs import _summary_answer, drill
+
+    if check == "answer.children_from_hierarchy":
+        trace = drill(answer).trace
+    elif check == "answer.container_membership_from_hierarchy":
+        trace = most_cpu(answer).trace
+    else:
+        trace = _summary_answer(answer)
+    got, message = status(check, trace, PAIRS[check][2])
+    assert got == ("pass" if passes else "fail"), message

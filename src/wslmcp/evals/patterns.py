@@ -17,7 +17,8 @@ SOURCES: dict[str, str] = {
     "ZERO": r"(?<![\d.])0(?:\.0+)?\s?%|\bzero\b|\bidle\b|\bnot (?:using|consuming|doing|running anything)\b"
     r"|\bno (?:cpu|load|usage|activity)\b|\bisn'?t (?:using|doing)\b|\bnothing\b",
     "UNKNOWN": r"\b(?:null|not observed|unobserved|unknown|unavailable|not collected|no data|can'?t tell|"
-    r"cannot tell|inconclusive|not measured|was(?:n'?t| not) observed|not reported|no reading)\b",
+    r"cannot tell|inconclusive|not measured|was(?:n'?t| not) (?:observed|measured|collected|reported)|"
+    r"not reported|no reading)\b",
     "ENV_WINDOWS": r"\bwindows\b",
     "ENV_DOCKER": r"\bdocker\b",
     "ENV_WSLC": r"\bwslc\b",
@@ -32,6 +33,7 @@ SOURCES: dict[str, str] = {
     "PERCENT": r"(?<![\w.])(\d+(?:\.\d+)?)\s?%",
     "PER_CORE": r"(?<![\w.])(\d+(?:\.\d+)?)\s?%\s+(?:of\s+(?:a|one|1|each|a single|one full|a full)\s+"
     r"(?:cpu\s+|logical\s+cpu\s+)?(?:core|cpu|processor)\b|per\s+(?:core|cpu)\b)",
+    "CLAUSE": r"\s*[;,]\s*|\s+(?:but|while|whereas|although|though|and|so)\s+",
     "BYTES": r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s?(bytes|B|KB|kB|KiB|MB|MiB|GB|GiB|TB|TiB)\b",
 }
 CASE_SENSITIVE = {"BYTES"}
@@ -50,7 +52,8 @@ UNITS = {
 TEXT_RULES = (
     "remove * and backticks; split at line breaks and after . ! ? followed by whitespace; names are "
     "usage.name values of the investigation's successful results, matched case-sensitively as whole "
-    "words (?<![\\w-])NAME(?![\\w-]); a number shown with d decimals has tolerance 0.05 + 0.5*10^-d"
+    "words (?<![\\w-])NAME(?![\\w-]); a number shown with d decimals has tolerance 0.05 + 0.5*10^-d; "
+    "claims about one thing (membership, children, memory, a zero) are judged per CLAUSE of a sentence"
 )
 
 
@@ -64,6 +67,11 @@ def sentences(answer: str) -> list[str]:
     for line in text.splitlines():
         out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", line) if s.strip())
     return out
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence cut at CLAUSE boundaries (``;`` ``,`` and, but, while, so, ...)."""
+    return [c for c in PATTERNS["CLAUSE"].split(sentence) if c.strip()]
 
 
 def tolerance(shown: str) -> float:

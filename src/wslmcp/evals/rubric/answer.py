@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +13,7 @@ from wslmcp.evals.session import Session, final_answer
 from wslmcp.evals.trace import Call
 
 BYTES_TOLERANCE = 0.05
+_QUESTION = re.compile(r"\s*(?:whether|if)\b", re.IGNORECASE)  # "whether it is paging, ..." claims nothing
 
 
 def _answer(s: Session) -> list[str]:
@@ -124,10 +126,15 @@ def null_not_zero(s: Session) -> Outcome:
         return skip("no null environment or null-CPU resource in the results")
     found = []
     for sentence in _answer(s):
-        if not P.has("ZERO", sentence) or P.has("UNKNOWN", sentence):
+        if P.has("UNKNOWN", sentence):
             continue
-        if any(P.has(P.ENVIRONMENTS[e], sentence) for e in null_envs) or any(
-            P.name_pattern(n).search(sentence) for n in null_names
+        if any(
+            P.has("ZERO", clause)
+            and (
+                any(P.has(P.ENVIRONMENTS[e], clause) for e in null_envs)
+                or any(P.name_pattern(n).search(clause) for n in null_names)
+            )
+            for clause in P.clauses(sentence)
         ):
             found.append(sentence)
     return _flag(found, "a null (not observed) value is called zero or idle", "no null value is called zero")
@@ -218,7 +225,13 @@ def units(s: Session) -> Outcome:
 def no_memory_inference(s: Session) -> Outcome:
     if not any(s.is_observe(c) for c in s.calls_in(s.case_events)):
         return skip("the investigation has no observe calls")
-    found = [x for x in _answer(s) if P.has("MEMORY", x) and not P.has("NEGATION", x)]
+    found = [
+        x
+        for x in _answer(s)
+        if any(
+            P.has("MEMORY", c) and not P.has("NEGATION", c) and not _QUESTION.match(c) for c in P.clauses(x)
+        )
+    ]
     return _flag(
         found, "paging, swapping, pressure or leaks are inferred from memory figures", "no memory inference"
     )
@@ -254,15 +267,13 @@ def container_membership(s: Session) -> Outcome:
 
     found = []
     for sentence in _answer(s):
-        if (
-            P.has("NEGATION", sentence)
-            or not P.has("CONTAINER", sentence)
-            or not P.has("MEMBERSHIP", sentence)
-        ):
-            continue
-        for _, name in P.name_positions(sentence, names):
-            item = by_name[name]
-            if item["usage"].get("kind") != "container" and not reaches_container(item):
+        for clause in P.clauses(sentence):
+            if P.has("NEGATION", clause) or not P.has("CONTAINER", clause) or not P.has("MEMBERSHIP", clause):
+                continue
+            if any(
+                by_name[name]["usage"].get("kind") != "container" and not reaches_container(by_name[name])
+                for _, name in P.name_positions(clause, names)
+            ):
                 found.append(sentence)
                 break
     return _flag(
@@ -291,10 +302,12 @@ def children_from_hierarchy(s: Session) -> Outcome:
     names = s.names(s.case_events)
     found = []
     for sentence in _answer(s):
-        if P.has("NEGATION", sentence) or not P.has("CHILD", sentence):
-            continue
-        if any(n not in parents and n not in children for _, n in P.name_positions(sentence, names)):
-            found.append(sentence)
+        for clause in P.clauses(sentence):
+            if P.has("NEGATION", clause) or not P.has("CHILD", clause):
+                continue
+            if any(n not in parents and n not in children for _, n in P.name_positions(clause, names)):
+                found.append(sentence)
+                break
     return _flag(
         found, "a child is claimed that the hierarchy did not return", "child claims match list_children"
     )
@@ -350,8 +363,8 @@ CHECKS = (
     _spec(
         "answer.null_not_zero",
         "some result has a null environment or a resource with cpu_percent null",
-        "fails when a sentence matches ZERO, matches no UNKNOWN marker, and names a null environment (ENV "
-        "token) or a null-CPU resource",
+        "fails when a sentence matches no UNKNOWN marker and one of its clauses matches ZERO and names a "
+        "null environment (ENV token) or a null-CPU resource",
         null_not_zero,
         "ZERO",
         "UNKNOWN",
@@ -359,6 +372,7 @@ CHECKS = (
         "ENV_DOCKER",
         "ENV_WSLC",
         "ENV_WSL",
+        "CLAUSE",
     ),
     _spec(
         "answer.no_overlap_sum",
@@ -388,30 +402,33 @@ CHECKS = (
     _spec(
         "answer.no_memory_inference",
         "the investigation has observe calls",
-        "fails when a sentence matches MEMORY and no NEGATION (paging, swapping, pressure, leaks from memory "
-        "figures alone)",
+        "fails when a clause matches MEMORY and no NEGATION and is no whether/if clause (paging, "
+        "swapping, pressure, leaks from memory figures alone)",
         no_memory_inference,
         "MEMORY",
         "NEGATION",
+        "CLAUSE",
     ),
     _spec(
         "answer.container_membership_from_hierarchy",
         "resource names exist",
-        "fails when a sentence with no NEGATION, a CONTAINER and a MEMBERSHIP term names a non-container "
+        "fails when a clause with no NEGATION, a CONTAINER and a MEMBERSHIP term names a non-container "
         "resource whose parent_ids chain (through resources seen) reaches no container",
         container_membership,
         "NEGATION",
         "CONTAINER",
         "MEMBERSHIP",
+        "CLAUSE",
     ),
     _spec(
         "answer.children_from_hierarchy",
         "a successful list_children (or list_resources with parent)",
-        "fails when a sentence with no NEGATION and a CHILD term names a resource other than a listed parent "
+        "fails when a clause with no NEGATION and a CHILD term names a resource other than a listed parent "
         "that is not among the returned children (PID ancestry)",
         children_from_hierarchy,
         "NEGATION",
         "CHILD",
+        "CLAUSE",
     ),
     _spec(
         "answer.distro_from_data",
