@@ -178,7 +178,8 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
 
     sc = _scenario(scenario)
     clock = FakeClock(0.0, sc.start_wall)
-    wsl_exe = FakeWslExe(sc)
+    tokens = CountingTokens()
+    wsl_exe = FakeWslExe(sc, on_miss=tokens.unused)
     stated = read_section(sc).host
     boundaries = Boundaries(
         clock=clock,
@@ -188,7 +189,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         local_files=LocalFiles(),
         mcp_launcher=FakeMcpLauncher.from_scenario(sc),
         shell_transport=_recorded_transports(wsl_exe),
-        tokens=CountingTokens(),
+        tokens=tokens,
         host_facts=StatedHost(stated) if stated is not None else None,
         mcp_sessions=_eval_sessions(sc),
     )

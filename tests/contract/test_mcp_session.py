@@ -38,6 +38,7 @@ async def exercise(sessions: McpSessions) -> dict[str, Any]:
         seen["refused"] = await sh.call("wsl_exec", {"command": "rm -rf /"})
         seen["miss"] = await sh.call("wsl_exec", {"command": "echo not recorded"})
         seen["after_miss"] = await sh.call("wsl_list_sessions", {})
+        seen["hosts_after_miss"] = await sh.call("wsl_list_hosts", {})
     return seen
 
 
@@ -92,6 +93,8 @@ def test_a_request_the_scenario_lacks_is_a_distinguishable_replay_miss(seen: dic
     assert miss.status == "jsonrpc_error" and miss.replay_miss
     assert "wsl_exe" in miss.error["message"] and "echo not recorded" in miss.error["message"]
     assert seen["after_miss"].status == "ok"
+    hosts = seen["hosts_after_miss"]  # the recorded first exchange still replays: no poisoning
+    assert hosts.status == "ok" and hosts.content[0]["text"].startswith("Ubuntu  →  dev@Ubuntu")
 
 
 def test_twin_refuses_unrecorded_requests(recorded: tuple[dict[str, Any], dict[str, Any]]) -> None:
