@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wslmcp.boundaries.mcp_session import ToolAnswer
+
 SCHEMA = "wslmcp-trace/1"
 STATUSES = ("ok", "tool_error", "jsonrpc_error", "client_error", "missing")
 
@@ -26,11 +28,9 @@ class TraceError(ValueError):
 
 
 @dataclass
-class Result:
-    status: str  # one of STATUSES
-    content: list[dict[str, Any]] = field(default_factory=list)
-    structured: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None  # {"code", "message"} for jsonrpc_error
+class Result(ToolAnswer):
+    """A call's result: ``status`` (one of STATUSES), content blocks, ``structured`` and, for a
+    ``jsonrpc_error``, ``error = {"code", "message"}``; the fields and JSON of a replayed answer."""
 
     @property
     def text(self) -> str:
@@ -48,14 +48,6 @@ class Result:
             value = self.structured["error"].get("code")
             return value if isinstance(value, str | int) else None
         return None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "content": self.content,
-            "structured": self.structured,
-            "error": self.error,
-        }
 
 
 MISSING = Result("missing")
