@@ -5,8 +5,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from wslmcp.boundaries.replay_miss import NotRecorded
 
-class ReplayMiss(LookupError):
+
+class ReplayMiss(NotRecorded):
     """A fake was asked for something its scenario does not hold."""
 
     def __init__(self, boundary: str, scenario: str, asked: str, offered: Sequence[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
@@ -38,8 +38,9 @@ class FakeWslExe:
     boundary = "wsl_exe"
     executable = "wsl.exe"
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, on_miss: Callable[[Sequence[str]], None] | None = None) -> None:
         self._scenario = scenario
+        self._on_miss = on_miss  # told the argument vector of every miss (the replay's run tokens)
         self._items: list[Mapping[str, Any]] = list(
             scenario.manifest.get("exchanges", {}).get(self.boundary, [])
         )
@@ -66,6 +67,8 @@ class FakeWslExe:
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
             offered = [f"{self.executable} {' '.join(item['args'])[:120]}" for item in self._items]
+            if self._on_miss is not None:
+                self._on_miss(args)
             raise ReplayMiss(self.boundary, self._scenario.name, asked, closest_first(asked, offered))
         key = (tuple(args), digest)
         n = self._served.get(key, 0)

@@ -23,6 +23,7 @@ from wslmcp.boundaries.clock import AdvancingClock, SystemClock
 from wslmcp.boundaries.distro_homes import WslDistroHomes
 from wslmcp.boundaries.docker_api import ApiAnswer, DockerApi, DockerEndpoint
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
 from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
@@ -37,7 +38,9 @@ from wslmcp.scenario.sections import read_section, shell_env
 if TYPE_CHECKING:
     from wslmcp.scenario.recorder import ScenarioWriter
 
-__all__ = ["Boundaries", "Host", "Replay", "Wired", "real", "real_host", "replay", "replay_host", "wire"]
+__all__ = [
+    "Boundaries", "Host", "Replay", "Wired", "real", "real_host", "replay", "replay_host", "replay_target", "wire",
+]  # fmt: skip
 
 WSL_EXE_VARIABLE = "WSLMCP_WSL_EXE"
 
@@ -176,6 +179,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         wslc=WslcCli(find_wslc(env, windows=windows)),
         windows_home=InteropWindowsHome(env),
         distro_homes=WslDistroHomes(WslExeCli(_wsl_exe_path(env))),
+        mcp_sessions=ForkedMcpSessions(),
     )
 
 
@@ -287,7 +291,8 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
 
     sc = _scenario(scenario)
     clock = FakeClock(0.0, sc.start_wall)
-    wsl_exe = FakeWslExe(sc)
+    tokens = CountingTokens()
+    wsl_exe = FakeWslExe(sc, on_miss=tokens.unused)
     stated = read_section(sc).host
     boundaries = Boundaries(
         clock=clock,
@@ -297,7 +302,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         local_files=LocalFiles(),
         mcp_launcher=FakeMcpLauncher.from_scenario(sc),
         shell_transport=_recorded_transports(wsl_exe),
-        tokens=CountingTokens(),
+        tokens=tokens,
         host_facts=StatedHost(stated) if stated is not None else None,
         pdh=FakePdhCounters(sc, clock) if _has_samples(sc, "pdh") else None,
         windows_processes=FakeWindowsProcesses(sc, clock) if _has_samples(sc, "windows") else None,
@@ -305,8 +310,27 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         wslc=FakeWslc(sc),
         windows_home=StatedWindowsHome(_stated_windows_home(sc)),
         distro_homes=StatedDistroHomes(_stated_distro_homes(sc)),
+        mcp_sessions=_eval_sessions(sc),
     )
     return Replay(boundaries, replay_host(sc, environ), clock, sc)
+
+
+def _eval_sessions(sc: Scenario) -> McpSessions:
+    """A scenario's recorded eval sessions (``eval.mcp_sessions``) when it holds them; otherwise real
+    sessions with servers replaying this same scenario (so nothing outside it is touched)."""
+    recorded = sc.section("eval").get("mcp_sessions")
+    if isinstance(recorded, str):
+        from fakes.mcp_session import FakeMcpSessions
+
+        return FakeMcpSessions.load(sc.file(recorded))
+    return ForkedMcpSessions()
+
+
+def replay_target(scenario: Scenario | str | Path) -> ReplayTarget:
+    """What ``wslmcp eval`` replays against. Raises ``ScenarioError`` for an invalid scenario."""
+    sc = _scenario(scenario)
+    section = read_section(sc)
+    return ReplayTarget(str(sc.root), sc.name, section.args, section.distro)
 
 
 def wire(

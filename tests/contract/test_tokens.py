@@ -27,3 +27,11 @@ def test_a_source_never_repeats_a_token(source: TokenSource) -> None:
 def test_the_replay_counts_from_one_as_the_recorder_did() -> None:
     tokens = CountingTokens()
     assert [tokens.next(), tokens.next(), tokens.next()] == [f"{n:016x}" for n in (1, 2, 3)]
+
+
+def test_a_replay_miss_hands_its_token_out_again() -> None:
+    tokens = CountingTokens()
+    first = tokens.next()
+    tokens.unused(["-d", "Ubuntu", "--exec", "bash", "-lc", f"export WSLMCP_RUN={first}\necho x"])
+    assert tokens.next() == first
+    assert tokens.next() == "0000000000000002"

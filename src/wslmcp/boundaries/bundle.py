@@ -16,6 +16,7 @@ from wslmcp.boundaries.distro_homes import DistroHomes
 from wslmcp.boundaries.docker_api import DockerApi
 from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.boundaries.mcp_launcher import McpLauncher
+from wslmcp.boundaries.mcp_session import McpSessions
 from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import ProcSource
 from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
@@ -55,6 +56,8 @@ class Boundaries:
     windows_home: WindowsHome | None = None
     #: On Windows: the running distros' homes (the profiler's other side).
     distro_homes: DistroHomes | None = None
+    #: sessions with replaying wslmcp servers (``wslmcp eval``); a replay holds no recorded ones
+    mcp_sessions: McpSessions | None = None
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,349 @@
-"""`wslmcp eval`: placeholder until its issue lands."""
+"""``wslmcp eval``: run / extract / checks / diff.
+
+Exit codes (run): 0 every trace passes (with --baseline: no regression); 1 some trace fails (with
+--baseline: some regression); 2 usage error; 3 a harness error for at least one trace. 3 > 1 > 0.
+"""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import contextlib
+import json
+import os
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-from wslmcp.cliargs import parser
+from wslmcp.cliargs import ArgumentParser, parser
+
+PROG = "wslmcp eval"
+KINDS = ("observe", "shell")
+
+
+def _build() -> ArgumentParser:
+    top = parser(PROG, "Replay an agent's recorded tool calls against a scenario and grade them.")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub.required = True
+    run = sub.add_parser(
+        "run", help="grade traces (Claude Code, Codex or wslmcp-trace/1)", description="Grade traces."
+    )
+    run.add_argument(
+        "traces", nargs="*", metavar="TRACE", help="trace files or directories (every *.jsonl below)"
+    )
+    run.add_argument("--suite", metavar="SUITE.json", help="a wslmcp-eval-suite/1 file naming runs")
+    run.add_argument(
+        "--scenario", dest="replay_dir", metavar="DIR", help="the scenario the session ran against"
+    )
+    run.add_argument("--case", metavar="ID", help="the case every trace given here answers")
+    run.add_argument("--cases", metavar="FILE", help="cases file (default: DIR/eval/cases.json when present)")
+    run.add_argument("--server", action="append", default=[], metavar="ALIAS=observe|shell")
+    run.add_argument("--no-replay", action="store_true", help="grade without starting any server")
+    run.add_argument(
+        "--strict-replay", action="store_true", help="an unreplayable call is a harness error (3)"
+    )
+    run.add_argument(
+        "--strict-intent", action="store_true", help="inferred intent checks gate like declared ones"
+    )
+    run.add_argument(
+        "--investigation", type=int, metavar="N", help="the investigation the case applies to (1-based)"
+    )
+    run.add_argument("--severity", action="append", default=[], metavar="ID=warn|error")
+    run.add_argument(
+        "--judge", metavar="CMD", help="judge plug-in: JSON request on stdin, response on stdout"
+    )
+    run.add_argument("--judge-gates", action="store_true", help="judge items fail traces (default: warn)")
+    run.add_argument("--judge-timeout", type=float, default=60.0, metavar="S")
+    run.add_argument("--json", metavar="FILE|-", help="write the wslmcp-eval-report/1 report")
+    run.add_argument("--junit", metavar="FILE", help="write JUnit XML")
+    run.add_argument("--baseline", metavar="REPORT.json", help="exit 1 only on a regression against it")
+    run.add_argument("--jobs", type=int, default=1, metavar="N", help="grade N traces at once")
+    run.add_argument("-v", "--verbose", action="store_true", help="bindings and drift in the table")
+    ext = sub.add_parser(
+        "extract", help="write a transcript as wslmcp-trace/1", description="Extract a trace."
+    )
+    ext.add_argument("transcript", metavar="TRANSCRIPT")
+    ext.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+    ext.add_argument("--server", action="append", default=[], metavar="ALIAS", help="configured server names")
+    chk = sub.add_parser("checks", help="print every check", description="Print the rubric.")
+    chk.add_argument("--json", action="store_true")
+    diff = sub.add_parser("diff", help="compare two --json reports", description="Compare two reports.")
+    diff.add_argument("old", metavar="OLD.json")
+    diff.add_argument("new", metavar="NEW.json")
+    diff.add_argument("--json", action="store_true")
+    return top
 
 
 def main(argv: Sequence[str]) -> int:
-    parser(
-        "wslmcp eval", "replay an agent's recorded tool calls against a scenario and grade them."
-    ).parse_args(list(argv))
-    print("wslmcp eval: not available in this build yet", file=sys.stderr)
-    return 2
+    p = _build()
+    args = p.parse_args(list(argv))
+    if args.command == "checks":
+        return _checks(args.json)
+    if args.command == "extract":
+        return _extract(args)
+    if args.command == "diff":
+        return _diff(args)
+    return _run(p, args)
+
+
+def _write(path: str, text: str) -> None:
+    """``path`` replaced atomically (never half-written); ``-`` is stdout."""
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    fd, temp = tempfile.mkstemp(prefix=".wslmcp-eval-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def _fail(message: str, code: int) -> int:
+    sys.stderr.write(f"{PROG}: {message}\n")
+    return code
+
+
+def _checks(as_json: bool) -> int:
+    from wslmcp.evals import patterns
+    from wslmcp.evals.cases import INFERENCE_RULES
+    from wslmcp.evals.rubric import describe
+
+    checks = describe()
+    if as_json:
+        doc = {
+            "schema": "wslmcp-eval-checks/1",
+            "checks": checks,
+            "patterns": patterns.SOURCES,
+            "distros": list(patterns.DISTROS),
+            "text_rules": patterns.TEXT_RULES,
+            "inference_rules": [{"when": w, "then": t} for w, t in INFERENCE_RULES],
+        }
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return 0
+    out = []
+    for c in checks:
+        out.append(f"{c['id']}  [{c['family']}, default {c['default_severity']}]")
+        out.append(f"    applies: {c['applies']}")
+        out.append(f"    {c['rule']}")
+        out.extend(f"    {name} = {src}" for name, src in c["patterns"].items())
+    out.append("")
+    out.append("Text: " + patterns.TEXT_RULES)
+    out.append(
+        "DISTROS: " + " ".join(patterns.DISTROS) + " + every usage.source + the scenario's observe.distro"
+    )
+    out.append(
+        "Intent inferred from the question when no case is given (severity warn unless --strict-intent):"
+    )
+    out.extend(f"    {w}  ->  {t}" for w, t in INFERENCE_RULES)
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from wslmcp import wiring
+    from wslmcp.evals import extract, trace
+
+    try:
+        got = extract.read(wiring.real().client_files, os.path.abspath(args.transcript), tuple(args.server))
+    except trace.TraceError as exc:
+        return _fail(str(exc), 3)
+    text = "".join(line + "\n" for line in trace.dump(got))
+    try:
+        _write(args.out or "-", text)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror or exc}", 3)
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from wslmcp.evals import baseline
+
+    try:
+        old, new = baseline.load(Path(args.old)), baseline.load(Path(args.new))
+    except baseline.BaselineError as exc:
+        return _fail(str(exc), 3)
+    result = baseline.compare(old["traces"], new["traces"], args.old)
+    sys.stdout.write((json.dumps(result, indent=2) if args.json else baseline.render(result)) + "\n")
+    return 1 if result["regressions"] else 0
+
+
+def _pairs(p: ArgumentParser, values: list[str], flag: str, allowed: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key or value not in allowed:
+            p.error(f"{flag} {item!r}: expected NAME={'|'.join(allowed)}")
+        out[key] = value
+    return out
+
+
+def _trace_files(p: ArgumentParser, given: Sequence[str]) -> list[Path]:
+    files: list[Path] = []
+    for item in given:
+        path = Path(item)
+        if path.is_dir():
+            files.extend(
+                f for f in sorted(path.rglob("*.jsonl")) if "subagents" not in f.relative_to(path).parts[:-1]
+            )
+        elif path.exists():
+            files.append(path)
+        else:
+            p.error(f"no such trace file or directory: {item}")
+    return files
+
+
+def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Any) -> Any:
+    """A grading job; the scenario is resolved here (an entry point), so grading never reads one."""
+    from wslmcp import wiring
+    from wslmcp.evals.grading import Job
+    from wslmcp.scenario.manifest import ScenarioError
+
+    if replay_dir is None:
+        return Job(job_id, trace, None, case)
+    try:
+        return Job(job_id, trace, wiring.replay_target(replay_dir), case)
+    except (ScenarioError, OSError) as exc:
+        return Job(job_id, trace, None, case, target_error=f"scenario {replay_dir}: {exc}")
+
+
+def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
+    from wslmcp.evals.cases import CaseError, load_cases, load_suite
+    from wslmcp.evals.grading import Options
+    from wslmcp.evals.rubric import REGISTRY
+
+    if bool(args.suite) == bool(args.traces):
+        p.error("give TRACE... or --suite SUITE.json (one of them)")
+    if args.traces and args.replay_dir is None and not args.no_replay:
+        p.error("--scenario DIR is required to replay (or pass --no-replay)")
+    if args.jobs < 1:
+        p.error("--jobs must be at least 1")
+    if args.investigation is not None and args.investigation < 1:
+        p.error("--investigation must be at least 1")
+    severities = _pairs(p, args.severity, "--severity", ("warn", "error"))
+    unknown = sorted(set(severities) - set(REGISTRY))
+    if unknown:
+        p.error(f"--severity: unknown check {unknown[0]!r} (see 'wslmcp eval checks')")
+    options = Options(
+        no_replay=args.no_replay,
+        strict_replay=args.strict_replay,
+        strict_intent=args.strict_intent,
+        investigation=args.investigation,
+        severities=severities,
+        servers=_pairs(p, args.server, "--server", KINDS),
+        judge=args.judge,
+        judge_gates=args.judge_gates,
+        judge_timeout=args.judge_timeout,
+    )
+    try:
+        if args.suite:
+            runs, cases = load_suite(Path(args.suite))
+            jobs = [
+                _job(
+                    r.id,
+                    r.trace,
+                    r.replay_dir,
+                    cases.get(r.case) if r.case else None,
+                )
+                for r in runs
+            ]
+        else:
+            replay_dir = Path(args.replay_dir) if args.replay_dir else None
+            cases_file = Path(args.cases) if args.cases else None
+            if (
+                cases_file is None
+                and replay_dir is not None
+                and (replay_dir / "eval" / "cases.json").is_file()
+            ):
+                cases_file = replay_dir / "eval" / "cases.json"
+            cases = load_cases(cases_file) if cases_file else {}
+            if args.case is not None and args.case not in cases:
+                raise CaseError(str(cases_file or "(no cases file)"), "cases", f"a case named {args.case!r}")
+            case = cases[args.case] if args.case else None
+            files = _trace_files(p, args.traces)
+            stems = [f.stem for f in files]
+            target = replay_dir
+            jobs = [_job(f.stem if stems.count(f.stem) == 1 else str(f), f, target, case) for f in files]
+    except CaseError as exc:
+        return _fail(str(exc), 3)
+    if not jobs:
+        return _fail("no trace files found", 3)
+    baseline_doc = None
+    if args.baseline:
+        from wslmcp.evals import baseline
+
+        try:
+            baseline_doc = baseline.load(Path(args.baseline))
+        except baseline.BaselineError as exc:
+            return _fail(str(exc), 3)
+    reports = asyncio.run(_grade_all(jobs, options, args.jobs))
+    return _emit(args, reports, baseline_doc)
+
+
+async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str, Any]]:
+    from wslmcp import wiring
+    from wslmcp.boundaries.process import run_process
+    from wslmcp.evals.grading import Harness, grade_job
+
+    boundaries = wiring.real()
+    assert boundaries.mcp_sessions is not None
+    harness = Harness(boundaries.client_files, boundaries.mcp_sessions, run_process)
+    limit = asyncio.Semaphore(n)
+    done = 0
+    started = time.monotonic()
+    tty = sys.stderr.isatty()
+
+    async def one(job: Any) -> dict[str, Any]:
+        nonlocal done
+        async with limit:
+            report = await grade_job(harness, job, options)
+        done += 1
+        if tty and time.monotonic() - started > 1.0:
+            sys.stderr.write(f"\r{PROG}: graded {done}/{len(jobs)} traces")
+            sys.stderr.flush()
+        return report
+
+    try:
+        reports = await asyncio.gather(*(one(j) for j in jobs))
+    finally:
+        harness.sessions.close()
+    if tty and time.monotonic() - started > 1.0:
+        sys.stderr.write("\n")
+    return list(reports)
+
+
+def _emit(
+    args: argparse.Namespace, reports: list[dict[str, Any]], baseline_doc: dict[str, Any] | None
+) -> int:
+    from wslmcp.evals import baseline, junit, report_human, report_json
+
+    compared = None
+    if baseline_doc is not None:
+        compared = baseline.compare(baseline_doc["traces"], reports, args.baseline)
+    doc = report_json.document(reports, compared)
+    try:
+        if args.json:
+            _write(args.json, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        if args.junit:
+            _write(args.junit, junit.render(reports))
+    except OSError as exc:
+        return _fail(f"cannot write a report: {exc.strerror or exc}", 3)
+    if args.json != "-":
+        text = report_human.table(reports, doc["summary"], args.verbose)
+        if compared is not None:
+            text += "\n" + baseline.render(compared)
+        sys.stdout.write(text + "\n")
+    for r in reports:
+        if r["verdict"] == "error":
+            sys.stderr.write(f"{PROG}: {r['error']}\n")
+    if any(r["verdict"] == "error" for r in reports):
+        return 3
+    if compared is not None:
+        return 1 if compared["regressions"] else 0
+    return 1 if any(r["verdict"] == "fail" for r in reports) else 0

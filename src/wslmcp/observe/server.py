@@ -12,6 +12,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from wslmcp import __version__
+from wslmcp.boundaries import replay_miss
 from wslmcp.observe.errors import ObserveError
 from wslmcp.observe.handlers import answer
 from wslmcp.observe.service import ObserveService
@@ -64,6 +65,8 @@ def build_server(service: ObserveService) -> Server[Any]:
             return result(await answer(service, call))
         except ObserveError as exc:
             return error_result(exc.code, str(exc))
+        except replay_miss.NotRecorded as exc:  # --replay: the scenario lacks what this call needs
+            raise MCPError(types.INTERNAL_ERROR, replay_miss.message(exc)) from None
 
     return Server(
         "wslmcp-observe",

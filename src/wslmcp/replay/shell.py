@@ -23,6 +23,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from mcp.shared.exceptions import MCPError
+
 from fakes.replay import ReplayMiss
 from wslmcp import wiring
 from wslmcp.replay.client import connect, crashes, root_cause
@@ -66,9 +68,15 @@ async def replay_calls(
             if advance:
                 run.clock.advance(advance)
             with crashes() as found:
-                result = await client.call_tool(call["tool"], dict(call.get("args", {})))
-            if crashed is not None:
-                crashed.extend(found)
+                try:
+                    result = await client.call_tool(call["tool"], dict(call.get("args", {})))
+                except MCPError as exc:  # a replay miss comes back as a JSON-RPC error naming it
+                    found.append(exc)
+                    replies.append({"is_error": True, "text": str(exc)})
+                    continue
+                finally:
+                    if crashed is not None:
+                        crashed.extend(found)
             text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
             replies.append({"is_error": bool(result.is_error), "text": text})
     return replies

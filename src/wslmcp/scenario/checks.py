@@ -19,6 +19,7 @@ CHECKS: dict[str, str] = {
     "observe-tools": "wslmcp.replay.observe:check",
     "profile-report": "wslmcp.replay.profile:check",
     "shell-exchanges": "wslmcp.replay.shell:check",
+    "eval-traces": "wslmcp.replay.eval:check",
 }
 
 
@@ -27,6 +28,7 @@ class CheckResult:
     kind: str
     ok: bool
     detail: str
+    report: str = ""  # an optional table printed below the scenario's row
 
 
 Check = Callable[[Scenario, Mapping[str, Any]], CheckResult]

@@ -159,6 +159,9 @@ def _replay(args: argparse.Namespace) -> int:
         else:
             detail = "; ".join(r.detail for r in results if not r.ok) or "no checks declared"
         print(f"{sc.name:<24} {'match' if ok else 'MISMATCH':<9} {kinds:<24} {detail}")
+        for r in results:
+            if r.report:
+                print("\n".join("    " + line for line in r.report.splitlines()))
     print(f"{len(paths) - mismatches} matched, {mismatches} mismatched")
     return 1 if mismatches else 0
 

@@ -8,10 +8,12 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, InputRequiredResult, TextContent, Tool, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, CallToolResult, InputRequiredResult, TextContent, Tool, ToolAnnotations
 from pydantic import Field
 
 from wslmcp import __version__
+from wslmcp.boundaries import replay_miss
 from wslmcp.shell.service import Reply, ShellService
 
 SESSION_FOR_FILES = (
@@ -181,7 +183,13 @@ class StrictArgumentsServer(MCPServer):
             given = ", ".join(repr(u) for u in unknown)
             takes = f"it accepts {', '.join(sorted(accepted or ()))}" if accepted else "it takes no arguments"
             raise ToolError(f"{name} does not take {given}: {takes}. Nothing was run.")
-        return await super().call_tool(name, arguments, context)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:  # --replay: a request the scenario lacks is a JSON-RPC error naming it
+            miss = replay_miss.find(exc)
+            if miss is None:
+                raise
+            raise MCPError(INTERNAL_ERROR, replay_miss.message(miss)) from None
 
 
 def build_server(service: ShellService) -> MCPServer:

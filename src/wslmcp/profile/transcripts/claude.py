@@ -142,3 +142,20 @@ def _result(block: dict[str, Any]) -> RecordedResult:
     if non_text and total == 0:
         return RecordedResult(call_id, 0, UNSUPPORTED)
     return RecordedResult(call_id, total, PARTIAL if non_text else PAIRED)
+
+
+def format_skip_reason(malformed: bool, versions: list[str], stats: LineStats) -> str | None:
+    """Why a transcript is not read (version marker, bad lines), or None: shared with ``wslmcp eval``."""
+    return _skip_reason(malformed, versions, stats)
+
+
+def note_version(record: dict[str, Any], versions: list[str]) -> bool:
+    """Add a record's ``version`` marker to ``versions`` (first seen first); True when it is malformed."""
+    if "version" not in record:
+        return False
+    version = record["version"]
+    if not isinstance(version, str):
+        return True
+    if version not in versions:
+        versions.append(version)
+    return False

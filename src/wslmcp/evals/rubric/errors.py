@@ -1,0 +1,67 @@
+"""Error recovery: restart after snapshot_unavailable; no identical retry after an error."""
+
+from __future__ import annotations
+
+from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
+from wslmcp.evals.session import Session
+from wslmcp.evals.trace import Call
+
+
+def _next_on_server(s: Session, call: Call) -> Call | None:
+    return next((c for c in s.trace.calls if c.n > call.n and c.server == call.server), None)
+
+
+def restart_after_unavailable(s: Session) -> Outcome:
+    hits = [c for c in s.trace.calls if s.is_observe(c) and s.result(c).code == "snapshot_unavailable"]
+    if not hits:
+        return skip("no snapshot_unavailable answer")
+    found = []
+    for call in hits:
+        nxt = _next_on_server(s, call)
+        if nxt is None:
+            continue
+        args = s.args(nxt)
+        if "snapshot_id" in args or args.get("max_age_ms") != 0:
+            found.append(
+                (
+                    nxt.n,
+                    f"call {nxt.n} follows snapshot_unavailable (call {call.n}) without a max_age_ms 0 restart",
+                )
+            )
+    return first_fail(found, "every snapshot_unavailable is followed by a fresh restart")
+
+
+def no_identical_retry(s: Session) -> Outcome:
+    errors = [
+        c
+        for c in s.trace.calls
+        if c.server is not None and s.result(c).status in ("tool_error", "jsonrpc_error")
+    ]
+    if not errors:
+        return skip("no tool or JSON-RPC error answer")
+    found = []
+    for call in errors:
+        nxt = _next_on_server(s, call)
+        if nxt is not None and nxt.tool == call.tool and nxt.arguments == call.arguments:
+            found.append(
+                (nxt.n, f"call {nxt.n} repeats call {call.n} ({call.tool}) unchanged after its error")
+            )
+    return first_fail(found, "no failed call was repeated unchanged")
+
+
+CHECKS = (
+    CheckSpec(
+        "errors.restart_after_unavailable",
+        "errors",
+        "after a snapshot_unavailable answer",
+        "fails when the next call to that server is not a latest read with max_age_ms 0",
+        restart_after_unavailable,
+    ),
+    CheckSpec(
+        "errors.no_identical_retry",
+        "errors",
+        "after a tool_error or jsonrpc_error answer",
+        "fails when the next call to that server has the same tool and equal arguments",
+        no_identical_retry,
+    ),
+)

@@ -1,0 +1,63 @@
+"""Protocol and tools: known tools, valid arguments, MCP tools only."""
+
+from __future__ import annotations
+
+from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
+from wslmcp.evals.session import Session
+
+
+def known_tools(s: Session) -> Outcome:
+    calls = [c for c in s.trace.calls if c.server is not None and c.server in s.tools]
+    if not calls:
+        return skip("no MCP call on a server whose tools are known")
+    found = [
+        (c.n, f"call {c.n} names {c.tool!r}, absent from {c.server}'s tools")
+        for c in calls
+        if c.tool not in s.tools[c.server or ""]
+    ]
+    return first_fail(found, f"{len(calls)} MCP call(s) name listed tools")
+
+
+def valid_arguments(s: Session) -> Outcome:
+    calls = [c for c in s.trace.calls if c.server is not None and c.tool in s.tools.get(c.server, set())]
+    if not calls:
+        return skip("no MCP call to a known tool")
+    found = [
+        (c.n, f"call {c.n} {c.tool}: JSON-RPC -32602 {(c.result.error or {}).get('message', '')}".rstrip())
+        for c in calls
+        if c.result.status == "jsonrpc_error" and c.result.code == -32602
+    ]
+    return first_fail(found, "no call was rejected for its arguments")
+
+
+def mcp_only(s: Session) -> Outcome:
+    if not s.case.mcp_only:
+        return skip("the case allows builtin tools")
+    found = [(c.n, f"call {c.n} uses the builtin tool {c.tool!r}") for c in s.trace.calls if c.server is None]
+    return first_fail(found, "only MCP tools were used")
+
+
+CHECKS = (
+    CheckSpec(
+        "protocol.known_tools",
+        "protocol",
+        "MCP calls on a server whose tools are known (tools/list on replay, the built-in catalogue without)",
+        "fails when an MCP call names a tool absent from that server's tools/list",
+        known_tools,
+    ),
+    CheckSpec(
+        "protocol.valid_arguments",
+        "protocol",
+        "MCP calls to a known tool",
+        "fails when such a call has a recorded JSON-RPC error -32602 (invalid params)",
+        valid_arguments,
+    ),
+    CheckSpec(
+        "tools.mcp_only",
+        "tools",
+        "the case's mcp_only (default true)",
+        "fails when the trace contains a builtin tool call (Bash, Read, shell, ...)",
+        mcp_only,
+        intent=True,
+    ),
+)

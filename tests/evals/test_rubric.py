@@ -1,0 +1,137 @@
+"""Every check fails on a session of its own and passes on a near-miss; the registry is exactly 30."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.evals.pairs import GW, OBS, PAIRS, Q_CPU, S1, B, listing, most_cpu
+from wslmcp.evals.cases import Case, infer
+from wslmcp.evals.rubric import REGISTRY, grade
+from wslmcp.evals.session import Session
+from wslmcp.evals.trace import Result, Trace
+
+
+def session(trace: Trace, case: Case, **kw: object) -> Session:
+    kinds = {OBS: "observe", "wsl-shell": "shell"}
+    tools = {OBS: {"get_system_summary", "list_resources", "inspect_resource", "list_children"}}
+    return Session(trace, kinds, case, tools=tools, distro="Ubuntu", **kw)  # type: ignore[arg-type]
+
+
+def status(check: str, trace: Trace, case: Case, **kw: object) -> tuple[str, str]:
+    result = next(r for r in grade(session(trace, case, **kw)) if r.id == check)
+    return result.status, result.message
+
+
+def test_registry_has_the_30_checks() -> None:
+    assert len(REGISTRY) == 30
+    assert set(PAIRS) | {"replay.no_drift"} == set(REGISTRY)
+
+
+@pytest.mark.parametrize("check", sorted(PAIRS))
+def test_check_fails_on_its_trace(check: str) -> None:
+    bad, _, case = PAIRS[check]
+    got, message = status(check, bad(), case)
+    assert got == "fail", message
+    assert message
+
+
+@pytest.mark.parametrize("check", sorted(PAIRS))
+def test_check_passes_on_the_near_miss(check: str) -> None:
+    _, good, case = PAIRS[check]
+    got, message = status(check, good(), case)
+    assert got == "pass", message
+
+
+def test_no_drift_skips_without_replay_fails_on_drift_passes_without() -> None:
+    trace = most_cpu("gw_sh").trace
+    assert status("replay.no_drift", trace, PAIRS["tools.mcp_only"][2])[0] == "skip"
+    drift = [{"call": 1, "kind": "value_changed", "recorded": "a", "replayed": "b"}]
+    assert status("replay.no_drift", trace, PAIRS["tools.mcp_only"][2], drift=drift)[0] == "fail"
+    assert status("replay.no_drift", trace, PAIRS["tools.mcp_only"][2], drift=[])[0] == "pass"
+
+
+def test_inferred_intent_never_gates_unless_strict() -> None:
+    trace = most_cpu(
+        "gw_sh", first={"max_age_ms": 0, "sort_by": "cpu", "sort_order": "asc", "limit": 1}
+    ).trace
+    case = infer(Q_CPU)
+    assert case.intent.sort_by == "cpu" and case.intent.fresh
+    loose = next(r for r in grade(session(trace, case)) if r.id == "intent.sort_matches_question")
+    assert (loose.status, loose.severity, loose.gating) == ("fail", "warn", False)
+    strict = next(
+        r for r in grade(session(trace, case, strict_intent=True)) if r.id == "intent.sort_matches_question"
+    )
+    assert strict.gating
+
+
+def test_inference_rules_read_top_n_memory_and_containers() -> None:
+    assert infer("Show the top 5 processes by CPU").intent.limit == 5
+    mem = infer("Which WSL process uses the most memory?")
+    assert (mem.intent.sort_by, mem.intent.environment) == ("memory", "wsl")
+    assert [w["environment"] for _, w in infer("Is an unusual container running?").required_calls] == [
+        "docker",
+        "wslc",
+    ]
+
+
+def test_missing_results_are_graded_from_the_replayed_ones() -> None:
+    trace = (
+        B()
+        .user(Q_CPU)
+        .obs("list_resources", {"max_age_ms": 0, "limit": 1}, Result("missing"))
+        .say("make")
+        .trace
+    )
+    s = session(trace, PAIRS["answer.names_top_resource"][2], replayed={1: listing(S1, GW)})
+    got = next(r for r in grade(s) if r.id == "answer.names_top_resource")
+    assert got.status == "fail" and "gw_sh" in got.message
+
+
+def test_shell_tool_names_read_from_source_equal_the_servers_table() -> None:
+    from wslmcp.evals.grading import shell_tools
+    from wslmcp.shell.server import TOOLS
+
+    assert shell_tools() == tuple(TOOLS)
+
+
+def test_the_case_applies_to_the_chosen_investigation() -> None:
+    trace = (
+        most_cpu("make is the busiest.")  # investigation 1 names the wrong process
+        .user("And now?")
+        .obs("list_resources", {"max_age_ms": 0, "limit": 1}, listing(S1, GW))
+        .say("gw_sh is the busiest.")
+        .trace
+    )
+    case = PAIRS["answer.names_top_resource"][2]
+    last = next(r for r in grade(session(trace, case)) if r.id == "answer.names_top_resource")
+    first = next(r for r in grade(session(trace, case, target=0)) if r.id == "answer.names_top_resource")
+    assert (last.status, first.status) == ("pass", "fail")
+
+
+NEAR_MISSES = [
+    (
+        "answer.container_membership_from_hierarchy",
+        "The docker environment is null and gw_sh is in WSL.",
+        True,
+    ),
+    ("answer.container_membership_from_hierarchy", "gw_sh runs in a Docker container, not in WSL.", False),
+    ("answer.null_not_zero", "The host has 0% other load; Docker wasn't measured.", True),
+    ("answer.null_not_zero", "WSL is busy, while Docker sits at 0%.", False),
+    ("answer.no_memory_inference", "Whether the host is paging, these figures can't tell.", True),
+    ("answer.no_memory_inference", "There is no sign of a leak, but the host is swapping.", False),
+    ("answer.children_from_hierarchy", "make spawned gw_sh, but no children were listed.", False),
+]
+
+
+@pytest.mark.parametrize(("check", "answer", "passes"), NEAR_MISSES)
+def test_claims_are_judged_per_clause(check: str, answer: str, passes: bool) -> None:
+    from tests.evals.pairs import _summary_answer, drill
+
+    if check == "answer.children_from_hierarchy":
+        trace = drill(answer).trace
+    elif check == "answer.container_membership_from_hierarchy":
+        trace = most_cpu(answer).trace
+    else:
+        trace = _summary_answer(answer)
+    got, message = status(check, trace, PAIRS[check][2])
+    assert got == ("pass" if passes else "fail"), message
