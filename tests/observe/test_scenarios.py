@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from wslmcp.replay.observe import check, run
+from wslmcp.replay.observe import check, normalize, run
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import read_section
 
@@ -33,8 +33,12 @@ def test_every_tool_answer_matches_its_snapshot(name: str, snapshot: SnapshotAss
 @pytest.mark.parametrize("name", NAMES)
 def test_answers_equal_the_expected_files_make_run_compares(name: str) -> None:
     scenario = Scenario.load(SCENARIOS / name)
-    for call, got in zip(read_section(scenario).calls, answers(name), strict=True):
-        assert json.loads(scenario.file(str(call["expected"])).read_text(encoding="utf-8")) == got
+    calls = read_section(scenario).calls
+    expected = normalize(
+        [json.loads(scenario.file(str(c["expected"])).read_text(encoding="utf-8")) for c in calls]
+    )
+    for want, got in zip(expected, answers(name), strict=True):
+        assert want == got
 
 
 def data(name: str, call: int) -> Any:

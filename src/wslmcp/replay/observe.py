@@ -106,9 +106,13 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
         if not isinstance(call.get("expected"), str):
             return CheckResult(KIND, False, f"observe.calls[{i}] names no expected file")
     got = run(scenario, section)
-    for i, (call, answer) in enumerate(zip(section.calls, got, strict=True), start=1):
+    # expected answers are normalized the same way, so files written before resource IDs carried the
+    # server session's epoch (raw ``r1-…`` IDs) still compare by identity, not by spelling
+    wanted = normalize(
+        [json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8")) for call in section.calls]
+    )
+    for i, (call, answer, expected) in enumerate(zip(section.calls, got, wanted, strict=True), start=1):
         expected_file = call["expected"]
-        expected = json.loads(scenario.file(expected_file).read_text(encoding="utf-8"))
         if expected != answer:
             return CheckResult(KIND, False, f"call {i} ({call['tool']}) differs from {expected_file}")
     return CheckResult(KIND, True, f"{len(got)} tool calls match their expected answers")
