@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
-from wslmcp.boundaries.process import FEED_BYTES, ByteSink, Exchange, Stdin
+from wslmcp.boundaries.process import FEED_BYTES, Exchange, Stdin
+from wslmcp.boundaries.wsl_exe import WslCall
 from wslmcp.scenario.loader import Scenario
 
 
@@ -45,18 +46,11 @@ class FakeWslExe:
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 16 * 1024 * 1024,
-        stdout_sink: ByteSink | None = None,
-    ) -> Exchange:
+    async def run(self, call: WslCall) -> Exchange:
         await asyncio.sleep(0)
+        args, max_output = call.args, call.max_output
         self.calls.append(tuple(args))
-        digest = stdin_digest(stdin)
+        digest = stdin_digest(call.stdin)
         matches = [
             i
             for i, item in enumerate(self._items)
@@ -74,8 +68,8 @@ class FakeWslExe:
         err = self._bytes(item, "stderr")
         timed_out = bool(item.get("timed_out", False))
         kept = out[:max_output]
-        if stdout_sink is not None:
-            stdout_sink(kept)
+        if call.stdout_sink is not None:
+            call.stdout_sink(kept)
             kept = b""
         return Exchange(
             argv=("wsl.exe", *args),

@@ -7,16 +7,15 @@ import getpass
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from tests.shell.conftest import build, survivors
 from tests.shell.standin import WslStandIn, make_wsl_standin
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
-from wslmcp.boundaries.shell_transport import TransportError, WslExeTransport, wsl_exec_args
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.shell_transport import ScriptCall, TransportError, WslExeTransport, wsl_exec_args
+from wslmcp.boundaries.wsl_exe import WslCall, WslExeCli
 
 
 @pytest.fixture
@@ -46,7 +45,7 @@ def test_argv_is_exactly_d_u_exec_bash_lc_script() -> None:
 
 
 async def test_the_stand_in_receives_that_argv_and_wsl_utf8(standin: WslStandIn) -> None:
-    ex = await _transport().run("echo 'a b' \"$HOME\"", timeout_s=30)
+    ex = await _transport().run(ScriptCall("echo 'a b' \"$HOME\"", timeout_s=30))
     assert ex.exit_code == 0
     assert standin.calls() == [
         ["-d", "Ubuntu", "-u", "root", "--exec", "bash", "-lc", "echo 'a b' \"$HOME\""]
@@ -94,23 +93,15 @@ class _OwnFailure:
     """A boundary double for wsl.exe: what Windows returns when the distro does not exist
     (exit status 4294967295, the reason in UTF-16LE on stdout)."""
 
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 0,
-        stdout_sink: ByteSink | None = None,
-    ) -> Exchange:
+    async def run(self, call: WslCall) -> Exchange:
         said = "There is no distribution with the supplied name.\r\n".encode("utf-16-le")
-        return Exchange(tuple(args), said, b"", 4294967295, 0.01, stdout_total=len(said))
+        return Exchange(tuple(call.args), said, b"", 4294967295, 0.01, stdout_total=len(said))
 
 
 async def test_wsl_exe_own_failure_is_a_transport_error_decoded_from_utf16() -> None:
     transport = WslExeTransport(_OwnFailure(), "Nope", None)
     with pytest.raises(TransportError, match=r"wsl\.exe failed for distro 'Nope': There is no distribution"):
-        await transport.run("true", timeout_s=5)
+        await transport.run(ScriptCall("true", timeout_s=5))
     b = build({"WSL_DISTRO": "Nope"}, transport=transport)
     reply = await b.service.exec("true")
     assert reply.is_error and "wsl_exec failed: wsl.exe failed for distro 'Nope'" in reply.text
@@ -119,7 +110,7 @@ async def test_wsl_exe_own_failure_is_a_transport_error_decoded_from_utf16() -> 
 async def test_a_missing_wsl_exe_is_a_clear_error(tmp_path: Path) -> None:
     transport = WslExeTransport(WslExeCli(str(tmp_path / "no-wsl.exe")), "Ubuntu", None)
     with pytest.raises(TransportError, match=r"wsl\.exe could not be started"):
-        await transport.run("true", timeout_s=5)
+        await transport.run(ScriptCall("true", timeout_s=5))
 
 
 def _check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

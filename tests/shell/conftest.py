@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fakes.clock import FakeClock
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport, ShellTransport
+from wslmcp.boundaries.process import Exchange, Stdin
+from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport, ScriptCall, ShellTransport
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
@@ -106,29 +106,13 @@ class WrappedLocal:
     def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
         return script, stdin
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 1 << 20,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Exchange:
+    async def run(self, call: ScriptCall) -> Exchange:
         self.calls += 1
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
-        script, stdin = self.rewrite(script, stdin)
+        script, stdin = self.rewrite(call.script, call.stdin)
         try:
-            return await self.inner.run(
-                script,
-                stdin=stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=stdout_sink,
-                login=login,
-            )
+            return await self.inner.run(replace(call, script=script, stdin=stdin))
         finally:
             self.in_flight -= 1
 

@@ -25,6 +25,23 @@ class ByteSource(Protocol):
 ByteSink = Callable[[bytes], None]
 Stdin = bytes | ByteSource | None
 FEED_BYTES = 1 << 20
+DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class Streams:
+    """How one child's streams are handled: ``stdin`` (closed when None, bytes, or a ``ByteSource``
+    fed a piece at a time), the deadline ``timeout_s``, the capture limit ``max_output`` per stream,
+    and ``stdout_sink`` (stdout handed over as it arrives instead of kept). The request value every
+    process-running port takes (``WslCall``, ``ScriptCall``) extends it."""
+
+    stdin: Stdin = None
+    timeout_s: float | None = None
+    max_output: int = DEFAULT_MAX_OUTPUT
+    stdout_sink: ByteSink | None = None
+
+
+NO_STREAMS = Streams()
 
 
 @dataclass(frozen=True)
@@ -148,19 +165,16 @@ def _kill_group_named(proc: asyncio.subprocess.Process) -> tuple[str, ...]:
 
 async def run_process(
     argv: Sequence[str],
+    streams: Streams = NO_STREAMS,
     *,
-    stdin: Stdin = None,
-    timeout_s: float | None = None,
-    max_output: int = 16 * 1024 * 1024,
-    stdout_sink: ByteSink | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     kill_on_overflow: bool = False,
     kill_group_on_exit: bool = True,
     name_killed: bool = False,
 ) -> Exchange:
-    """Run ``argv``; stdin is closed unless bytes (or a ``ByteSource``, read and fed a piece at a time
-    until it is exhausted) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
+    """Run ``argv`` with ``streams``: stdin is closed unless bytes (or a ``ByteSource``, read and fed
+    a piece at a time until it is exhausted) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
     they arrive instead of keeping them (``stdout`` is then empty; ``stdout_total`` still counts).
     On the deadline the child's whole process group is killed. Raises ``FileNotFoundError`` /
     ``PermissionError`` if it cannot start.
@@ -172,6 +186,7 @@ async def run_process(
     ``name_killed``: at the deadline or overflow, stop the group first and report its members as
     ``killed`` ("pid comm" each), so the caller can say what was killed."""
     started = time.monotonic()
+    stdin, timeout_s, max_output = streams.stdin, streams.timeout_s, streams.max_output
     full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -214,7 +229,7 @@ async def run_process(
             kill()
             stopped.set()
 
-    out_cap, err_cap = _Capture(max_output, stdout_sink), _Capture(max_output)
+    out_cap, err_cap = _Capture(max_output, streams.stdout_sink), _Capture(max_output)
     drains = [
         asyncio.ensure_future(_drain(proc.stdout, out_cap, overflow)),
         asyncio.ensure_future(_drain(proc.stderr, err_cap, overflow)),

@@ -14,15 +14,16 @@ import platform
 import shutil
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from wslmcp import __version__
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
+from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange
 from wslmcp.boundaries.procfs import ProcSample, ProcSource
-from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslExe, wsl_output_encoding
+from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
 from wslmcp.scenario.loader import sample_digest
 from wslmcp.scenario.manifest import MANIFEST_NAME, SCHEMA
 
@@ -190,15 +191,8 @@ class RecordingWslExe:
         self.inner = inner
         self.writer = writer
 
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 16 * 1024 * 1024,
-        stdout_sink: ByteSink | None = None,
-    ) -> Exchange:
+    async def run(self, call: WslCall) -> Exchange:
+        args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
         source = None if stdin is None or isinstance(stdin, bytes) else _HashingSource(stdin)
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
         # a local file of the recording, written as stdout streams through (recording is a dev tool)
@@ -211,13 +205,7 @@ class RecordingWslExe:
                     out_file.write(data)
                     sink(data)
 
-            ex = await self.inner.run(
-                args,
-                stdin=source if source is not None else stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=tee,
-            )
+            ex = await self.inner.run(replace(call, stdin=source or stdin, stdout_sink=tee))
             if stdout_sink is None:
                 out_file.write(ex.stdout)
         digest = None

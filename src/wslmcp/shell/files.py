@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from wslmcp.boundaries.process import ByteSink, Stdin
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalPartial, LocalSource
+from wslmcp.boundaries.shell_transport import LocalFiles, LocalPartial, LocalSource, ScriptCall
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.guard import Access, Guard
 from wslmcp.shell.runner import Run, Runner, quote
@@ -202,12 +202,14 @@ class FileTools:
         """Run a fixed script (plain ``bash -c``). A deadline or an overflow is a failure, and so is
         a non-zero exit when ``checked`` (the script's stderr says why)."""
         run = await self.runner.run(
-            script,
-            stdin=stdin,
-            timeout_s=self.timeout_s,
-            max_output=max_output,
-            stdout_sink=stdout_sink,
-            login=False,
+            ScriptCall(
+                script,
+                stdin=stdin,
+                timeout_s=self.timeout_s,
+                max_output=max_output,
+                stdout_sink=stdout_sink,
+                login=False,
+            )
         )
         if run.exchange.timed_out:
             killed = f"; killed: {', '.join(run.killed)}" if run.killed else ""

@@ -17,10 +17,10 @@ import asyncio
 import re
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
-from wslmcp.boundaries.shell_transport import ShellTransport, TransportError
+from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 
 MAX_CONCURRENT = 32
 SWEEP_TIMEOUT_S = 10.0
@@ -101,30 +101,15 @@ class Runner:
         self.tokens = tokens
         self._slots = asyncio.Semaphore(max_concurrent)
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None,
-        max_output: int,
-        token: str | None = None,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Run:
-        """Run ``script`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
+    async def run(self, call: ScriptCall, *, token: str | None = None) -> Run:
+        """Run ``call`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
         for fixed scripts that need no profile."""
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
         async with self._slots:
             exchange = await self.transport.run(
-                f"export WSLMCP_RUN={token}\n{script}",
-                stdin=stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=stdout_sink,
-                login=login,
+                replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
             )
         if not (exchange.timed_out or exchange.overflowed):
             return Run(exchange, token)
@@ -136,7 +121,7 @@ class Runner:
         """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
         try:
             exchange = await self.transport.run(
-                sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False
+                ScriptCall(sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False)
             )
         except TransportError as exc:
             return (), str(exc)

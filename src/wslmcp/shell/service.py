@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Concatenate, ParamSpec
 
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport, TransportError
+from wslmcp.boundaries.shell_transport import LocalFiles, ScriptCall, ShellTransport, TransportError
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, render, shape
@@ -212,9 +212,11 @@ class ShellService:
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
         run = await runner.run(
-            build_script(command, cwd=cwd, marker=marker),
-            timeout_s=timeout_ms / 1000,
-            max_output=self.config.hard_output_cap,
+            ScriptCall(
+                build_script(command, cwd=cwd, marker=marker),
+                timeout_s=timeout_ms / 1000,
+                max_output=self.config.hard_output_cap,
+            ),
             token=token,
         )
         outcome = shape(run, max_chars=self.config.max_output, marker=marker)
@@ -291,9 +293,11 @@ class ShellService:
                 token = runner.tokens()
                 marker = cwd_marker(token)
                 run = await runner.run(
-                    build_script("pwd", cwd=start, marker=marker),
-                    timeout_s=self.config.exec_timeout_ms / 1000,
-                    max_output=1 << 16,
+                    ScriptCall(
+                        build_script("pwd", cwd=start, marker=marker),
+                        timeout_s=self.config.exec_timeout_ms / 1000,
+                        max_output=1 << 16,
+                    ),
                     token=token,
                 )
                 outcome = shape(run, max_chars=self.config.max_output, marker=marker)
@@ -420,7 +424,7 @@ class ShellService:
         return state, await self.facts(runner)
 
     async def facts(self, runner: Runner) -> Facts:
-        run = await runner.run(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16)
+        run = await runner.run(ScriptCall(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16))
         return parse_facts(run.exchange.stdout.decode("utf-8", "replace"))
 
     def policy_lines(self) -> list[str]:
@@ -483,9 +487,11 @@ class ShellService:
         try:
             self._check_command("id", self.config.cwd)
             run = await runner.run(
-                build_script("id", cwd=self.config.cwd, marker=None),
-                timeout_s=self.config.exec_timeout_ms / 1000,
-                max_output=1 << 16,
+                ScriptCall(
+                    build_script("id", cwd=self.config.cwd, marker=None),
+                    timeout_s=self.config.exec_timeout_ms / 1000,
+                    max_output=1 << 16,
+                )
             )
         except Refused as refused:
             return "\n".join([*lines, f"  FAILED  {self._endpoint()}", " " * 10 + refused.render()]), False
