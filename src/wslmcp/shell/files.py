@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from wslmcp.arguments import quoted
 from wslmcp.boundaries.process import ByteSink, Stdin
 from wslmcp.boundaries.shell_transport import LocalFiles, LocalPartial, LocalSource, ScriptCall
 from wslmcp.shell.errors import Refused, ToolFailure
@@ -245,7 +246,7 @@ class FileTools:
     async def resolve(self, path: str, access: Access, action: str) -> Target:
         """Guard the path as given, resolve it in the distro, guard the resolved path."""
         if not path.startswith("/"):
-            raise ToolFailure(f"the path must be absolute (start with /): {path!r}")
+            raise ToolFailure(f"the path must be absolute (start with /): {quoted(path)!r}")
         if "\x00" in path or "\n" in path:
             raise ToolFailure("the path contains a NUL or newline character")
         self._guard_remote(path, access, action)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Concatenate, ParamSpec
 
+from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.shell_transport import LocalFiles, ScriptCall, ShellTransport, TransportError
 from wslmcp.shell.config import ShellConfig
@@ -145,9 +146,9 @@ class ShellService:
         self.log.warn(
             "refused by the guard",
             tool=tool,
-            action=refused.action,
+            action=quoted(refused.action),
             rule=refused.decision.rule,
-            reason=refused.decision.reason,
+            reason=quoted(refused.decision.reason or ""),
         )
         return Reply(refused.render(), True)
 
@@ -197,7 +198,7 @@ class ShellService:
             raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
         requested = cwd.strip() if cwd and cwd.strip() else None
         if requested is not None and not requested.startswith("/"):
-            raise ToolFailure(f"cwd must be an absolute directory path, got {requested!r}")
+            raise ToolFailure(f"cwd must be an absolute directory path, got {quoted(requested)!r}")
         limit = self.config.exec_timeout_ms
         effective = min(timeout_ms, limit) if timeout_ms else limit
         async with self._using(sess):
@@ -283,7 +284,7 @@ class ShellService:
         runner, _ = self._require()
         start = cwd.strip() if cwd and cwd.strip() else self.config.cwd
         if start is not None and not start.startswith("/"):
-            raise ToolFailure(f"cwd must be an absolute directory path, got {start!r}")
+            raise ToolFailure(f"cwd must be an absolute directory path, got {quoted(start)!r}")
         if start is not None:
             self._check_cwd(start, "open a session")
         self._check_command("pwd", start)
@@ -329,7 +330,9 @@ class ShellService:
             f"Closed session {sess.id}. Nothing ran in the distro; only this server forgot the directory."
         )
 
+    @_answers("wsl_list_sessions")
     async def list_sessions(self) -> Reply:
+        self._require()
         sessions = self.sessions.all()
         if not sessions:
             return Reply(
