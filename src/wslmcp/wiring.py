@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.client_files import ClientFiles, LocalClientFiles
 from wslmcp.boundaries.clock import Clock, SystemClock
+from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSource
 from wslmcp.boundaries.shell_transport import ShellTransport
@@ -49,10 +50,23 @@ class Boundaries:
     client_files: ClientFiles
     scenario: Scenario | None = None
     mcp_launcher: McpLauncher = field(default_factory=_OnDemandMcpLauncher)
+    local_files: LocalFiles = field(default_factory=lambda: OsLocalFiles(state_dir(os.environ) / "shell"))
 
     @property
     def replaying(self) -> bool:
         return self.scenario is not None
+
+
+def state_dir(env: Mapping[str, str]) -> Path:
+    """Where wslmcp keeps state that must outlive a process (the shell servers' temp-file
+    ledgers): ``WSLMCP_STATE_DIR``, else ``%LOCALAPPDATA%\\wslmcp`` on Windows, else
+    ``$XDG_STATE_HOME/wslmcp``, else ``~/.local/state/wslmcp``."""
+    if env.get("WSLMCP_STATE_DIR"):
+        return Path(env["WSLMCP_STATE_DIR"])
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "wslmcp"
+    base = env.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "wslmcp"
 
 
 def real(proc_root: str = "/proc") -> Boundaries:
@@ -62,6 +76,7 @@ def real(proc_root: str = "/proc") -> Boundaries:
         procfs=LocalProcSource(proc_root),
         wsl_exe=WslExeCli(os.environ.get("WSLMCP_WSL_EXE", "wsl.exe")),
         client_files=LocalClientFiles(),
+        local_files=OsLocalFiles(state_dir(os.environ) / "shell"),
     )
 
 
@@ -69,6 +84,7 @@ def replay(scenario_dir: str | Path) -> Boundaries:
     """A scenario's recorded twins, on a virtual clock that starts at the scenario's t=0."""
     from fakes.client_files import FakeClientFiles
     from fakes.clock import FakeClock
+    from fakes.local_files import FakeLocalFiles
     from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.procfs import FakeProcSource
     from fakes.wsl_exe import FakeWslExe
@@ -82,6 +98,7 @@ def replay(scenario_dir: str | Path) -> Boundaries:
         client_files=FakeClientFiles(scenario),
         scenario=scenario,
         mcp_launcher=FakeMcpLauncher.from_scenario(scenario),
+        local_files=FakeLocalFiles(scenario),
     )
 
 

@@ -4,17 +4,22 @@ boundary double wrapping it), a real Guard, a FakeClock for session ages, logs c
 from __future__ import annotations
 
 import io
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from fakes.clock import FakeClock
+from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
 from wslmcp.boundaries.process import Exchange, Stdin
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport, ScriptCall, ShellTransport
+from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
+
+# the temp-file ledgers of the services the tests build (one directory for the test run)
+STATE_DIR = tempfile.mkdtemp(prefix="wslmcp-test-state-")
 
 
 @dataclass
@@ -32,6 +37,7 @@ def build(
     chunk_bytes: int | None = None,
     max_concurrent: int = 32,
     local_files: LocalFiles | None = None,
+    state_dir: str | None = None,
 ) -> Built:
     config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_MCP_LOG_LEVEL": "debug", **(env or {})})
     clock = FakeClock()
@@ -45,7 +51,7 @@ def build(
         guard=Guard(config.policy),
         clock=clock,
         log=Log(config.log_level, stream, clock),
-        local_files=local_files or LocalFiles(),
+        local_files=local_files or OsLocalFiles(state_dir or STATE_DIR),
         chunk_bytes=chunk_bytes,
     )
     return Built(service, clock, stream, runner)

@@ -22,7 +22,8 @@ from typing import Any
 from fakes.clock import FakeClock
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
-from wslmcp.boundaries.shell_transport import LocalFiles, WslExeTransport
+from wslmcp.boundaries.local_files import OsLocalFiles
+from wslmcp.boundaries.shell_transport import WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.scenario.recorder import RecordingWslExe, ScenarioWriter
 from wslmcp.shell.config import load_config
@@ -81,7 +82,7 @@ async def _replies(wsl: WslExe) -> list[dict[str, Any]]:
         guard=Guard(config.policy),
         clock=clock,
         log=Log(config.log_level, io.StringIO(), clock),
-        local_files=LocalFiles(),
+        local_files=OsLocalFiles(tempfile.mkdtemp(prefix="wslmcp-state-")),
     )
     server = build_server(service)
     replies = []

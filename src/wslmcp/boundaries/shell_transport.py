@@ -34,8 +34,6 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
-import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -166,80 +164,3 @@ class LocalTransport:
 
     async def list_distros(self) -> str | None:
         return None
-
-
-class LocalSource:
-    """A local regular file opened for reading in chunks."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
-        st = os.fstat(self._file.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            self._file.close()
-            raise OSError(f"local path is not a regular file: {path}")
-        self.size = st.st_size
-
-    def read(self, n: int) -> bytes:
-        return self._file.read(n)
-
-    def close(self) -> None:
-        self._file.close()
-
-
-class LocalPartial:
-    """A new file written beside ``dest`` and renamed over it only by ``commit``."""
-
-    def __init__(self, dest: str) -> None:
-        parent = os.path.dirname(dest) or "."
-        if not os.path.isdir(parent):
-            raise OSError(f"local directory does not exist: {parent}")
-        if os.path.isdir(dest):
-            raise OSError(f"local path is a directory: {dest}")
-        self.dest = dest
-        fd, self.temp = tempfile.mkstemp(
-            prefix=f".{os.path.basename(dest)}.", suffix=".wslmcp-partial", dir=parent
-        )
-        self._file = os.fdopen(fd, "wb")
-        self.written = 0
-
-    def write(self, data: bytes) -> None:
-        self._file.write(data)
-        self.written += len(data)
-
-    def commit(self) -> None:
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        try:
-            mode = stat.S_IMODE(os.stat(self.dest).st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(self.temp, mode)
-        os.replace(self.temp, self.dest)
-
-    def abort(self) -> None:
-        with contextlib.suppress(OSError):
-            self._file.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.temp)
-
-
-class LocalFiles:
-    """The local side of wsl_upload / wsl_download: path resolution, chunked reads, atomic writes."""
-
-    def resolve(self, path: str) -> str:
-        """``~`` expanded and made absolute with this platform's rules (lexical)."""
-        return os.path.abspath(os.path.expanduser(path))
-
-    def real(self, path: str) -> str:
-        """``path`` with symlinks resolved (the parent's, when the file does not exist yet)."""
-        return os.path.realpath(path)
-
-    def open_source(self, path: str) -> LocalSource:
-        return LocalSource(path)
-
-    def partial(self, dest: str) -> LocalPartial:
-        return LocalPartial(dest)

@@ -20,7 +20,7 @@ SCHEMA = f"{SCHEMA_NAME}/{SCHEMA_VERSION}"
 # Top-level keys. Area sections (observe, shell, profile, eval) are objects their owners validate.
 KNOWN_KEYS = {
     "schema", "name", "description", "source", "recorded_at", "recorder", "host", "clock",
-    "timeline", "hold_last_ms", "exchanges", "home", "expect", "observe", "shell", "profile", "eval",
+    "timeline", "hold_last_ms", "exchanges", "home", "local_files", "expect", "observe", "shell", "profile", "eval",
 }  # fmt: skip
 ENCODINGS = {"utf-8", "utf-16le", "bytes"}
 
@@ -127,6 +127,8 @@ def read_manifest(root: Path) -> dict[str, Any]:
     _check_exchanges(check, root, manifest.get("exchanges", {}))
     if "home" in manifest:
         _check_home(check, root, manifest["home"])
+    if "local_files" in manifest:
+        _check_local_files(check, root, manifest["local_files"])
     expect = manifest.get("expect", [])
     if not isinstance(expect, list):
         raise check.fail("expect", "a list of checks", expect)
@@ -178,6 +180,17 @@ def _check_exchanges(check: _Check, root: Path, exchanges: object) -> None:
             if item.get("exit_code") is not None:
                 check.integer(item["exit_code"], f"{key}.exit_code")
             check.integer(item.get("duration_ms", 0), f"{key}.duration_ms", minimum=0)
+
+
+def _check_local_files(check: _Check, root: Path, section: object) -> None:
+    """``local_files`` (``fakes.local_files``): a fixture directory and the absolute paths it stands for."""
+    section = check.obj(section, "local_files")
+    check.rel_file(root, section.get("dir"), "local_files.dir", directory=True)
+    for key in ("path", "home", "cwd"):
+        if key in section or key == "path":
+            value = check.text(section.get(key), f"local_files.{key}")
+            if not value.startswith("/"):
+                raise check.fail(f"local_files.{key}", "an absolute POSIX path", value)
 
 
 def _check_home(check: _Check, root: Path, home: object) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.shell_transport import LocalFiles, TransportError
+from wslmcp.boundaries.shell_transport import TransportError
 from wslmcp.cliargs import parser
 from wslmcp.scenario.manifest import ScenarioError
 from wslmcp.shell.config import VARIABLES, ConfigError, ShellConfig, load_config
@@ -62,7 +62,7 @@ def assemble(
         guard=Guard(config.policy),
         clock=boundaries.clock,
         log=log,
-        local_files=LocalFiles(),
+        local_files=boundaries.local_files,
     )
     return Assembly(config, service, log, boundaries.clock)
 
@@ -114,7 +114,15 @@ def main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
 
     server = build_server(assembly.service)
     log.info("mcp server ready on stdio", server="wslmcp-shell")
+
+    async def serve() -> None:
+        await assembly.service.startup()
+        try:
+            await server.run_stdio_async()
+        finally:
+            await assembly.service.shutdown()
+
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(server.run_stdio_async())
+        asyncio.run(serve())
     log.info("shutting down")
     return 0

@@ -16,7 +16,8 @@ from typing import Concatenate, ParamSpec
 
 from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.shell_transport import LocalFiles, ScriptCall, ShellTransport, TransportError
+from wslmcp.boundaries.local_files import LocalFiles
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, render, shape
@@ -111,11 +112,32 @@ class ShellService:
                 guard,
                 local_files,
                 timeout_s=config.exec_timeout_ms / 1000,
+                where=f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}",
                 **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}),
             )
             if runner is not None
             else None
         )
+
+    async def startup(self) -> None:
+        """Clean up after servers that were killed mid-transfer: their local partial files now, their
+        temp files beside targets now on the local transport, else before the first file-tool call
+        (never starting a stopped distro just for that)."""
+        if self.files is None:
+            return
+        self.files.reclaim()
+        if self.transport_kind == "local":
+            await self.files.remove_orphans()
+
+    async def shutdown(self) -> None:
+        """After the last request: kill what interrupted calls left running and remove their temp
+        files (a cancelled call's own cleanup may not have run)."""
+        if self.runner is not None:
+            killed = await self.runner.shutdown()
+            if killed:
+                self.log.info("killed at shutdown", killed=list(killed))
+        if self.files is not None:
+            await self.files.shutdown()
 
     # -- shared -----------------------------------------------------------------------------------
 
