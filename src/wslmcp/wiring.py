@@ -1,30 +1,36 @@
-"""Wiring: the one place that chooses real adapters or a scenario's recorded fakes.
+"""Wiring: the one composition root. It chooses real adapters or a scenario's recorded twins, and
+reads the host's configuration from this machine or from the scenario.
 
-Everything below the CLI receives a ``Boundaries`` and never learns which kind it holds.
+Entry points call it, then hand what it built to an area's ``assembly``; nothing below them learns
+which kind it holds. It imports no server area: what differs between a real run and a replay is
+decided here, as a value handed down (the clock, the run tokens, the shell transport, the host's
+platform and environment).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from wslmcp.boundaries.client_files import ClientFiles, LocalClientFiles
-from wslmcp.boundaries.clock import Clock, SystemClock
-from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
+from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
+from wslmcp.boundaries.client_files import LocalClientFiles
+from wslmcp.boundaries.clock import AdvancingClock, SystemClock
+from wslmcp.boundaries.local_files import OsLocalFiles
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
-from wslmcp.boundaries.procfs import LocalProcSource, ProcSource
+from wslmcp.boundaries.procfs import LocalProcSource
 from wslmcp.boundaries.shell_transport import ShellTransport
+from wslmcp.boundaries.tokens import RandomTokens
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.sections import read_section, shell_env
 
-if TYPE_CHECKING:
-    from wslmcp.observe.assembly import ObserveParts
+__all__ = ["Boundaries", "Host", "Replay", "Wired", "real", "real_host", "replay", "replay_host", "wire"]
+
+WSL_EXE_VARIABLE = "WSLMCP_WSL_EXE"
 
 
 class _OnDemandMcpLauncher:
@@ -42,149 +48,169 @@ class _OnDemandMcpLauncher:
         return await self._inner.query(spec, timeout_s)
 
 
-@dataclass
-class Boundaries:
-    clock: Clock
-    procfs: ProcSource
-    wsl_exe: WslExe
-    client_files: ClientFiles
-    scenario: Scenario | None = None
-    mcp_launcher: McpLauncher = field(default_factory=_OnDemandMcpLauncher)
-    local_files: LocalFiles = field(default_factory=lambda: OsLocalFiles(state_dir(os.environ) / "shell"))
-
-    @property
-    def replaying(self) -> bool:
-        return self.scenario is not None
+@dataclass(frozen=True)
+class Wired:
+    boundaries: Boundaries
+    host: Host
 
 
-def state_dir(env: Mapping[str, str]) -> Path:
+@dataclass(frozen=True)
+class Replay(Wired):
+    """A scenario's twins and host, with its clock as one the replay layer may move on."""
+
+    clock: AdvancingClock
+    scenario: Scenario
+
+
+def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def _wsl_exe_path(environ: Mapping[str, str]) -> str:
+    return environ.get(WSL_EXE_VARIABLE, "wsl.exe")
+
+
+def _real_transports(environ: Mapping[str, str]) -> TransportChooser:
+    """``auto``: local when this process already runs inside ``distro`` or no wsl.exe is reachable,
+    wsl.exe otherwise."""
+    from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
+
+    def choose(choice: str, distro: str, user: str | None) -> ShellTransport:
+        executable = _wsl_exe_path(environ)
+        if choice == "auto":
+            inside = environ.get("WSL_DISTRO_NAME", "")
+            if inside and inside.casefold() == distro.casefold():
+                choice = "local"
+            else:
+                choice = "wsl.exe" if shutil.which(executable, path=environ.get("PATH")) else "local"
+        if choice == "local":
+            return LocalTransport(user)
+        return WslExeTransport(WslExeCli(executable, kill_on_overflow=True), distro, user)
+
+    return choose
+
+
+def _recorded_transports(wsl_exe: WslExe) -> TransportChooser:
+    """A replay always runs through the recorded wsl.exe exchanges, whatever the choice was."""
+    from wslmcp.boundaries.shell_transport import WslExeTransport
+
+    def choose(choice: str, distro: str, user: str | None) -> ShellTransport:
+        return WslExeTransport(wsl_exe, distro, user)
+
+    return choose
+
+
+def state_dir(environ: Mapping[str, str]) -> Path:
     """Where wslmcp keeps state that must outlive a process (the shell servers' temp-file
     ledgers): ``WSLMCP_STATE_DIR``, else ``%LOCALAPPDATA%\\wslmcp`` on Windows, else
     ``$XDG_STATE_HOME/wslmcp``, else ``~/.local/state/wslmcp``."""
-    if env.get("WSLMCP_STATE_DIR"):
-        return Path(env["WSLMCP_STATE_DIR"])
-    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
-        return Path(env["LOCALAPPDATA"]) / "wslmcp"
-    base = env.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "wslmcp"
+    if environ.get("WSLMCP_STATE_DIR"):
+        return Path(environ["WSLMCP_STATE_DIR"])
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return Path(environ["LOCALAPPDATA"]) / "wslmcp"
+    return Path(environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "wslmcp"
 
 
-def real(proc_root: str = "/proc") -> Boundaries:
+def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> Boundaries:
     """The real host."""
+    env = _environ(environ)
     return Boundaries(
         clock=SystemClock(),
         procfs=LocalProcSource(proc_root),
-        wsl_exe=WslExeCli(os.environ.get("WSLMCP_WSL_EXE", "wsl.exe")),
+        wsl_exe=WslExeCli(_wsl_exe_path(env)),
         client_files=LocalClientFiles(),
-        local_files=OsLocalFiles(state_dir(os.environ) / "shell"),
+        local_files=OsLocalFiles(state_dir(env) / "shell"),
+        mcp_launcher=_OnDemandMcpLauncher(),
+        shell_transport=_real_transports(env),
+        tokens=RandomTokens(),
+        host_facts=None,
     )
 
 
-def replay(scenario_dir: str | Path) -> Boundaries:
+def real_host(environ: Mapping[str, str] | None = None, *, interactive: bool = False) -> Host:
+    """This machine's configuration."""
+    env = _environ(environ)
+    windows = sys.platform == "win32"
+    cwd = os.getcwd()
+    return Host(
+        platform="windows" if windows else "linux",
+        distro=env.get("WSL_DISTRO_NAME") or None,
+        wsl_reachable=windows or shutil.which(_wsl_exe_path(env), path=env.get("PATH")) is not None,
+        home=os.path.expanduser("~"),
+        project=cwd,
+        cwd=cwd,
+        shell_env=env,
+        interactive=interactive,
+    )
+
+
+def _scenario(scenario: Scenario | str | Path) -> Scenario:
+    return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
+
+
+def replay(scenario: Scenario | str | Path) -> Boundaries:
     """A scenario's recorded twins, on a virtual clock that starts at the scenario's t=0."""
+    return replaying(scenario).boundaries
+
+
+def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Host:
+    """The host as the scenario states it. ``environ`` is what the scenario's ``shell.env`` is laid
+    over (the process environment for ``wslmcp shell --replay``; nothing for the replay layer)."""
+    sc = _scenario(scenario)
+    section = read_section(sc)
+    profile = sc.section("profile")
+    stated_project = profile.get("project")
+    cwd = os.getcwd()
+    project = str(stated_project) if isinstance(stated_project, str) else cwd
+    return Host(
+        platform=section.platform,
+        distro=section.distro,
+        wsl_reachable=section.wsl_interop,
+        home=str(sc.section("home").get("path", "")),
+        project=project,
+        cwd=project,
+        shell_env={**({} if environ is None else environ), **shell_env(sc)},
+        interactive=False,
+    )
+
+
+def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Replay:
+    """Everything a replay of ``scenario`` runs on: its twins, its host and its clock."""
     from fakes.client_files import FakeClientFiles
     from fakes.clock import FakeClock
+    from fakes.host_facts import StatedHost
     from fakes.local_files import FakeLocalFiles
     from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.procfs import FakeProcSource
+    from fakes.tokens import CountingTokens
     from fakes.wsl_exe import FakeWslExe
 
-    scenario = Scenario.load(scenario_dir)
-    clock = FakeClock(0.0, scenario.start_wall)
-    return Boundaries(
+    sc = _scenario(scenario)
+    clock = FakeClock(0.0, sc.start_wall)
+    wsl_exe = FakeWslExe(sc)
+    stated = read_section(sc).host
+    boundaries = Boundaries(
         clock=clock,
-        procfs=FakeProcSource(scenario, clock),
-        wsl_exe=FakeWslExe(scenario),
-        client_files=FakeClientFiles(scenario),
-        scenario=scenario,
-        mcp_launcher=FakeMcpLauncher.from_scenario(scenario),
-        local_files=FakeLocalFiles(scenario),
+        procfs=FakeProcSource(sc, clock),
+        wsl_exe=wsl_exe,
+        client_files=FakeClientFiles(sc),
+        local_files=FakeLocalFiles(sc),
+        mcp_launcher=FakeMcpLauncher.from_scenario(sc),
+        shell_transport=_recorded_transports(wsl_exe),
+        tokens=CountingTokens(),
+        host_facts=StatedHost(stated) if stated is not None else None,
     )
+    return Replay(boundaries, replay_host(sc, environ), clock, sc)
 
 
-def observe_parts(b: Boundaries, distro: str | None = None, platform: str | None = None) -> ObserveParts:
-    """What the observe server reads from: this machine, or the scenario ``b`` replays.
-
-    Linux (inside a distro or plain Linux): the primary is the local /proc; other running distros
-    are read through wsl.exe when it is reachable. Windows: the primary is ``distro`` (or WSL's
-    default) read through wsl.exe. Host facts come from a scenario until part 2's Windows collectors.
-    """
-    from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
-    from wslmcp.observe.assembly import ObserveParts
-    from wslmcp.observe.scenario_section import read_section
-    from wslmcp.observe.sources import HostProbe, SampleReader, StaticHost, ThreadedReader, WindowsPrimary
-
-    if b.scenario is not None:
-        section = read_section(b.scenario)
-        windows, local, interop = section.platform == "windows", section.distro, section.wsl_interop
-        host: HostProbe | None = StaticHost(section.host) if section.host is not None else None
-    else:
-        windows = (platform or sys.platform) == "win32"
-        local = os.environ.get("WSL_DISTRO_NAME") or None
-        exe = b.wsl_exe.executable if isinstance(b.wsl_exe, WslExeCli) else "wsl.exe"
-        interop = windows or shutil.which(exe) is not None
-        host = None
-    lister = WslDistroLister(b.wsl_exe)
-
-    def remote(name: str) -> SampleReader:
-        return WslProcSource(b.wsl_exe, name)
-
-    if windows:
-        chosen = WindowsPrimary(distro, lambda: default_distro(b.wsl_exe), lister, remote)
-        return ObserveParts(
-            clock=b.clock,
-            primary=chosen,
-            host=host,
-            lister=lister,
-            remote=remote,
-            local_distro=None,
-            windows_native=True,
-            primary_name=chosen.name,
-        )
-    primary: SampleReader = ThreadedReader(b.procfs)
-    return ObserveParts(
-        clock=b.clock,
-        primary=primary,
-        host=host,
-        lister=lister if interop else None,
-        remote=remote if interop else None,
-        local_distro=local,
-        windows_native=False,
-    )
-
-
-def shell_transport(
-    choice: str,
-    distro: str,
-    user: str | None,
-    boundaries: Boundaries,
-    env: Mapping[str, str],
-) -> ShellTransport:
-    """The shell server's transport. ``choice`` is WSLMCP_SHELL_TRANSPORT: ``wsl.exe``, ``local`` or
-    ``auto`` (local when this process already runs inside ``distro`` or no wsl.exe is reachable,
-    wsl.exe otherwise). Replaying a scenario always uses the recorded wsl.exe exchanges."""
-    from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
-
-    if boundaries.replaying:
-        return WslExeTransport(boundaries.wsl_exe, distro, user)
-    executable = env.get("WSLMCP_WSL_EXE", "wsl.exe")
-    if choice == "auto":
-        inside = env.get("WSL_DISTRO_NAME", "")
-        if inside and inside.casefold() == distro.casefold():
-            choice = "local"
-        else:
-            choice = "wsl.exe" if shutil.which(executable, path=env.get("PATH")) else "local"
-    if choice == "local":
-        return LocalTransport(user)
-    return WslExeTransport(WslExeCli(executable, kill_on_overflow=True), distro, user)
-
-
-def run_tokens(boundaries: Boundaries) -> Callable[[], str]:
-    """Run tokens for the shell runner: random on a real host, a counter when replaying (recorded
-    exchanges hold the tokens that were used when they were recorded)."""
-    from wslmcp.shell.runner import random_token
-
-    if not boundaries.replaying:
-        return random_token
-    counter = itertools.count(1)
-    return lambda: f"{next(counter):016x}"
+def wire(
+    replay_dir: str | os.PathLike[str] | None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    interactive: bool = False,
+) -> Wired:
+    """What an entry point runs on: the scenario at ``replay_dir`` when given, else this machine.
+    Raises ``ScenarioError`` for an invalid scenario."""
+    if replay_dir is not None:
+        return replaying(Path(replay_dir), environ)
+    return Wired(real(environ), real_host(environ, interactive=interactive))

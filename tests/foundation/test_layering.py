@@ -1,5 +1,6 @@
-"""The shape, checked: only boundaries spawn processes, only entry points read the environment,
-and only server modules (and the launcher boundary) import the MCP SDK."""
+"""The shape, checked where import contracts cannot see: only boundaries spawn processes, only entry
+points read the environment, only wiring builds the local file adapters. The import rules
+themselves are import-linter contracts in pyproject.toml (``lint-imports`` in ``make lint``)."""
 
 from __future__ import annotations
 
@@ -79,4 +80,40 @@ def test_the_domain_never_imports_the_sdk_or_real_adapters_directly() -> None:
         for name in imported(tree):
             if name == "mcp" or name.startswith("mcp."):
                 offenders.append(f"{rel(path)} imports {name}")
+    assert offenders == []
+
+
+def constructs(tree: ast.Module, names: set[str]) -> set[str]:
+    return {
+        node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id in names)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr in names)
+        )
+    }
+
+
+def test_only_wiring_builds_the_local_file_adapters() -> None:
+    """The real local-file and client-file adapters are chosen in one place, like every adapter."""
+    adapters = {"OsLocalFiles", "LocalClientFiles"}
+    offenders = [
+        f"{rel(p)} builds {', '.join(sorted(found))}"
+        for p, tree in modules()
+        if p.name != "wiring.py" and (found := constructs(tree, adapters))
+    ]
+    assert offenders == []
+
+
+def test_no_area_asks_whether_it_is_replaying() -> None:
+    """What differs in a replay is a value wiring hands down; no area branches on it."""
+    areas = [SRC / "observe", SRC / "shell", SRC / "profile", SRC / "evals"]
+    offenders = []
+    for path, tree in modules():
+        if not any(path.is_relative_to(d) for d in areas):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in {"replaying", "scenario", "section"}:
+                offenders.append(f"{rel(path)}:{node.lineno} uses .{node.attr}")
     assert offenders == []

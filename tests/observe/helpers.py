@@ -9,10 +9,10 @@ from typing import Any
 
 from fakes.clock import FakeClock
 from tests.observe.scenario_factory import Kernel, Proc, sample_files
+from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.boundaries.procfs import ProcSample, ProcUnavailable
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.service import ObserveService
-from wslmcp.observe.sources import HostProbe
 from wslmcp.observe.store import SnapshotStore
 
 KERNEL = Kernel(

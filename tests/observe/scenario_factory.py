@@ -135,9 +135,9 @@ def write(b: Built) -> Path:
 
 
 def record_expected(root: Path) -> None:
-    from wslmcp.observe.replay_check import run
-    from wslmcp.observe.scenario_section import read_section
+    from wslmcp.replay.observe import run
     from wslmcp.scenario.loader import Scenario
+    from wslmcp.scenario.sections import read_section
 
     scenario = Scenario.load(root)
     answers = run(scenario)

@@ -4,6 +4,7 @@ sample, never one per file."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -15,15 +16,19 @@ from mcp import Client, StdioServerParameters
 from fakes.clock import FakeClock
 from tests.observe.standin import make_standin
 from wslmcp import wiring
-from wslmcp.boundaries.client_files import LocalClientFiles
-from wslmcp.boundaries.procfs import LocalProcSource
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.bundle import Boundaries, Host
 from wslmcp.observe.assembly import build_service
 from wslmcp.observe.options import Options
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/stat").is_file(), reason="the stand-in reads a real Linux /proc"
 )
+
+
+def windows_host() -> tuple[Boundaries, Host]:
+    """This machine's real boundaries on a virtual clock, as a server running on Windows sees it."""
+    boundaries = dataclasses.replace(wiring.real(), clock=FakeClock(0.0))
+    return boundaries, dataclasses.replace(wiring.real_host(), platform="windows")
 
 
 async def test_additional_distro_is_sampled_over_stdio_in_one_call_per_sample(tmp_path: Path) -> None:
@@ -52,10 +57,8 @@ async def test_windows_native_primary_is_the_default_distro_and_not_listed_twice
     standin = make_standin(tmp_path, ["Ubuntu", "Debian"])
     for key, value in standin.env(default="Ubuntu").items():
         monkeypatch.setenv(key, value)
-    clock = FakeClock(0.0)
-    boundaries = wiring.Boundaries(clock, LocalProcSource(), WslExeCli("wsl.exe"), LocalClientFiles())
-    parts = wiring.observe_parts(boundaries, None, platform="win32")
-    service = build_service(parts, Options(interval_ms=100, docker=False, wslc=False))
+    boundaries, host = windows_host()
+    service = build_service(boundaries, host, Options(interval_ms=100, docker=False, wslc=False))
     snap = await service.latest(0)
     sources = {e.json["usage"].get("source") for e in snap.catalog.entries}
     assert sources == {None, "Debian"}
@@ -72,10 +75,8 @@ async def test_windows_native_with_distro_uses_it(tmp_path: Path, monkeypatch: p
     standin = make_standin(tmp_path, ["Ubuntu", "Debian"])
     for key, value in standin.env().items():
         monkeypatch.setenv(key, value)
-    boundaries = wiring.Boundaries(
-        FakeClock(0.0), LocalProcSource(), WslExeCli("wsl.exe"), LocalClientFiles()
-    )
-    parts = wiring.observe_parts(boundaries, "Debian", platform="win32")
-    snap = await build_service(parts, Options(interval_ms=100, wsl_only=True)).latest(0)
+    boundaries, host = windows_host()
+    options = Options(interval_ms=100, wsl_only=True, distro="Debian")
+    snap = await build_service(boundaries, host, options).latest(0)
     assert {e.json["usage"].get("source") for e in snap.catalog.entries} == {None}
     assert standin.calls() == ["-d Debian --exec sh -s"] * 2  # --wsl-only: no listing, no other distro

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from wslmcp.observe.options import Options, UsageError, parse_options
-from wslmcp.observe.scenario_section import read_section
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import ScenarioError
+from wslmcp.scenario.sections import read_section
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from wslmcp.observe.replay_check import check, run
-from wslmcp.observe.scenario_section import read_section
+from wslmcp.replay.observe import check, run
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.sections import read_section
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 NAMES = ["slow-build", "multi-distro", "hostile-names"]

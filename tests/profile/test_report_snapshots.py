@@ -12,7 +12,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from tests.profile.homes import SCENARIOS
-from wslmcp.profile.replay_check import render
+from wslmcp.replay.profile import render
 from wslmcp.scenario.loader import Scenario
 
 HOMES = sorted(

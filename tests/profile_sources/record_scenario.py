@@ -36,7 +36,7 @@ async def record(name: str, out: Path | None = None) -> Path:
 
 
 def refresh_expected(name: str) -> list[Path]:
-    from wslmcp.profile.replay_check import KIND, render
+    from wslmcp.replay.profile import KIND, render
     from wslmcp.scenario.loader import Scenario
 
     scenario = Scenario.load(SCENARIOS / name)

@@ -1,4 +1,4 @@
-"""Which transport the shell server gets: automatic choice and the override."""
+"""Which transport the shell server gets: automatic choice and the override (decided in wiring)."""
 
 from __future__ import annotations
 
@@ -13,23 +13,27 @@ SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "shell-basic"
 
 def test_auto_prefers_local_inside_the_distro_and_wsl_exe_outside(tmp_path: Path) -> None:
     standin = make_wsl_standin(tmp_path, {"Ubuntu": "Running"})
-    real = wiring.real()
     outside = {"PATH": standin.env()["PATH"]}
-    assert isinstance(wiring.shell_transport("auto", "Ubuntu", None, real, outside), WslExeTransport)
+    assert isinstance(wiring.real(outside).shell_transport("auto", "Ubuntu", None), WslExeTransport)
     inside = {**outside, "WSL_DISTRO_NAME": "ubuntu"}
-    assert isinstance(wiring.shell_transport("auto", "Ubuntu", None, real, inside), LocalTransport)
+    assert isinstance(wiring.real(inside).shell_transport("auto", "Ubuntu", None), LocalTransport)
     other = {**outside, "WSL_DISTRO_NAME": "Debian"}
-    assert isinstance(wiring.shell_transport("auto", "Ubuntu", None, real, other), WslExeTransport)
+    assert isinstance(wiring.real(other).shell_transport("auto", "Ubuntu", None), WslExeTransport)
     nowhere = {"PATH": str(tmp_path / "empty")}
-    assert isinstance(wiring.shell_transport("auto", "Ubuntu", None, real, nowhere), LocalTransport)
+    assert isinstance(wiring.real(nowhere).shell_transport("auto", "Ubuntu", None), LocalTransport)
 
 
 def test_the_override_wins_and_replay_always_uses_the_recording(tmp_path: Path) -> None:
-    real = wiring.real()
     inside = {"WSL_DISTRO_NAME": "Ubuntu"}
-    assert isinstance(wiring.shell_transport("wsl.exe", "Ubuntu", None, real, inside), WslExeTransport)
-    assert isinstance(wiring.shell_transport("local", "Ubuntu", None, real, {}), LocalTransport)
+    assert isinstance(wiring.real(inside).shell_transport("wsl.exe", "Ubuntu", None), WslExeTransport)
+    assert isinstance(wiring.real({}).shell_transport("local", "Ubuntu", None), LocalTransport)
     replayed = wiring.replay(SCENARIO)
-    assert isinstance(wiring.shell_transport("local", "Ubuntu", None, replayed, {}), WslExeTransport)
-    tokens = wiring.run_tokens(replayed)
-    assert [tokens(), tokens()] == ["0000000000000001", "0000000000000002"]
+    assert isinstance(replayed.shell_transport("local", "Ubuntu", None), WslExeTransport)
+    tokens = replayed.tokens
+    assert [tokens.next(), tokens.next()] == ["0000000000000001", "0000000000000002"]
+
+
+def test_a_replay_serves_the_scenario_env_over_the_given_one() -> None:
+    host = wiring.replay_host(SCENARIO, {"WSL_DISTRO": "Other", "HOME": "/root"})
+    assert host.shell_env["WSL_DISTRO"] == "Ubuntu" and host.shell_env["HOME"] == "/root"
+    assert wiring.replay_host(SCENARIO).shell_env["WSL_DISTRO"] == "Ubuntu"

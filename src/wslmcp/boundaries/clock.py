@@ -9,6 +9,10 @@ Contract
 
 Nothing in the domain calls ``time`` or ``asyncio.sleep`` directly: it takes a Clock from wiring, so
 the fake clock (``fakes.clock.FakeClock``) makes intervals and retention instant and deterministic.
+
+``AdvancingClock.advance(s)``  a clock that can also be moved on by ``s >= 0`` seconds at once (a
+                 negative ``s`` raises ``ValueError``). Only the replay layer holds one: it replays a
+                 scenario's "time passes here" (session idle times, transcript windows).
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ class Clock(Protocol):
     def wall(self) -> float: ...
 
     async def sleep(self, seconds: float) -> None: ...
+
+
+class AdvancingClock(Clock, Protocol):
+    def advance(self, seconds: float) -> None: ...
 
 
 class SystemClock:

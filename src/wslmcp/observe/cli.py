@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,17 +20,16 @@ def main(argv: Sequence[str]) -> int:
         sys.stdout.write(HELP)
         return 0
     from wslmcp import wiring
-    from wslmcp.observe.assembly import build_service
+    from wslmcp.observe.assembly import build_service, windows_native
     from wslmcp.observe.server import serve_stdio
     from wslmcp.scenario.manifest import ScenarioError
 
     try:
-        boundaries = wiring.replay(options.replay) if options.replay else wiring.real()
-        parts = wiring.observe_parts(boundaries, options.distro)
+        wired = wiring.wire(options.replay, os.environ)
     except (ScenarioError, OSError) as exc:
         print(f"wslmcp observe: error: {exc}", file=sys.stderr)
         return 2
-    if options.distro is not None and not parts.windows_native:
+    if options.distro is not None and not windows_native(wired.host):
         print(
             "wslmcp observe: error: --distro is only supported on Windows (inside WSL the primary "
             "distribution is the one the server runs in)",
@@ -41,7 +41,7 @@ def main(argv: Sequence[str]) -> int:
     import anyio
 
     async def serve() -> None:
-        await serve_stdio(build_service(parts, options))
+        await serve_stdio(build_service(wired.boundaries, wired.host, options))
 
     try:
         anyio.run(serve)

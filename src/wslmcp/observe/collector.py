@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.host_facts import HostFacts, HostProbe
 from wslmcp.observe.accounting import ParsedProc, RawSample, parse_sample, process_rows, wsl_environment
 from wslmcp.observe.errors import CollectionFailed
 from wslmcp.observe.model import CpuScope, Environment, EnvObservation, Observation, Summary
-from wslmcp.observe.sources import DistroLister, HostFacts, HostProbe, SampleReader
+from wslmcp.observe.sources import DistroLister, SampleReader
 
 WSL_ONLY_WARNING = (
     "--wsl-only uses the WSL-visible logical CPU count; exact host normalization and Windows host "

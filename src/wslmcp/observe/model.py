@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from wslmcp.boundaries.host_facts import BREAKDOWN_KEYS, HostMemory
+
 Environment = Literal["windows", "wsl", "wslc", "docker"]
 Kind = Literal["process", "application", "container", "infra", "host"]
 ENVIRONMENTS: tuple[Environment, ...] = ("windows", "wsl", "wslc", "docker")
@@ -74,25 +76,6 @@ class EnvObservation:
         if self.cpu_percent is None and self.memory_bytes is None:
             return None
         return {"cpu_percent": self.cpu_percent, "memory_bytes": self.memory_bytes}
-
-
-@dataclass(frozen=True, slots=True)
-class HostMemory:
-    total_bytes: int
-    available_bytes: int
-
-    def to_json(self) -> dict[str, Any] | None:
-        used = (
-            self.total_bytes - self.available_bytes
-            if self.total_bytes > 0 and 0 <= self.available_bytes <= self.total_bytes
-            else None
-        )
-        if used is None:
-            return None
-        return {"total_bytes": self.total_bytes, "available_bytes": self.available_bytes, "used_bytes": used}
-
-
-BREAKDOWN_KEYS = ("total", "windows", "virtual_machines", "other")
 
 
 @dataclass(frozen=True, slots=True)

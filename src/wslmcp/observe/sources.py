@@ -2,19 +2,18 @@
 
 ``SampleReader``  one distro's /proc sample (local /proc, or a distro read through wsl.exe in one call)
 ``DistroLister``  the names of the running WSL distributions
-``HostProbe``     host-level facts (logical CPUs, CPU partition breakdown, memory). Part 1 has no
-                  Windows collector; a scenario can state the facts its host had (see docs/observe.md).
+``HostProbe``     host-level facts (logical CPUs, CPU partition breakdown, memory), defined at its
+                  boundary (``boundaries/host_facts.py``). Part 1 has no Windows collector; a
+                  scenario can state the facts its host had (see docs/observe.md).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from wslmcp.boundaries.procfs import ProcSample, ProcSource
-from wslmcp.observe.model import HostMemory
 
 
 class SampleReader(Protocol):
@@ -25,17 +24,6 @@ class DistroLister(Protocol):
     async def running(self) -> list[str]: ...
 
 
-@dataclass(frozen=True)
-class HostFacts:
-    logical_cpus: int
-    cpu_breakdown: Mapping[str, float] | None
-    memory: HostMemory | None
-
-
-class HostProbe(Protocol):
-    async def read(self) -> HostFacts | None: ...
-
-
 class ThreadedReader:
     """A blocking ``ProcSource`` read off the event loop, so pinned reads never wait behind it."""
 
@@ -44,16 +32,6 @@ class ThreadedReader:
 
     async def read(self) -> ProcSample:
         return await asyncio.to_thread(self._source.read_sample)
-
-
-class StaticHost:
-    """Host facts that do not change during a run (a scenario's stated host)."""
-
-    def __init__(self, facts: HostFacts) -> None:
-        self._facts = facts
-
-    async def read(self) -> HostFacts | None:
-        return self._facts
 
 
 class WindowsPrimary:

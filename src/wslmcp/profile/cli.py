@@ -7,22 +7,21 @@ is ours: it runs on a scenario's fixture home, recorded server answers and clock
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import engine, report_human, report_json, snapshot
-from wslmcp.profile.configs import CLI_CHOICES, discover
+from wslmcp.profile import report_human, report_json, snapshot
+from wslmcp.profile.configs import CLI_CHOICES
 
 if TYPE_CHECKING:
-    from wslmcp.wiring import Boundaries
+    from wslmcp.boundaries.client_files import ClientFiles
+    from wslmcp.profile.assembly import Profiler
 
 MCP_TOP_VERSION = "0.5.0"
 
@@ -102,13 +101,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
+    from wslmcp import wiring
+
     try:
         if args.command == "diff":
-            return _diff(args, sys.stdout)
-        from wslmcp import wiring
+            return _diff(args, wiring.real().client_files, sys.stdout)
+        from wslmcp.profile.assembly import assemble
 
-        boundaries = wiring.replay(args.replay) if args.replay is not None else wiring.real()
-        return execute(args, boundaries, sys.stdout, interactive=sys.stderr.isatty())
+        wired = wiring.wire(args.replay, interactive=sys.stderr.isatty())
+        return execute(args, assemble(wired.boundaries, wired.host, args), sys.stdout)
     except diff_mod.DiffInputError as err:
         print(f"wslmcp profile diff: {err}", file=sys.stderr)
         return 2
@@ -117,11 +118,9 @@ def main(argv: Sequence[str]) -> int:
         return 2
 
 
-def execute(
-    args: argparse.Namespace, boundaries: Boundaries, out: TextIO, *, interactive: bool = False
-) -> int:
-    """Build the report on ``boundaries`` and write what the arguments ask for to ``out``."""
-    report, when = _report(args, boundaries, interactive)
+def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
+    """Build the report and write what the arguments ask for to ``out``."""
+    report, when = profiler.report()
     if args.command == "snapshot":
         doc = snapshot.build(
             report, when, sessions=args.sessions, days=args.days, redact=args.redact_identifiers
@@ -134,67 +133,10 @@ def execute(
     return 0
 
 
-def _diff(args: argparse.Namespace, out: TextIO) -> int:
-    from wslmcp.boundaries.client_files import LocalClientFiles
-
-    files = LocalClientFiles()
+def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
     doc = diff_mod.diff(diff_mod.load(files, args.old), diff_mod.load(files, args.new))
     out.write((report_json.dumps(doc) if args.json else diff_mod.render(doc)) + "\n")
     return 0
-
-
-def _defaults(args: argparse.Namespace, boundaries: Boundaries) -> tuple[str, str, str]:
-    """(home, project, cwd): a replayed scenario supplies its own home and project."""
-    cwd = os.getcwd()
-    home, project = args.home, args.project
-    if boundaries.scenario is not None:
-        section = boundaries.scenario.section("profile")
-        if home is None:
-            home = str(boundaries.scenario.section("home").get("path", ""))
-        if project is None and isinstance(section.get("project"), str):
-            project = str(section["project"])
-            cwd = project
-    if home is None:
-        home = os.path.expanduser("~")
-    if project is None:
-        project = cwd
-    return home, project, cwd
-
-
-def _report(
-    args: argparse.Namespace, boundaries: Boundaries, interactive: bool
-) -> tuple[engine.Report, datetime]:
-    from wslmcp.profile.querying import stderr_progress
-
-    home, project, cwd = _defaults(args, boundaries)
-    request = engine.Request(
-        home=home,
-        project=project,
-        cwd=cwd,
-        sessions=args.sessions,
-        days=args.days,
-        timeout_s=args.timeout,
-        cli=args.cli,
-        no_query=args.no_query,
-        query_project=args.query_project,
-        project_usage=args.project_usage,
-        concurrency=args.concurrency,
-    )
-    files = boundaries.client_files
-    discovery = discover(files, home, project, args.cli)
-    progress = stderr_progress(sys.stderr) if interactive and boundaries.scenario is None else None
-    report = asyncio.run(
-        engine.run(
-            files,
-            boundaries.mcp_launcher,
-            boundaries.clock,
-            request,
-            discovery=discovery,
-            progress=progress,
-        )
-    )
-    report.wslmcp = engine.extras(report, request)
-    return report, datetime.fromtimestamp(boundaries.clock.wall(), UTC)
 
 
 def _emit_snapshot(text: str, path: str | None, out: TextIO) -> int:

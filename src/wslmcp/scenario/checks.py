@@ -15,10 +15,10 @@ from typing import Any
 from wslmcp.scenario.loader import Scenario
 
 CHECKS: dict[str, str] = {
-    "procfs-replay": "wslmcp.scenario.procfs_check:check",
-    "observe-tools": "wslmcp.observe.replay_check:check",
-    "profile-report": "wslmcp.profile.replay_check:check",
-    "shell-exchanges": "wslmcp.shell.replay_check:check",
+    "procfs-replay": "wslmcp.replay.procfs:check",
+    "observe-tools": "wslmcp.replay.observe:check",
+    "profile-report": "wslmcp.replay.profile:check",
+    "shell-exchanges": "wslmcp.replay.shell:check",
 }
 
 

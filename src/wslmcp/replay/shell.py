@@ -1,6 +1,6 @@
 """Replay check ``shell-exchanges``: a scenario's recorded wsl.exe exchanges drive the real shell
-server (config, guard, runner, service and MCP tool layer); every tool call's reply must equal the
-expected reply stored in the scenario.
+server (config, guard, runner, service and MCP tool layer), called through the SDK client in
+process; every tool call's reply must equal the expected reply stored in the scenario.
 
 Scenario section ``shell``::
 
@@ -12,8 +12,8 @@ Scenario section ``shell``::
     }
 
 ``expected`` files hold ``{"is_error": bool, "text": str}``. ``advance_s`` moves the scenario clock
-before the call (session idle times). Run tokens are a counter when replaying, so the recorded
-argument vectors match.
+before the call (session idle times). Wiring hands a replay counting run tokens, so the recorded
+argument vectors match, and the server's environment is the section's ``env`` alone.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fakes.clock import FakeClock
 from fakes.replay import ReplayMiss
+from wslmcp import wiring
+from wslmcp.replay.client import connect, crashes, root_cause
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 
@@ -47,36 +48,38 @@ def _calls(scenario: Scenario) -> tuple[dict[str, str], list[Mapping[str, Any]]]
     return dict(env), calls
 
 
-async def replay_calls(scenario: Scenario) -> list[dict[str, Any]]:
-    """Run the scenario's calls through the server; returns one ``{is_error, text}`` per call."""
-    from wslmcp.shell.serve import assemble
+async def replay_calls(
+    scenario: Scenario, crashed: list[BaseException] | None = None
+) -> list[dict[str, Any]]:
+    """Run the scenario's calls through the server; returns one ``{is_error, text}`` per call.
+    A call that crashed the tool appends its exception to ``crashed``."""
+    from wslmcp.shell.assembly import assemble
     from wslmcp.shell.server import build_server
 
-    env, calls = _calls(scenario)
-    assembly = assemble(env, scenario.root)
-    server = build_server(assembly.service)
-    clock = assembly.clock
+    _, calls = _calls(scenario)
+    run = wiring.replaying(scenario)
+    server = build_server(assemble(run.boundaries, run.host).service)
     replies = []
-    for call in calls:
-        advance = float(call.get("advance_s", 0))
-        if advance and isinstance(clock, FakeClock):
-            clock.advance(advance)
-        result = await server.call_tool(call["tool"], dict(call.get("args", {})))
-        content = getattr(result, "content", [])
-        text = "\n".join(str(getattr(block, "text", "")) for block in content)
-        replies.append({"is_error": bool(getattr(result, "is_error", False)), "text": text})
+    async with connect(server) as client:
+        for call in calls:
+            advance = float(call.get("advance_s", 0))
+            if advance:
+                run.clock.advance(advance)
+            with crashes() as found:
+                result = await client.call_tool(call["tool"], dict(call.get("args", {})))
+            if crashed is not None:
+                crashed.extend(found)
+            text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
+            replies.append({"is_error": bool(result.is_error), "text": text})
     return replies
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     _, calls = _calls(scenario)
-    try:
-        replies = asyncio.run(replay_calls(scenario))
-    except Exception as exc:  # the tool layer wraps a ReplayMiss; report the miss itself
-        cause: BaseException | None = exc
-        while cause is not None and not isinstance(cause, ReplayMiss):
-            cause = cause.__cause__
-        return CheckResult(KIND, False, str(cause or f"{type(exc).__name__}: {exc}"))
+    crashed: list[BaseException] = []
+    replies = asyncio.run(replay_calls(scenario, crashed))
+    if crashed:  # a tool crashed (a replay miss, as a rule): name it, not its bare error reply
+        return CheckResult(KIND, False, str(root_cause(crashed[0], ReplayMiss)))
     for i, (call, got) in enumerate(zip(calls, replies, strict=True)):
         expected = json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8"))
         if got != expected:

@@ -1,4 +1,9 @@
-"""The ``observe`` section of a scenario manifest, validated strictly.
+"""The scenario sections that describe a host or a server's run, validated strictly.
+
+Wiring reads the host parts (observe's ``platform``, ``distro``, ``wsl_interop`` and ``host``;
+shell's ``env``); the replay layer reads the rest (``args``, ``calls``). No server area reads them.
+
+The ``observe`` section:
 
 ```
 "observe": {
@@ -22,8 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wslmcp.observe.model import BREAKDOWN_KEYS, HostMemory
-from wslmcp.observe.sources import HostFacts
+from wslmcp.boundaries.host_facts import BREAKDOWN_KEYS, HostFacts, HostMemory
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError
 
@@ -104,3 +108,9 @@ def _host(raw: object, fail: Callable[..., ScenarioError]) -> HostFacts:
         cpu_breakdown={k: float(v) for k, v in breakdown.items()} if breakdown is not None else None,
         memory=mem,
     )
+
+
+def shell_env(scenario: Scenario) -> dict[str, str]:
+    """The shell server's recorded environment (``shell.env``), so a replay serves as recorded."""
+    env = scenario.section("shell").get("env", {})
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}

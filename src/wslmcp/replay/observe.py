@@ -1,5 +1,6 @@
-"""Replay check ``observe-tools``: run ``wslmcp observe --replay DIR`` over real stdio, make the
-scenario's scripted tool calls, and compare every answer with the expected JSON it stores.
+"""Replay check ``observe-tools``: assemble the observe server on the scenario (as ``wslmcp observe
+--replay DIR`` would, with the section's ``args``), make the scenario's scripted tool calls through
+the SDK client in process, and compare every answer with the expected JSON it stores.
 
 Calls come from the manifest's ``observe.calls``; an argument string ``{{snapshot:N}}`` is the
 snapshot ID returned by call N (1-based) and ``{{resource:N:I}}`` the ``resource_id`` of item I of
@@ -11,16 +12,20 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp.shared.exceptions import MCPError
 
-from wslmcp.observe.scenario_section import ObserveSection, read_section
+from wslmcp import wiring
+from wslmcp.observe.assembly import build_service
+from wslmcp.observe.options import parse_options
+from wslmcp.observe.server import build_server
+from wslmcp.replay.client import connect
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.sections import ObserveSection, read_section
 
 KIND = "observe-tools"
 _REF = re.compile(r"\{\{(snapshot|resource):(\d+)(?::(\d+))?\}\}")
@@ -40,18 +45,14 @@ def _resolve(value: Any, answers: Sequence[Mapping[str, Any]]) -> Any:
 
 
 async def drive(
-    scenario_dir: Path, args: Sequence[str], calls: Sequence[Mapping[str, Any]]
+    scenario: Scenario, args: Sequence[str], calls: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     """Answers to ``calls`` from a replaying server, each ``{"result": ..., "is_error": bool}`` or
     ``{"jsonrpc_error": code}``. The text block must equal structuredContent, or this raises."""
-    from mcp import Client, StdioServerParameters
-    from mcp.shared.exceptions import MCPError
-
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "wslmcp", "observe", "--replay", str(scenario_dir), *args]
-    )
+    run = wiring.replaying(scenario)
+    server = build_server(build_service(run.boundaries, run.host, parse_options(args)))
     answers: list[dict[str, Any]] = []
-    async with Client(params, read_timeout_seconds=60) as client:
+    async with connect(server) as client:
         for call in calls:
             arguments = _resolve(call.get("arguments", {}), answers)
             try:
@@ -86,7 +87,7 @@ def normalize(answers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def run(scenario: Scenario, section: ObserveSection | None = None) -> list[dict[str, Any]]:
     """The normalized answers to the scenario's ``observe.calls``."""
     section = section or read_section(scenario)
-    answers: list[dict[str, Any]] = anyio.run(drive, scenario.root, section.args, section.calls)
+    answers: list[dict[str, Any]] = anyio.run(drive, scenario, section.args, section.calls)
     return normalize(answers)
 
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fakes.clock import FakeClock
-from fakes.procfs import FakeProcSource
+from wslmcp import wiring
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario, sample_digest
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
-    clock = FakeClock(0.0, scenario.start_wall)
-    source = FakeProcSource(scenario, clock)
+    run = wiring.replaying(scenario)
+    clock, source = run.clock, run.boundaries.procfs
     entries = [e for e in scenario.timeline if "procfs" in e.data]
     if not entries:
         return CheckResult("procfs-replay", False, "the timeline holds no /proc sample")

@@ -1,8 +1,10 @@
 """The ``profile-report`` scenario check: run ``wslmcp profile`` on a scenario, compare with its file.
 
 Manifest entry: ``{"kind": "profile-report", "args": [...], "expected": "expected/NAME"}``. The
-profiler runs on the scenario's fixture home, recorded server answers and clock (``--replay``), and
-its stdout must equal the expected file byte for byte.
+profiler is assembled in process on the scenario's fixture home, recorded server answers and clock
+(as ``--replay`` would), and what it writes must equal the expected file byte for byte. The
+profiler is a command, not a server: it is driven through its assembly, and the servers it
+queries are the scenario's recorded launcher answers.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
+from wslmcp import wiring
+from wslmcp.profile.assembly import assemble
+from wslmcp.profile.cli import build_parser, execute
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 
@@ -18,12 +23,10 @@ KIND = "profile-report"
 
 
 def render(scenario: Scenario, args: list[str]) -> str:
-    from wslmcp import wiring
-    from wslmcp.profile.cli import build_parser, execute
-
-    parsed = build_parser().parse_args([*args, "--replay", str(scenario.root)])
+    parsed = build_parser().parse_args(args)
+    run = wiring.replaying(scenario)
     out = io.StringIO()
-    code = execute(parsed, wiring.replay(scenario.root), out)
+    code = execute(parsed, assemble(run.boundaries, run.host, parsed), out)
     if code != 0:
         raise RuntimeError(f"wslmcp profile exited {code}")
     return out.getvalue()

@@ -1,0 +1,64 @@
+"""What wiring hands every area: the boundaries (one field each) and the host's configuration.
+
+``wslmcp.wiring`` builds both, from this machine or from a scenario; an area's ``assembly`` takes
+them and never learns which. Nothing here chooses: these are the shapes of what was chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.host_facts import HostProbe
+from wslmcp.boundaries.local_files import LocalFiles
+from wslmcp.boundaries.mcp_launcher import McpLauncher
+from wslmcp.boundaries.procfs import ProcSource
+from wslmcp.boundaries.shell_transport import ShellTransport
+from wslmcp.boundaries.tokens import TokenSource
+from wslmcp.boundaries.wsl_exe import WslExe
+
+
+class TransportChooser(Protocol):
+    """The shell server's transport for ``distro`` and ``user``. ``choice`` is WSLMCP_SHELL_TRANSPORT
+    (``wsl.exe``, ``local`` or ``auto``); a replay always answers with its recorded wsl.exe."""
+
+    def __call__(self, choice: str, distro: str, user: str | None) -> ShellTransport: ...
+
+
+@dataclass(frozen=True)
+class Boundaries:
+    clock: Clock
+    procfs: ProcSource
+    wsl_exe: WslExe
+    client_files: ClientFiles
+    local_files: LocalFiles
+    mcp_launcher: McpLauncher
+    shell_transport: TransportChooser
+    tokens: TokenSource
+    host_facts: HostProbe | None
+
+
+@dataclass(frozen=True)
+class Host:
+    """The host's configuration, read once by wiring (from this machine, or as a scenario states it).
+
+    ``platform``       ``"linux"`` (plain Linux, or inside a WSL distro) or ``"windows"``
+    ``distro``         the WSL distribution this process runs in (WSL_DISTRO_NAME), or ``None``
+    ``wsl_reachable``  whether wsl.exe can be run (other distributions can be listed and read)
+    ``home``           the user's home directory; ``project`` the project directory; ``cwd`` the
+                       directory the command was started in
+    ``shell_env``      the environment the shell server's ``WSL_*`` configuration is read from
+    ``interactive``    whether progress may be drawn on stderr (a terminal, not a replay)
+    """
+
+    platform: str
+    distro: str | None
+    wsl_reachable: bool
+    home: str
+    project: str
+    cwd: str
+    shell_env: Mapping[str, str]
+    interactive: bool = False

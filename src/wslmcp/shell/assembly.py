@@ -1,0 +1,44 @@
+"""Assembling the shell service from what wiring built: configuration from the host's shell
+environment, the transport wiring chose, the guard, the runner and the service."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+
+from wslmcp.boundaries.bundle import Boundaries, Host
+from wslmcp.shell.config import ShellConfig, load_config
+from wslmcp.shell.guard import Guard
+from wslmcp.shell.log import Log
+from wslmcp.shell.runner import Runner
+from wslmcp.shell.service import ShellService
+
+
+@dataclass
+class Assembly:
+    config: ShellConfig
+    service: ShellService
+    log: Log
+
+
+def assemble(boundaries: Boundaries, host: Host, *, quiet: bool = False) -> Assembly:
+    """Config, transport, guard, runner and service. Raises ConfigError / TransportError.
+    ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL asks for it (``--check`` prints its own)."""
+    env = host.shell_env
+    config = load_config(env)
+    if quiet and "WSL_MCP_LOG_LEVEL" not in env:
+        config = replace(config, log_level="silent")
+    log = Log(config.log_level, sys.stderr, boundaries.clock)
+    runner = None
+    if config.distro is not None:
+        transport = boundaries.shell_transport(config.transport, config.distro, config.user)
+        runner = Runner(transport, boundaries.tokens.next)
+    service = ShellService(
+        config,
+        runner=runner,
+        guard=Guard(config.policy),
+        clock=boundaries.clock,
+        log=log,
+        local_files=boundaries.local_files,
+    )
+    return Assembly(config, service, log)
