@@ -15,6 +15,7 @@ from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellT
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
+from wslmcp.shell.replies import ShellTools
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 
@@ -24,7 +25,7 @@ STATE_DIR = tempfile.mkdtemp(prefix="wslmcp-test-state-")
 
 @dataclass
 class Built:
-    service: ShellService
+    service: ShellTools  # the tools as the MCP layer calls them (the service, rendered)
     clock: FakeClock
     log: io.StringIO
     runner: Runner | None
@@ -54,7 +55,7 @@ def build(
         local_files=local_files or OsLocalFiles(state_dir or STATE_DIR),
         chunk_bytes=chunk_bytes,
     )
-    return Built(service, clock, stream, runner)
+    return Built(ShellTools(service), clock, stream, runner)
 
 
 def processes_with(marker: str) -> list[str]:

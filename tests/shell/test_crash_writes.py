@@ -221,9 +221,13 @@ def test_shutdown_kills_the_tree_of_a_running_command(tmp_path: Path, transport:
     extra = {**standin.env(), "WSLMCP_SHELL_TRANSPORT": transport}
     server = Server(tmp_path, tmp_path, extra)
     server.call("wsl_exec", {"command": "sleep 27.18281 & sleep 27.18282; echo never"})
+
+    def sleeps() -> list[str]:
+        return [p for p in processes_with("sleep 27.1828") if p.split(" ", 1)[1].startswith("sleep ")]
+
     deadline = time.monotonic() + 30
-    while len(processes_with("sleep 27.1828")) < 2 and time.monotonic() < deadline:
+    while len(sleeps()) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert len(processes_with("sleep 27.1828")) == 2
+    assert len(sleeps()) == 2
     assert server.close() == 0
     _no_survivors("sleep 27.1828")

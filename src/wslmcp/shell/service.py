@@ -1,6 +1,7 @@
-"""The shell server's operations, one method per tool, each returning the reply text.
+"""The shell server's operations, one method per tool, each returning a typed result
+(``wslmcp.shell.results``); ``wslmcp.shell.replies`` renders those as reply texts.
 
-The server module only validates arguments and turns a ``Reply`` into an MCP result. Every command,
+The server module only validates arguments and turns a rendered reply into an MCP result. Every command,
 working directory, adopted session directory and path passes through ``self.guard`` here (file
 paths inside ``FileTools``) before any transport call is made.
 """
@@ -10,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Concatenate, ParamSpec
 
 from wslmcp.arguments import quoted
@@ -20,10 +19,26 @@ from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused, ToolFailure
-from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, render, shape
-from wslmcp.shell.files import FileTools, Listing
+from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, shape
+from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
+from wslmcp.shell.results import (
+    Closed,
+    Failed,
+    FileRead,
+    Hosts,
+    Listed,
+    NotSetUp,
+    Opened,
+    Ran,
+    Refusal,
+    Result,
+    SessionRow,
+    Sessions,
+    Transferred,
+    Wrote,
+)
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
@@ -41,16 +56,16 @@ FAILURES = (ToolFailure, SessionError, TransportError, OSError)
 _P = ParamSpec("_P")
 
 
-_ToolMethod = Callable[Concatenate["ShellService", _P], Awaitable["Reply"]]
+_ToolMethod = Callable[Concatenate["ShellService", _P], Awaitable[Result]]
 
 
 def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
-    """Turn what a tool method raises into its reply: a guard refusal (logged at warn, rendered with
-    its rule and "nothing was run"), or ``<tool> failed: <reason>`` for any of ``FAILURES``."""
+    """Turn what a tool method raises into its result: a guard ``Refusal`` (logged at warn), or
+    ``Failed(tool, reason)`` for any of ``FAILURES``."""
 
     def wrap(method: _ToolMethod[_P]) -> _ToolMethod[_P]:
         @functools.wraps(method)
-        async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Reply:
+        async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Result:
             try:
                 return await method(self, *args, **kwargs)
             except Refused as refused:
@@ -67,25 +82,6 @@ NOT_CONFIGURED = (
     "not configured: no WSL distro is registered for this server. Set WSL_DISTRO (and optionally "
     "WSL_USER) in this server's env block, then restart it; see wsl_list_hosts."
 )
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    is_error: bool = False
-
-
-def shown_path(path: str, resolved: str) -> str:
-    """The path as given, with where it resolved to when that differs."""
-    return path if resolved == path else f"{path} (→ {resolved})"
-
-
-def format_bytes(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / 1048576:.1f} MB"
 
 
 class ShellService:
@@ -164,7 +160,7 @@ class ShellService:
             return None
         return self.sessions.get(sid)
 
-    def _refusal(self, tool: str, refused: Refused) -> Reply:
+    def _refusal(self, tool: str, refused: Refused) -> Refusal:
         self.log.warn(
             "refused by the guard",
             tool=tool,
@@ -172,11 +168,11 @@ class ShellService:
             rule=refused.decision.rule,
             reason=quoted(refused.decision.reason or ""),
         )
-        return Reply(refused.render(), True)
+        return Refusal(refused)
 
-    def _failure(self, tool: str, exc: Exception) -> Reply:
+    def _failure(self, tool: str, exc: Exception) -> Failed:
         self.log.info(f"{tool} failed", error=str(exc))
-        return Reply(f"{tool} failed: {exc}", True)
+        return Failed(tool, str(exc))
 
     def _check_command(self, command: str, cwd: str | None) -> None:
         """The command with its working directory (``check_command`` screens the cwd too)."""
@@ -213,7 +209,7 @@ class ShellService:
         session: str | None = None,
         cwd: str | None = None,
         timeout_ms: int | None = None,
-    ) -> Reply:
+    ) -> Result:
         runner, _ = self._require()
         sess = self._session(session)
         if "\x00" in command or (cwd and "\x00" in cwd):
@@ -230,7 +226,7 @@ class ShellService:
 
     async def _exec(
         self, runner: Runner, command: str, sess: Session | None, cwd: str | None, timeout_ms: int
-    ) -> Reply:
+    ) -> Ran:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
@@ -261,16 +257,14 @@ class ShellService:
         if sess is not None:
             sess.commands += 1
             note, shown_cwd = self._adopt(sess, outcome.reported_cwd)
-        return Reply(
-            render(
-                outcome,
-                timeout_ms=timeout_ms,
-                max_chars=self.config.max_output,
-                hard_cap=self.config.hard_output_cap,
-                transport_kind=self.transport_kind,
-                cwd=shown_cwd,
-                cwd_note=note,
-            )
+        return Ran(
+            outcome,
+            timeout_ms=timeout_ms,
+            max_chars=self.config.max_output,
+            hard_cap=self.config.hard_output_cap,
+            transport_kind=self.transport_kind,
+            cwd=shown_cwd,
+            cwd_note=note,
         )
 
     def _adopt(self, sess: Session, reported: str | None) -> tuple[str | None, str | None]:
@@ -302,7 +296,7 @@ class ShellService:
     # -- sessions ---------------------------------------------------------------------------------
 
     @_answers("wsl_connect")
-    async def connect(self, cwd: str | None = None) -> Reply:
+    async def connect(self, cwd: str | None = None) -> Result:
         runner, _ = self._require()
         start = cwd.strip() if cwd and cwd.strip() else self.config.cwd
         if start is not None and not start.startswith("/"):
@@ -338,40 +332,30 @@ class ShellService:
                 self.sessions.close(sess.id)
             raise
         self.log.info("session opened", session=sess.id, open_sessions=len(self.sessions.all()))
-        lines = [f"Opened session {sess.id} → {self._endpoint()}", f"cwd: {sess.cwd}"]
-        if self.config.policy.readonly:
-            lines.append("This profile is READ-ONLY: writes, redirections and uploads will be refused.")
-        lines.append(f'Run commands with wsl_exec({{"session": "{sess.id}", "command": "..."}}).')
-        return Reply("\n".join(lines))
+        return Opened(sess.id, self._endpoint(), sess.cwd, self.config.policy.readonly)
 
     @_answers("wsl_disconnect")
-    async def disconnect(self, session: str) -> Reply:
+    async def disconnect(self, session: str) -> Result:
         sess = self.sessions.close(session)
         self.log.info("session closed", session=sess.id, open_sessions=len(self.sessions.all()))
-        return Reply(
-            f"Closed session {sess.id}. Nothing ran in the distro; only this server forgot the directory."
-        )
+        return Closed(sess.id)
 
     @_answers("wsl_list_sessions")
-    async def list_sessions(self) -> Reply:
+    async def list_sessions(self) -> Result:
         self._require()
-        sessions = self.sessions.all()
-        if not sessions:
-            return Reply(
-                "No open sessions. Open one with wsl_connect, or omit 'session' to run a one-off command."
+        rows = tuple(
+            SessionRow(
+                s.id,
+                s.cwd,
+                s.commands,
+                round(self.sessions.idle_seconds(s)),
+                max(0, round(self.sessions.idle_s - self.sessions.idle_seconds(s))),
+                s.opened_wall,
+                bool(s.busy),
             )
-        lines = [f"{len(sessions)} open session(s) (of at most {self.sessions.limit}):"]
-        for s in sessions:
-            opened = datetime.fromtimestamp(s.opened_wall, UTC).isoformat(timespec="seconds")
-            idle = round(self.sessions.idle_seconds(s))
-            left = max(0, round(self.sessions.idle_s - self.sessions.idle_seconds(s)))
-            lines += [
-                "",
-                f"{s.id}  →  {self._endpoint()}",
-                f"    cwd: {s.cwd or '(login default)'}  ·  {s.commands} command(s)  ·  idle {idle}s "
-                f"(forgotten in {left}s)  ·  opened {opened}" + ("  ·  busy" if s.busy else ""),
-            ]
-        return Reply("\n".join(lines))
+            for s in self.sessions.all()
+        )
+        return Sessions(rows, self.sessions.limit, self._endpoint())
 
     # -- file tools -------------------------------------------------------------------------------
 
@@ -382,55 +366,33 @@ class ShellService:
         return files
 
     @_answers("wsl_list_dir")
-    async def list_dir(self, path: str, session: str | None = None) -> Reply:
+    async def list_dir(self, path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return Reply(render_listing(path, await files.list_dir(path)))
+        return Listed(path, await files.list_dir(path))
 
     @_answers("wsl_read_file")
-    async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Reply:
+    async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Result:
         files = self._files(session)
         limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
-        result = await files.read(path, limit)
-        target, data = result.target, result.data
-        shown = shown_path(path, target.resolved)
-        if target.size:
-            header = f"{shown} — {format_bytes(target.size)}"
-        else:
-            header = f"{shown} — {format_bytes(len(data))} read (the file reports size 0)"
-        if result.truncated:
-            header += f", truncated to the first {format_bytes(len(data))} (limit {limit} bytes)"
-        text = data.decode("utf-8", errors="replace")
-        if "\x00" in text or "\ufffd" in text:
-            header += "\nNote: the content is not valid UTF-8 text (binary bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
-        return Reply(f"{header}\n\n{text}")
+        return FileRead(path, await files.read(path, limit), limit)
 
     @_answers("wsl_write_file")
     async def write_file(
         self, path: str, content: str, append: bool = False, session: str | None = None
-    ) -> Reply:
+    ) -> Result:
         files = self._files(session)
         target, n = await files.write(path, content.encode("utf-8"), append=append)
-        shown = shown_path(path, target.resolved)
-        verb = "Appended" if append else "Wrote"
-        return Reply(
-            f"{verb} {format_bytes(n)} to {shown} (atomically: a new file was verified and renamed into place)."
-        )
+        return Wrote(path, target.resolved, n, append)
 
     @_answers("wsl_upload")
-    async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Reply:
+    async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        t = await files.upload(local_path, remote_path)
-        return Reply(
-            f"Uploaded {format_bytes(t.size)} ({t.size} bytes): {t.local} → {t.remote}\nsha256: {t.sha256}"
-        )
+        return Transferred("upload", await files.upload(local_path, remote_path))
 
     @_answers("wsl_download")
-    async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Reply:
+    async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        t = await files.download(remote_path, local_path)
-        return Reply(
-            f"Downloaded {format_bytes(t.size)} ({t.size} bytes): {t.remote} → {t.local}\nsha256: {t.sha256}"
-        )
+        return Transferred("download", await files.download(remote_path, local_path))
 
     # -- host status ------------------------------------------------------------------------------
 
@@ -452,47 +414,12 @@ class ShellService:
         run = await runner.run(ScriptCall(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16))
         return parse_facts(run.exchange.stdout.decode("utf-8", "replace"))
 
-    def policy_lines(self) -> list[str]:
-        p = self.config.policy
-        lines = [
-            ("READ-ONLY" if p.readonly else "writable")
-            + "  ·  "
-            + ("sudo=enabled" if p.allow_sudo else "sudo=disabled")
-            + "  ·  "
-            + (
-                "windows=open (interop .exe and /mnt/<drive>/ writes allowed; operator credential and MCP "
-                "config paths still refused)"
-                if p.allow_windows
-                else "windows=locked (no interop .exe, no writes under /mnt/<drive>/)"
-            )
-        ]
-        if p.allowed_paths:
-            lines.append(f"file tools limited to: {', '.join(p.allowed_paths)} (does not restrict wsl_exec)")
-        if p.allow_commands:
-            lines.append(f"commands limited to: {', '.join(p.allow_commands)}")
-        if p.deny_patterns:
-            lines.append(f"denied patterns: {', '.join('/' + d.pattern + '/' for d in p.deny_patterns)}")
-        lines.append(
-            f"limits: timeout {self.config.exec_timeout_ms}ms  ·  output {self.config.max_output} characters per "
-            f"stream  ·  file reads {self.config.max_read_bytes} bytes"
-        )
-        return lines
-
     @_answers("wsl_list_hosts")
-    async def list_hosts(self) -> Reply:
+    async def list_hosts(self) -> Result:
         if not self.config.configured:
-            return Reply(SETUP_TEXT)
+            return NotSetUp()
         state, facts = await self.state()
-        lines = [
-            f"{self.config.name}  →  {self._endpoint()} (WSL, this machine; transport: {self.transport_kind})"
-        ]
-        if self.config.description:
-            lines.append(f"    {self.config.description}")
-        lines.append(f"    {status_line(state, facts, self.transport_kind)}")
-        lines += [f"    {line}" for line in self.policy_lines()]
-        if self.config.cwd:
-            lines.append(f"    new sessions start in: {self.config.cwd}")
-        return Reply("\n".join(lines))
+        return Hosts(self.config, self._endpoint(), self.transport_kind, state, facts)
 
     async def check(self) -> tuple[str, bool]:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
@@ -534,36 +461,3 @@ class ShellService:
         lines.append(f"  OK      {ex.stdout.decode('utf-8', 'replace').strip()}  ({ms}ms)")
         lines.append(" " * 10 + status_line(state, facts, self.transport_kind))
         return "\n".join(lines), True
-
-
-def render_listing(path: str, listing: Listing) -> str:
-    shown = shown_path(path, listing.target.resolved)
-    if listing.total == 0:
-        return f"{shown} is empty."
-    head = f"{shown} — {listing.total} entrie(s)"
-    if listing.truncated:
-        head += f", showing the first {len(listing.entries)} by name"
-    lines = [head + ":", ""]
-    marks = {"file": "-", "directory": "d", "symlink": "l"}
-    for e in listing.entries:
-        name = e.name + ("/" if e.kind == "directory" else "")
-        lines.append(f"{marks.get(e.kind, '?')}  {e.mode:>5}  {format_bytes(e.size):>9}  {e.mtime}  {name}")
-    if listing.truncated:
-        lines += [
-            "",
-            "Listing was capped; narrow the path, or filter with wsl_exec (find / ls | grep) for the rest.",
-        ]
-    return "\n".join(lines)
-
-
-SETUP_TEXT = """No WSL distro is registered for this server, so every other tool answers "not configured".
-
-Add the distro (as `wsl -l -q` prints it) and, optionally, the Linux user to this server's entry in
-the MCP client configuration:
-
-  "env": { "WSL_DISTRO": "Ubuntu", "WSL_USER": "dev" }
-
-WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
-WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
-WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MCP_LOG_LEVEL.
-Restart this server after changing it — environment variables are fixed for the life of the process."""
