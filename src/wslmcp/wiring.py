@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
@@ -26,9 +26,22 @@ from wslmcp.boundaries.shell_transport import ShellTransport
 from wslmcp.boundaries.tokens import RandomTokens
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.scenario.sections import read_section, shell_env
 
-__all__ = ["Boundaries", "Host", "Replay", "Wired", "real", "real_host", "replay", "replay_host", "wire"]
+__all__ = [
+    "Boundaries",
+    "Host",
+    "Recording",
+    "Replay",
+    "Wired",
+    "real",
+    "real_host",
+    "recording_shell",
+    "replay",
+    "replay_host",
+    "wire",
+]
 
 WSL_EXE_VARIABLE = "WSLMCP_WSL_EXE"
 
@@ -201,6 +214,37 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         host_facts=StatedHost(stated) if stated is not None else None,
     )
     return Replay(boundaries, replay_host(sc, environ), clock, sc)
+
+
+@dataclass(frozen=True)
+class Recording(Wired):
+    """A recording's boundaries and host, with the clock the recorder moves on between calls."""
+
+    clock: AdvancingClock
+
+
+def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wall: float) -> Recording:
+    """What ``wslmcp scenario record --area shell`` runs on: the real wsl.exe (``WSLMCP_WSL_EXE``:
+    on Linux, the stand-in) with every exchange written by ``writer``; the run tokens and the clock
+    a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
+    by the calls' ``advance_s``), so the replay asks exactly what was recorded. The server's
+    environment is ``environ``."""
+    from fakes.clock import FakeClock
+    from fakes.tokens import CountingTokens
+    from fakes.wsl_exe import RecordingWslExe
+
+    real_boundaries = real(environ)
+    clock = FakeClock(0.0, start_wall)
+    wsl_exe = RecordingWslExe(WslExeCli(_wsl_exe_path(environ), kill_on_overflow=True), writer)
+    boundaries = replace(
+        real_boundaries,
+        clock=clock,
+        wsl_exe=wsl_exe,
+        shell_transport=_recorded_transports(wsl_exe),
+        tokens=CountingTokens(),
+    )
+    host = replace(real_host(environ), shell_env=dict(environ))
+    return Recording(boundaries, host, clock)
 
 
 def wire(

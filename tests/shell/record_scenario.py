@@ -1,6 +1,6 @@
 """Record scenarios/shell-basic: run a fixed series of tool calls through the shell server with the
 wsl.exe transport driving the `wsl.exe` stand-in (tests/shell/standin.py), record every wsl.exe
-exchange (``wslmcp.scenario.recorder.RecordingWslExe``) and every reply.
+exchange (``fakes.wsl_exe.RecordingWslExe``) and every reply.
 Run: .venv/bin/python -m tests.shell.record_scenario [OUT_DIR]
 
 The replay check ``shell-exchanges`` then serves the same calls from the recorded exchanges.
@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from fakes.clock import FakeClock
+from fakes.wsl_exe import RecordingWslExe
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.local_files import OsLocalFiles
 from wslmcp.boundaries.shell_transport import WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
-from wslmcp.scenario.recorder import RecordingWslExe, ScenarioWriter
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log

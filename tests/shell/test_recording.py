@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from fakes.wsl_exe import FakeWslExe
+from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from tests.shell.conftest import survivors
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
@@ -21,7 +21,7 @@ from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.shell_transport import ScriptCall, WslExeTransport, wsl_exec_args
 from wslmcp.boundaries.wsl_exe import WslCall, WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.recorder import RecordingWslExe, ScenarioWriter
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.runner import Runner
 
 STREAMED = os.urandom(2 * 1024 * 1024 + 3)
