@@ -157,6 +157,10 @@ class RecordingMcpLauncher:
         self._write()
         return answer
 
+    def save(self) -> None:
+        """Write the fixture file now (a recording that launched nothing still has one)."""
+        self._write()
+
     def _write(self) -> None:
         # Sorted by name (stable: one name's answers keep their order) so that re-recording a
         # concurrent run gives the same file.

@@ -105,3 +105,50 @@ def test_record_refuses_bad_calls_and_an_existing_scenario(tmp_path: Path) -> No
     assert taken.returncode == 1 and "nothing was written" in taken.stderr
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["f"]
     assert not (tmp_path / "x").exists()
+
+
+def test_a_recorded_profile_home_replays_equal(tmp_path: Path) -> None:
+    """``--area profile``: a client home (the profile-configs fixture, its test servers installed
+    where its configs name them) recorded with the answers of the servers it launches; the replay
+    renders the same report from the recorded answers alone."""
+    from tests.profile.homes import FIXTURE_HOME, copy_home
+
+    home = copy_home("profile-configs", tmp_path / "home")
+    out = tmp_path / "scenarios" / "recorded-profile"
+    out.parent.mkdir()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("WSL")}
+    rec = _run(["record", "--area", "profile", "--home", str(home), "--out", str(out)], clean)
+    assert rec.returncode == 0, rec.stderr
+    assert rec.stdout.startswith(f"recorded {home} with ") and rec.stdout.rstrip().endswith(f"into {out}")
+    scenario = Scenario.load(out)
+    assert scenario.section("home")["path"] == FIXTURE_HOME
+    assert scenario.section("profile")["project"] == f"{FIXTURE_HOME}/proj"
+    recorded = (out / "answers.json").read_text()
+    assert (
+        str(tmp_path) not in recorded
+        and str(tmp_path) not in (out / "expected" / "query-project.txt").read_text()
+    )
+    replay = _run(["replay", str(out.parent)], clean)
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert "recorded-profile         match     profile-report" in replay.stdout
+    # record then replay equals the live run: the report from the live home and its live servers
+    live = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wslmcp",
+            "profile",
+            "--home",
+            str(home),
+            "--project",
+            str(home / "proj"),
+            "--query-project",
+        ],
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    replayed = (out / "expected" / "query-project.txt").read_text()
+    assert live.stdout.replace(str(home), FIXTURE_HOME) == replayed

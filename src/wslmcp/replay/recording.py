@@ -1,7 +1,11 @@
-"""``wslmcp scenario record --area observe|shell``: the one product command that records an area's
+"""``wslmcp scenario record --area observe|shell|profile``: the one product command that records an area's
 scenario, through each boundary's recorder in ``fakes/`` and the scenario writer.
 
 ``observe``  this host's /proc, sampled on a fixed schedule (``procfs-replay`` check).
+``profile``  a client home (``--home``, copied into the scenario as its fixture home, every
+             path rewritten to ``--fixture-home``) with the answers of the servers its configs
+             launch, queried through the real launcher (project scope included), and the
+             expected ``wslmcp profile --query-project`` report rendered from the replay.
 ``shell``    a session of tool calls (a JSON list of ``{"tool", "args", "advance_s"?}``) run through
              the real shell server (config, guard, runner, service and MCP tool layer, called
              through the SDK client in process) over the real wsl.exe, or on Linux the wsl.exe
@@ -15,6 +19,7 @@ A recording is written beside its target and renamed into place only when comple
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -110,3 +115,66 @@ async def record_shell(
         writer.abort()
         raise
     return replies
+
+
+PROFILE_REPORT_ARGS = ["--query-project"]
+
+
+def copy_home(writer: ScenarioWriter, home: Path, fixture_home: str) -> dict[str, float]:
+    """Copy ``home``'s regular files into the scenario's ``home/`` (paths inside them rewritten to
+    ``fixture_home``); returns their modification times by relative path."""
+    mtimes: dict[str, float] = {}
+    for path in sorted(home.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        rel = path.relative_to(home).as_posix()
+        # the fixture home stands at ``fixture_home``: paths inside configs follow it
+        writer.add_file(f"home/{rel}", path.read_bytes().replace(str(home).encode(), fixture_home.encode()))
+        mtimes[rel] = round(path.stat().st_mtime, 3)
+    (writer.root / "home").mkdir(exist_ok=True)
+    return mtimes
+
+
+def record_profile(
+    writer: ScenarioWriter, home: Path, project: Path, fixture_home: str, timeout_s: float = 20.0
+) -> int:
+    """Copy ``home`` (regular files only; links, FIFOs and devices are left out; the home's path
+    rewritten to ``fixture_home`` in file contents too) into the scenario,
+    record the answers of every configured server, render the expected report; commits. Returns
+    the number of servers queried."""
+    from fakes.mcp_launcher import RecordingMcpLauncher
+    from wslmcp.profile.configs import discover
+    from wslmcp.profile.querying import query_all
+    from wslmcp.replay.profile import render
+    from wslmcp.scenario.loader import Scenario
+
+    try:
+        mtimes = copy_home(writer, home, fixture_home)
+        real = wiring.real()
+        rewrite = {str(home): fixture_home}
+        found = discover(real.client_files, str(home), str(project), "all")
+        launcher = RecordingMcpLauncher(real.mcp_launcher, writer.root / "answers.json", rewrite=rewrite)
+        asyncio.run(query_all(launcher, found.servers(), timeout_s, query_project=True))
+        if not launcher.answers:
+            launcher.save()
+        shown_project = str(project).replace(str(home), fixture_home, 1)
+        writer.manifest["home"] = {
+            "dir": "home",
+            "path": fixture_home,
+            "mtime_default": writer.manifest["clock"]["start_wall"],
+            "mtimes": mtimes,
+        }
+        writer.manifest["profile"] = {"mcp_answers": "answers.json", "project": shown_project}
+        writer.manifest["host"].setdefault("redactions", []).extend(
+            [f"home path rewritten to {fixture_home}", "launch commands never recorded"]
+        )
+        expected = "expected/query-project.txt"
+        spec = {"kind": "profile-report", "args": PROFILE_REPORT_ARGS, "expected": expected}
+        writer.expect(spec)
+        report = render(Scenario(writer.root, writer.manifest), list(PROFILE_REPORT_ARGS))
+        writer.add_file(expected, report.encode("utf-8"))
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    return len(launcher.answers)

@@ -18,7 +18,7 @@ from wslmcp.scenario.loader import Scenario, discover
 from wslmcp.scenario.manifest import ScenarioError
 
 DEFAULT_DIR = "scenarios"
-AREAS = ("observe", "shell")
+AREAS = ("observe", "shell", "profile")
 # the recorders drive the servers, so they live in the replay layer, imported on demand
 RECORDING = "wslmcp.replay.recording"
 
@@ -40,7 +40,17 @@ def _build() -> ArgumentParser:
         "--area",
         choices=AREAS,
         default="observe",
-        help="observe: sample /proc (default); shell: run --calls through the shell server over wsl.exe",
+        help="observe: sample /proc (default); shell: run --calls through the shell server over wsl.exe; "
+        "profile: copy --home with the answers of the servers its configs launch",
+    )
+    p.add_argument(
+        "--home", metavar="DIR", help="profile: the client home to record (copied whole: use a test home)"
+    )
+    p.add_argument(
+        "--project", metavar="DIR", help="profile: the project directory (default: HOME/proj if present)"
+    )
+    p.add_argument(
+        "--fixture-home", default="/home/user", metavar="PATH", help="profile: the path the home stands for"
     )
     p.add_argument("--out", required=True, metavar="DIR", help="new scenario directory (must not hold files)")
     p.add_argument(
@@ -188,6 +198,11 @@ def _record(args: argparse.Namespace) -> int:
     host = wiring.real()
     out = Path(args.out)
     calls: list[dict[str, Any]] = []
+    if args.area == "profile" and (not args.home or not Path(args.home).is_dir()):
+        print(
+            "wslmcp scenario: record --area profile needs --home DIR (an existing directory)", file=sys.stderr
+        )
+        return 2
     if args.area == "shell":
         if not args.calls:
             print("wslmcp scenario: record --area shell needs --calls FILE", file=sys.stderr)
@@ -209,6 +224,12 @@ def _record(args: argparse.Namespace) -> int:
             replies = asyncio.run(recording.record_shell(writer, calls, os.environ, round(host.clock.wall())))
             errors = sum(1 for r in replies if r["is_error"])
             print(f"recorded {len(replies)} tool calls ({errors} error replies) into {out}")
+            return 0
+        if args.area == "profile":
+            home = Path(args.home).resolve()
+            project = Path(args.project).resolve() if args.project else home / "proj"
+            n = recording.record_profile(writer, home, project, args.fixture_home)
+            print(f"recorded {home} with {n} server answers into {out}")
             return 0
         path = asyncio.run(
             recording.record_observe(host.procfs, writer, host.clock, args.duration, args.interval_ms)

@@ -67,6 +67,11 @@ class ScenarioWriter:
         if not keep_cmdlines:
             self.manifest["host"]["redactions"] = ["process command lines keep argv[0] only"]
 
+    @property
+    def root(self) -> Path:
+        """Where the scenario is being assembled (renamed to ``out`` by ``commit``)."""
+        return self._tmp
+
     def now_ms(self) -> int:
         """Milliseconds since the first sample began (0 before and at it)."""
         if self._start is None:
