@@ -39,7 +39,7 @@ async def test_a_recorded_shell_session_replays_equal(tmp_path: Path) -> None:
         {"tool": "wsl_read_file", "args": {"path": f"{sandbox}/app/n.txt"}},
         {"tool": "wsl_list_dir", "args": {"path": f"{sandbox}/app"}},
         {"tool": "wsl_exec", "args": {"command": "rm -rf /"}},
-        {"tool": "wsl_exec", "args": {"command": "sleep 31.4159 & sleep 31.4158", "timeoutMs": 800}},
+        {"tool": "wsl_exec", "args": {"command": "sleep 31.4159 & sleep 31.4158", "timeoutMs": 4000}},
         {"tool": "wsl_disconnect", "args": {"session": "Ubuntu#1"}},
     ]
     (tmp_path / "calls.json").write_text(json.dumps(calls))
@@ -67,7 +67,7 @@ async def test_a_recorded_shell_session_replays_equal(tmp_path: Path) -> None:
     assert section["calls"][3]["advance_s"] == 42
     expected = [json.loads(scenario.file(c["expected"]).read_text()) for c in section["calls"]]
     assert expected[3]["text"].count("idle 42s") == 1  # the virtual clock moved on, as recorded
-    assert "TIMED OUT after 800ms" in expected[8]["text"]
+    assert "TIMED OUT after 4000ms" in expected[8]["text"]
     assert len(scenario.manifest["exchanges"]["wsl_exe"]) >= len(calls)
 
     # the replay runs on the recorded exchanges alone: no stand-in, no wsl.exe
