@@ -15,9 +15,9 @@ from tests.shell.standin import make_wsl_standin
 from wslmcp.scenario.loader import Scenario
 
 
-def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], env: dict[str, str], command: str = "scenario") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "wslmcp", "scenario", *args],
+        [sys.executable, "-m", "wslmcp", command, *args],
         env=env,
         capture_output=True,
         text=True,
@@ -52,6 +52,7 @@ async def test_a_recorded_shell_session_replays_equal(tmp_path: Path) -> None:
         "WSL_USER": "dev",
         "WSL_ALLOWED_PATHS": str(sandbox),
         "WSL_EXEC_TIMEOUT_MS": "20000",
+        "HOME": str(sandbox),  # login shells source no machine profile (pyenv, ...)
     }
     out = tmp_path / "scenarios" / "recorded-shell"
     out.parent.mkdir()
@@ -132,23 +133,6 @@ def test_a_recorded_profile_home_replays_equal(tmp_path: Path) -> None:
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert "recorded-profile         match     profile-report" in replay.stdout
     # record then replay equals the live run: the report from the live home and its live servers
-    live = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "wslmcp",
-            "profile",
-            "--home",
-            str(home),
-            "--project",
-            str(home / "proj"),
-            "--query-project",
-        ],
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
+    live = _run(["--home", str(home), "--project", str(home / "proj"), "--query-project"], clean, "profile")
     replayed = (out / "expected" / "query-project.txt").read_text()
     assert live.stdout.replace(str(home), FIXTURE_HOME) == replayed

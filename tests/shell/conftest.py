@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 
 from fakes.clock import FakeClock
@@ -15,7 +15,7 @@ from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellT
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
-from wslmcp.shell.replies import ShellTools
+from wslmcp.shell.replies import Reply, render
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 
@@ -23,9 +23,25 @@ from wslmcp.shell.service import ShellService
 STATE_DIR = tempfile.mkdtemp(prefix="wslmcp-test-state-")
 
 
+class Rendered:
+    """The service's tool methods with their results rendered as the MCP layer renders them
+    (``replies.render``), so tests read the reply texts the tools answer with."""
+
+    def __init__(self, service: ShellService) -> None:
+        self.service = service
+
+    def __getattr__(self, tool: str) -> Callable[..., Awaitable[Reply]]:
+        method = getattr(self.service, tool)
+
+        async def rendered(*args: object, **kwargs: object) -> Reply:
+            return render(await method(*args, **kwargs))
+
+        return rendered
+
+
 @dataclass
 class Built:
-    service: ShellTools  # the tools as the MCP layer calls them (the service, rendered)
+    service: Rendered
     clock: FakeClock
     log: io.StringIO
     runner: Runner | None
@@ -55,7 +71,7 @@ def build(
         local_files=local_files or OsLocalFiles(state_dir or STATE_DIR),
         chunk_bytes=chunk_bytes,
     )
-    return Built(ShellTools(service), clock, stream, runner)
+    return Built(Rendered(service), clock, stream, runner)
 
 
 def processes_with(marker: str) -> list[str]:

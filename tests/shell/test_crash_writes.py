@@ -38,6 +38,7 @@ class Server:
             "WSLMCP_SHELL_TRANSPORT": "local",
             "WSL_MCP_LOG_LEVEL": "silent",
             "WSLMCP_STATE_DIR": str(state),
+            "HOME": str(cwd),  # login shells source no machine profile (pyenv, ...)
             **(extra or {}),
         }
         self.proc = subprocess.Popen(

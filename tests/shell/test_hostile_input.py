@@ -7,16 +7,15 @@ value its schema does not allow), so a tool or argument added later is covered w
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.shell.conftest import WrappedLocal, build
+from tests.shell.test_stdio import _params
 from wslmcp.arguments import QUOTE_CHARS, InvalidArguments, check_schema
 
 # one JSON value of each kind, as a client can send it
@@ -72,15 +71,6 @@ def _wrong_calls(tools: list[Any], marker: Path) -> list[tuple[str, dict[str, An
                 if not _allows(prop, value):
                     calls.append((tool.name, {**base, key: value}, f"{key}={label}"))
     return calls
-
-
-def _params(**env: str) -> StdioServerParameters:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("WSL_")}
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "wslmcp", "shell"],
-        env={**clean, "WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", **env},
-    )
 
 
 async def test_every_wrong_type_on_every_tool_is_refused_with_32602_and_nothing_runs(tmp_path: Path) -> None:

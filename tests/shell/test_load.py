@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcp import Client
 
-from tests.shell.test_hostile_input import _params
+from tests.shell.test_stdio import _params
 from wslmcp.shell.runner import MAX_CONCURRENT
 
 WRITERS = MAX_CONCURRENT + 16
@@ -22,7 +22,8 @@ def _text(result: object) -> str:
 
 async def test_concurrent_calls_beyond_the_cap_each_get_their_own_answer(tmp_path: Path) -> None:
     contents = {i: f"writer {i}\n" * (i + 1) for i in range(WRITERS)}
-    async with Client(_params(WSL_DISTRO="Ubuntu")) as client:
+    (tmp_path / "home").mkdir()  # login shells source no machine profile (pyenv, ...)
+    async with Client(_params(WSL_DISTRO="Ubuntu", HOME=str(tmp_path / "home"))) as client:
         wrote = await asyncio.gather(
             *(
                 client.call_tool("wsl_write_file", {"path": str(tmp_path / f"f{i}"), "content": c})
@@ -42,6 +43,7 @@ async def test_concurrent_calls_beyond_the_cap_each_get_their_own_answer(tmp_pat
             assert "exit code: 0" in _text(ran) and f"--- stdout ---\ncommand-{i}\n" in _text(ran), _text(ran)
         for i, c in contents.items():
             assert (tmp_path / f"f{i}").read_text() == c
-        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"f{i}" for i in contents)  # no temp left
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name != "home")
+        assert left == sorted(f"f{i}" for i in contents)  # no temp left
         hosts = await client.call_tool("wsl_list_sessions", {})
         assert not hosts.is_error

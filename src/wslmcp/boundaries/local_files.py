@@ -41,7 +41,6 @@ import re
 import secrets
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Protocol
@@ -188,11 +187,15 @@ class OsPartial:
             raise OSError(f"local path is a directory: {dest}")
         self.dest = dest
         self._ledger = ledger
-        fd, self.temp = tempfile.mkstemp(
-            prefix=f".{os.path.basename(dest)}.", suffix=PARTIAL_SUFFIX, dir=parent
-        )
-        self._file = os.fdopen(fd, "wb")
+        # in the ledger before it exists, so a kill at any point leaves nothing the ledger misses
+        self.temp = os.path.join(parent, f".{os.path.basename(dest)}.{secrets.token_hex(6)}{PARTIAL_SUFFIX}")
         ledger.add("+", LOCAL, self.temp)
+        try:
+            fd = os.open(self.temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        except OSError:
+            ledger.add("-", LOCAL, self.temp)
+            raise
+        self._file = os.fdopen(fd, "wb")
         self.written = 0
 
     def write(self, data: bytes) -> None:

@@ -1,6 +1,6 @@
 """The shell tools' reply texts: every ``results`` value rendered as the text (and error flag) a
-tool answers with. ``ShellTools`` is what the MCP layer calls: each tool is the service's operation,
-rendered here. The texts are pinned by the scenarios' expected replies and the tests."""
+tool answers with; the MCP layer renders each operation's result here. The texts are pinned by the
+scenarios' expected replies and the tests."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from wslmcp.shell.results import (
     Transferred,
     Wrote,
 )
-from wslmcp.shell.service import ShellService
 from wslmcp.shell.status import status_line
 
 
@@ -194,52 +193,6 @@ def render_listing(path: str, listing: Listing) -> str:
             "Listing was capped; narrow the path, or filter with wsl_exec (find / ls | grep) for the rest.",
         ]
     return "\n".join(lines)
-
-
-class ShellTools:
-    """The ten tools as the MCP layer calls them: the service's operation, rendered."""
-
-    def __init__(self, service: ShellService) -> None:
-        self.service = service
-
-    async def list_hosts(self) -> Reply:
-        return render(await self.service.list_hosts())
-
-    async def connect(self, cwd: str | None = None) -> Reply:
-        return render(await self.service.connect(cwd))
-
-    async def disconnect(self, session: str) -> Reply:
-        return render(await self.service.disconnect(session))
-
-    async def list_sessions(self) -> Reply:
-        return render(await self.service.list_sessions())
-
-    async def exec(
-        self,
-        command: str,
-        *,
-        session: str | None = None,
-        cwd: str | None = None,
-        timeout_ms: int | None = None,
-    ) -> Reply:
-        return render(await self.service.exec(command, session=session, cwd=cwd, timeout_ms=timeout_ms))
-
-    async def list_dir(self, path: str, session: str | None = None) -> Reply:
-        return render(await self.service.list_dir(path, session))
-
-    async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Reply:
-        return render(await self.service.read_file(path, session, max_bytes))
-
-    async def write_file(
-        self, path: str, content: str, append: bool = False, session: str | None = None
-    ) -> Reply:
-        return render(await self.service.write_file(path, content, append, session))
-
-    async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Reply:
-        return render(await self.service.upload(local_path, remote_path, session))
-
-    async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Reply:
-        return render(await self.service.download(remote_path, local_path, session))
 
 
 SETUP_TEXT = """No WSL distro is registered for this server, so every other tool answers "not configured".

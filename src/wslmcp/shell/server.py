@@ -1,5 +1,5 @@
 """The MCP adapter: ten tools with schemas, annotations and descriptions; each calls ShellService
-and answers with its rendered reply (``replies.ShellTools``)."""
+and answers with its result rendered by ``replies``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pydantic import Field
 
 from wslmcp import __version__
 from wslmcp.arguments import InvalidArguments, check_schema
-from wslmcp.shell.replies import Reply, ShellTools
+from wslmcp.shell.replies import render
+from wslmcp.shell.results import Result
 from wslmcp.shell.service import ShellService
 
 SESSION_FOR_FILES = (
@@ -33,7 +34,8 @@ A refusal by the guard is a policy decision: do not retry it in another spelling
 _Handler = Callable[..., Awaitable[CallToolResult]]
 
 
-def _result(reply: Reply) -> CallToolResult:
+def _result(result: Result) -> CallToolResult:
+    reply = render(result)
     return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=reply.is_error)
 
 
@@ -196,15 +198,13 @@ def build_server(service: ShellService) -> MCPServer:
         log_level="CRITICAL" if service.config.log_level == "silent" else "WARNING",
     )
 
-    tools = ShellTools(service)
-
     def tool(name: str) -> Callable[[_Handler], _Handler]:
         spec = TOOLS[name]
         return server.tool(name=name, description=spec.description, annotations=spec.annotations())
 
     @tool("wsl_list_hosts")
     async def wsl_list_hosts() -> CallToolResult:
-        return _result(await tools.list_hosts())
+        return _result(await service.list_hosts())
 
     @tool("wsl_connect")
     async def wsl_connect(
@@ -215,17 +215,17 @@ def build_server(service: ShellService) -> MCPServer:
             ),
         ] = None,
     ) -> CallToolResult:
-        return _result(await tools.connect(cwd))
+        return _result(await service.connect(cwd))
 
     @tool("wsl_disconnect")
     async def wsl_disconnect(
         session: Annotated[str, Field(min_length=1, description="Session id returned by wsl_connect.")],
     ) -> CallToolResult:
-        return _result(await tools.disconnect(session))
+        return _result(await service.disconnect(session))
 
     @tool("wsl_list_sessions")
     async def wsl_list_sessions() -> CallToolResult:
-        return _result(await tools.list_sessions())
+        return _result(await service.list_sessions())
 
     @tool("wsl_exec")
     async def wsl_exec(
@@ -255,7 +255,7 @@ def build_server(service: ShellService) -> MCPServer:
             ),
         ] = None,
     ) -> CallToolResult:
-        return _result(await tools.exec(command, session=session, cwd=cwd, timeout_ms=timeoutMs))
+        return _result(await service.exec(command, session=session, cwd=cwd, timeout_ms=timeoutMs))
 
     @tool("wsl_list_dir")
     async def wsl_list_dir(
@@ -268,7 +268,7 @@ def build_server(service: ShellService) -> MCPServer:
         ],
         session: Annotated[str | None, Field(description=SESSION_FOR_FILES)] = None,
     ) -> CallToolResult:
-        return _result(await tools.list_dir(path, session))
+        return _result(await service.list_dir(path, session))
 
     @tool("wsl_read_file")
     async def wsl_read_file(
@@ -279,7 +279,7 @@ def build_server(service: ShellService) -> MCPServer:
             Field(gt=0, description="Lower the byte ceiling for this call; capped by WSL_MAX_READ_BYTES."),
         ] = None,
     ) -> CallToolResult:
-        return _result(await tools.read_file(path, session, maxBytes))
+        return _result(await service.read_file(path, session, maxBytes))
 
     @tool("wsl_write_file")
     async def wsl_write_file(
@@ -288,7 +288,7 @@ def build_server(service: ShellService) -> MCPServer:
         append: Annotated[bool, Field(description="Append to the file instead of replacing it.")] = False,
         session: Annotated[str | None, Field(description=SESSION_FOR_FILES)] = None,
     ) -> CallToolResult:
-        return _result(await tools.write_file(path, content, append, session))
+        return _result(await service.write_file(path, content, append, session))
 
     @tool("wsl_upload")
     async def wsl_upload(
@@ -301,7 +301,7 @@ def build_server(service: ShellService) -> MCPServer:
         ],
         session: Annotated[str | None, Field(description=SESSION_FOR_FILES)] = None,
     ) -> CallToolResult:
-        return _result(await tools.upload(localPath, remotePath, session))
+        return _result(await service.upload(localPath, remotePath, session))
 
     @tool("wsl_download")
     async def wsl_download(
@@ -313,6 +313,6 @@ def build_server(service: ShellService) -> MCPServer:
         ],
         session: Annotated[str | None, Field(description=SESSION_FOR_FILES)] = None,
     ) -> CallToolResult:
-        return _result(await tools.download(remotePath, localPath, session))
+        return _result(await service.download(remotePath, localPath, session))
 
     return server

@@ -17,28 +17,14 @@ from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
+from wslmcp.shell import results
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
-from wslmcp.shell.results import (
-    Closed,
-    Failed,
-    FileRead,
-    Hosts,
-    Listed,
-    NotSetUp,
-    Opened,
-    Ran,
-    Refusal,
-    Result,
-    SessionRow,
-    Sessions,
-    Transferred,
-    Wrote,
-)
+from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
@@ -160,7 +146,7 @@ class ShellService:
             return None
         return self.sessions.get(sid)
 
-    def _refusal(self, tool: str, refused: Refused) -> Refusal:
+    def _refusal(self, tool: str, refused: Refused) -> results.Refusal:
         self.log.warn(
             "refused by the guard",
             tool=tool,
@@ -168,11 +154,11 @@ class ShellService:
             rule=refused.decision.rule,
             reason=quoted(refused.decision.reason or ""),
         )
-        return Refusal(refused)
+        return results.Refusal(refused)
 
-    def _failure(self, tool: str, exc: Exception) -> Failed:
+    def _failure(self, tool: str, exc: Exception) -> results.Failed:
         self.log.info(f"{tool} failed", error=str(exc))
-        return Failed(tool, str(exc))
+        return results.Failed(tool, str(exc))
 
     def _check_command(self, command: str, cwd: str | None) -> None:
         """The command with its working directory (``check_command`` screens the cwd too)."""
@@ -226,7 +212,7 @@ class ShellService:
 
     async def _exec(
         self, runner: Runner, command: str, sess: Session | None, cwd: str | None, timeout_ms: int
-    ) -> Ran:
+    ) -> results.Ran:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
@@ -257,7 +243,7 @@ class ShellService:
         if sess is not None:
             sess.commands += 1
             note, shown_cwd = self._adopt(sess, outcome.reported_cwd)
-        return Ran(
+        return results.Ran(
             outcome,
             timeout_ms=timeout_ms,
             max_chars=self.config.max_output,
@@ -332,19 +318,19 @@ class ShellService:
                 self.sessions.close(sess.id)
             raise
         self.log.info("session opened", session=sess.id, open_sessions=len(self.sessions.all()))
-        return Opened(sess.id, self._endpoint(), sess.cwd, self.config.policy.readonly)
+        return results.Opened(sess.id, self._endpoint(), sess.cwd, self.config.policy.readonly)
 
     @_answers("wsl_disconnect")
     async def disconnect(self, session: str) -> Result:
         sess = self.sessions.close(session)
         self.log.info("session closed", session=sess.id, open_sessions=len(self.sessions.all()))
-        return Closed(sess.id)
+        return results.Closed(sess.id)
 
     @_answers("wsl_list_sessions")
     async def list_sessions(self) -> Result:
         self._require()
         rows = tuple(
-            SessionRow(
+            results.SessionRow(
                 s.id,
                 s.cwd,
                 s.commands,
@@ -355,7 +341,7 @@ class ShellService:
             )
             for s in self.sessions.all()
         )
-        return Sessions(rows, self.sessions.limit, self._endpoint())
+        return results.Sessions(rows, self.sessions.limit, self._endpoint())
 
     # -- file tools -------------------------------------------------------------------------------
 
@@ -368,13 +354,13 @@ class ShellService:
     @_answers("wsl_list_dir")
     async def list_dir(self, path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return Listed(path, await files.list_dir(path))
+        return results.Listed(path, await files.list_dir(path))
 
     @_answers("wsl_read_file")
     async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Result:
         files = self._files(session)
         limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
-        return FileRead(path, await files.read(path, limit), limit)
+        return results.FileRead(path, await files.read(path, limit), limit)
 
     @_answers("wsl_write_file")
     async def write_file(
@@ -382,17 +368,17 @@ class ShellService:
     ) -> Result:
         files = self._files(session)
         target, n = await files.write(path, content.encode("utf-8"), append=append)
-        return Wrote(path, target.resolved, n, append)
+        return results.Wrote(path, target.resolved, n, append)
 
     @_answers("wsl_upload")
     async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return Transferred("upload", await files.upload(local_path, remote_path))
+        return results.Transferred("upload", await files.upload(local_path, remote_path))
 
     @_answers("wsl_download")
     async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return Transferred("download", await files.download(remote_path, local_path))
+        return results.Transferred("download", await files.download(remote_path, local_path))
 
     # -- host status ------------------------------------------------------------------------------
 
@@ -417,9 +403,9 @@ class ShellService:
     @_answers("wsl_list_hosts")
     async def list_hosts(self) -> Result:
         if not self.config.configured:
-            return NotSetUp()
+            return results.NotSetUp()
         state, facts = await self.state()
-        return Hosts(self.config, self._endpoint(), self.transport_kind, state, facts)
+        return results.Hosts(self.config, self._endpoint(), self.transport_kind, state, facts)
 
     async def check(self) -> tuple[str, bool]:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
