@@ -110,3 +110,6 @@ class FakeLocalFiles:
 
     def reclaim(self) -> list[tuple[str, str]]:
         return []
+
+    def close(self) -> None:
+        pass

@@ -136,6 +136,8 @@ def test_the_ledger_tracks_and_a_start_with_no_gone_server_reclaims_nothing(rig:
     rig.files.untrack("wsl.exe:Ubuntu:dev", "/home/dev/.x.wslmcp-00000000000000ab")
     rig.files.untrack("wsl.exe:Ubuntu:dev", "/never/tracked")  # harmless
     assert rig.files.reclaim() == []
+    rig.files.close()
+    rig.files.close()  # idempotent
 
 
 def test_the_twin_refuses_paths_the_scenario_does_not_hold(tmp_path: Path) -> None:

@@ -25,6 +25,9 @@ Contract
     their local partials (only names of our own pattern), and return their other temp files as
     ``(where, path)``, now in this server's ledger until ``untrack``-ed. A ledger whose server
     still runs is left alone. Never raises for a ledger it cannot read (it is skipped).
+``close()``
+    At a clean exit: this server's ledger is removed if it holds nothing, else kept for the next
+    server to reclaim. Idempotent.
 
 Real adapter: ``OsLocalFiles(state_dir)``; the ledger is one JSON-lines file per running server in
 ``state_dir``, held under an exclusive lock (``fcntl.flock``, ``msvcrt.locking`` on Windows) for the
@@ -84,6 +87,8 @@ class LocalFiles(Protocol):
     def untrack(self, where: str, path: str) -> None: ...
 
     def reclaim(self) -> list[tuple[str, str]]: ...
+
+    def close(self) -> None: ...
 
 
 def is_own_partial(path: str) -> bool:
@@ -149,6 +154,18 @@ class _Ledger:
         f = self._own()
         f.write(json.dumps({"op": op, "where": where, "path": path}).encode() + b"\n")
         f.flush()
+
+    def close(self) -> None:
+        if self._file is None or self.path is None:
+            return
+        self._file.flush()
+        empty = not read_ledger(self.path.read_bytes())
+        if empty:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+        self._file.close()
+        self._file = None
+        self.path = None
 
     def others(self) -> Iterator[Path]:
         if not self.dir.is_dir():
@@ -247,6 +264,9 @@ class OsLocalFiles:
 
     def untrack(self, where: str, path: str) -> None:
         self._ledger.add("-", where, path)
+
+    def close(self) -> None:
+        self._ledger.close()
 
     def reclaim(self) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []

@@ -210,6 +210,7 @@ class FileTools:
         for temp in sorted(self._live):
             with contextlib.suppress(ToolFailure):
                 await self._remove(temp)
+        self.local.close()
 
     # -- temp files left by servers that were killed -----------------------------------------------
 
