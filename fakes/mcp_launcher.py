@@ -27,8 +27,9 @@ from typing import Any
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.manifest import MCP_ANSWERS_SCHEMA
 
-SCHEMA = "wslmcp-mcp-answers/1"
+SCHEMA = MCP_ANSWERS_SCHEMA
 
 
 def answer_to_json(answer: ServerAnswer) -> dict[str, Any]:

@@ -23,6 +23,7 @@ KNOWN_KEYS = {
     "timeline", "hold_last_ms", "exchanges", "home", "local_files", "expect", "observe", "shell", "profile", "eval",
 }  # fmt: skip
 ENCODINGS = {"utf-8", "utf-16le", "bytes"}
+MCP_ANSWERS_SCHEMA = "wslmcp-mcp-answers/1"  # the launcher twin's fixture (fakes.mcp_launcher)
 
 
 class ScenarioError(ValueError):
@@ -129,6 +130,10 @@ def read_manifest(root: Path) -> dict[str, Any]:
         _check_home(check, root, manifest["home"])
     if "local_files" in manifest:
         _check_local_files(check, root, manifest["local_files"])
+    if "shell" in manifest:
+        _check_shell(check, root, manifest["shell"])
+    if "profile" in manifest:
+        _check_profile(check, root, manifest["profile"])
     expect = manifest.get("expect", [])
     if not isinstance(expect, list):
         raise check.fail("expect", "a list of checks", expect)
@@ -180,6 +185,69 @@ def _check_exchanges(check: _Check, root: Path, exchanges: object) -> None:
             if item.get("exit_code") is not None:
                 check.integer(item["exit_code"], f"{key}.exit_code")
             check.integer(item.get("duration_ms", 0), f"{key}.duration_ms", minimum=0)
+
+
+def _json_file(check: _Check, root: Path, value: object, key: str) -> object:
+    path = check.rel_file(root, value, key)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise check.fail(key, f"a file of valid JSON ({exc})", value) from None
+
+
+def _check_shell(check: _Check, root: Path, section: object) -> None:
+    """``shell`` (``wslmcp.replay.shell``): the server's env and the calls with their expected replies."""
+    section = check.obj(section, "shell")
+    for name, value in check.obj(section.get("env"), "shell.env").items():
+        if not isinstance(value, str):
+            raise check.fail(f"shell.env.{name}", "a string", value)
+    calls = section.get("calls")
+    if not isinstance(calls, list) or not calls:
+        raise check.fail("shell.calls", "a non-empty list of tool calls", calls)
+    for i, item in enumerate(calls):
+        key = f"shell.calls[{i}]"
+        call = check.obj(item, key)
+        check.text(call.get("tool"), f"{key}.tool")
+        check.obj(call.get("args", {}), f"{key}.args")
+        advance = call.get("advance_s", 0)
+        if isinstance(advance, bool) or not isinstance(advance, int | float) or advance < 0:
+            raise check.fail(f"{key}.advance_s", "a number >= 0", advance)
+        reply = _json_file(check, root, call.get("expected"), f"{key}.expected")
+        if not (
+            isinstance(reply, dict)
+            and isinstance(reply.get("is_error"), bool)
+            and isinstance(reply.get("text"), str)
+        ):
+            raise check.fail(
+                f"{key}.expected", 'a reply {"is_error": bool, "text": str}', call.get("expected")
+            )
+
+
+def _check_profile(check: _Check, root: Path, section: object) -> None:
+    """``profile``: the launcher twin's recorded answers and the project the report was made for."""
+    section = check.obj(section, "profile")
+    if "project" in section and not check.text(section["project"], "profile.project").startswith("/"):
+        raise check.fail("profile.project", "an absolute path inside the fixture home", section["project"])
+    if "mcp_answers" not in section:
+        return
+    doc = _json_file(check, root, section["mcp_answers"], "profile.mcp_answers")
+    if (
+        not isinstance(doc, dict)
+        or doc.get("schema") != MCP_ANSWERS_SCHEMA
+        or not isinstance(doc.get("answers"), list)
+    ):
+        raise check.fail("profile.mcp_answers", f'a "{MCP_ANSWERS_SCHEMA}" document with an answers list')
+    for i, answer in enumerate(doc["answers"]):
+        tools = answer.get("tools", []) if isinstance(answer, dict) else None
+        if (
+            not isinstance(answer, dict)
+            or not isinstance(answer.get("name"), str)
+            or not isinstance(tools, list)
+            or not all(isinstance(t, dict) for t in tools)
+        ):
+            raise check.fail(
+                "profile.mcp_answers", f"answers[{i}] with a string 'name' and a list of tool objects 'tools'"
+            )
 
 
 def _check_local_files(check: _Check, root: Path, section: object) -> None:
