@@ -45,7 +45,9 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         return 1
     if args.check:
         try:
-            text, ok = asyncio.run(assembly.service.check())
+            from wslmcp.shell.replies import render_check
+
+            text, ok = render_check(asyncio.run(assembly.service.check()))
         except Exception as exc:  # e.g. a replayed scenario that did not record the check
             text, ok = f"  FAILED  {type(exc).__name__}: {exc}", False
         sys.stdout.write(text + "\n")

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.execution import CWD_FAILURE
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
 from wslmcp.shell.results import (
+    Checked,
     Closed,
     Failed,
     FileRead,
@@ -173,6 +175,33 @@ def _hosts(h: Hosts) -> str:
     if cfg.cwd:
         lines.append(f"    new sessions start in: {cfg.cwd}")
     return "\n".join(lines)
+
+
+def render_check(c: Checked) -> tuple[str, bool]:
+    """The ``--check`` report and whether it passed."""
+    cfg = c.config
+    if not cfg.configured:
+        return "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER).", False
+    lines = [f"Checking {cfg.name}  →  {c.endpoint}  (transport: {c.transport_kind})", ""]
+    pad = " " * 10
+    if c.failure is not None and not c.probed:
+        return "\n".join([*lines, f"  FAILED  {c.failure}"]), False
+    assert c.state is not None
+    if not c.state.installed:
+        return "\n".join([*lines, f"  FAILED  {status_line(c.state, None, c.transport_kind)}"]), False
+    if c.refused is not None:
+        return "\n".join([*lines, f"  FAILED  {c.endpoint}", pad + c.refused.render()]), False
+    if c.failure is not None:
+        return "\n".join([*lines, f"  FAILED  {c.endpoint}", pad + c.failure]), False
+    if c.exit_code != 0:
+        said = c.stderr
+        if CWD_FAILURE in said:
+            said += f" (WSL_CWD={cfg.cwd})"
+        what = "timed out" if c.timed_out else f"exit code {c.exit_code}"
+        return "\n".join([*lines, f"  FAILED  {c.endpoint}  {what}", pad + said]), False
+    lines.append(f"  OK      {c.stdout}  ({c.duration_ms}ms)")
+    lines.append(pad + status_line(c.state, c.facts, c.transport_kind))
+    return "\n".join(lines), True
 
 
 def render_listing(path: str, listing: Listing) -> str:

@@ -112,6 +112,26 @@ class Hosts:
     facts: Facts | None
 
 
+@dataclass(frozen=True)
+class Checked:
+    """``wslmcp shell --check``: how far the probe got. ``failure``: the transport's own failure
+    (before the probe ran when ``probed`` is off); ``refused``: the guard refused ``id``."""
+
+    config: ShellConfig
+    endpoint: str
+    transport_kind: str
+    state: DistroState | None = None
+    failure: str | None = None
+    refused: Refused | None = None
+    probed: bool = False
+    exit_code: int | None = None
+    timed_out: bool = False
+    stdout: str = ""
+    stderr: str = ""
+    duration_ms: int = 0
+    facts: Facts | None = None
+
+
 Result = (
     Refusal
     | Failed

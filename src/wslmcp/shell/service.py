@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from typing import Concatenate, ParamSpec
 
 from wslmcp.arguments import quoted
@@ -20,7 +21,7 @@ from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, Transp
 from wslmcp.shell import results
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused, ToolFailure
-from wslmcp.shell.execution import CWD_FAILURE, build_script, cwd_marker, shape
+from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
@@ -34,7 +35,6 @@ from wslmcp.shell.status import (
     Facts,
     parse_facts,
     parse_listing,
-    status_line,
 )
 
 FAILURES = (ToolFailure, SessionError, TransportError, OSError)
@@ -407,21 +407,19 @@ class ShellService:
         state, facts = await self.state()
         return results.Hosts(self.config, self._endpoint(), self.transport_kind, state, facts)
 
-    async def check(self) -> tuple[str, bool]:
+    async def check(self) -> results.Checked:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
+        checked = results.Checked(self.config, self._endpoint(), self.transport_kind)
         if not self.config.configured:
-            return "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER).", False
-        lines = [
-            f"Checking {self.config.name}  →  {self._endpoint()}  (transport: {self.transport_kind})",
-            "",
-        ]
+            return checked
         runner, _ = self._require()
         try:
             state = await self._distro_state()
         except TransportError as exc:
-            return "\n".join([*lines, f"  FAILED  {exc}"]), False
+            return replace(checked, failure=str(exc))
+        checked = replace(checked, state=state)
         if not state.installed:
-            return "\n".join([*lines, f"  FAILED  {status_line(state, None, self.transport_kind)}"]), False
+            return checked
         try:
             self._check_command("id", self.config.cwd)
             run = await runner.run(
@@ -432,18 +430,19 @@ class ShellService:
                 )
             )
         except Refused as refused:
-            return "\n".join([*lines, f"  FAILED  {self._endpoint()}", " " * 10 + refused.render()]), False
+            return replace(checked, refused=refused)
         except TransportError as exc:
-            return "\n".join([*lines, f"  FAILED  {self._endpoint()}", " " * 10 + str(exc)]), False
+            return replace(checked, failure=str(exc), probed=True)
         ex = run.exchange
+        checked = replace(
+            checked,
+            probed=True,
+            exit_code=ex.exit_code,
+            timed_out=ex.timed_out,
+            stdout=ex.stdout.decode("utf-8", "replace").strip(),
+            stderr=ex.stderr.decode("utf-8", "replace").strip(),
+            duration_ms=round(ex.duration_s * 1000),
+        )
         if ex.exit_code != 0:
-            said = ex.stderr.decode("utf-8", "replace").strip()
-            if CWD_FAILURE in said:
-                said += f" (WSL_CWD={self.config.cwd})"
-            what = "timed out" if ex.timed_out else f"exit code {ex.exit_code}"
-            return "\n".join([*lines, f"  FAILED  {self._endpoint()}  {what}", " " * 10 + said]), False
-        facts = await self.facts(runner)
-        ms = round(ex.duration_s * 1000)
-        lines.append(f"  OK      {ex.stdout.decode('utf-8', 'replace').strip()}  ({ms}ms)")
-        lines.append(" " * 10 + status_line(state, facts, self.transport_kind))
-        return "\n".join(lines), True
+            return checked
+        return replace(checked, facts=await self.facts(runner))
