@@ -28,8 +28,9 @@ from typing import Any
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.manifest import MCP_ANSWERS_SCHEMA
 
-SCHEMA = "wslmcp-mcp-answers/1"
+SCHEMA = MCP_ANSWERS_SCHEMA
 
 
 def answer_to_json(answer: ServerAnswer) -> dict[str, Any]:
@@ -164,6 +165,10 @@ class RecordingMcpLauncher:
             self.answers.append(answer)
             self._write()
         return answer
+
+    def save(self) -> None:
+        """Write the fixture file now (a recording that launched nothing still has one)."""
+        self._write()
 
     def _write(self) -> None:
         # Sorted by name (stable: one name's answers keep their order) so that re-recording a

@@ -1,11 +1,13 @@
-"""/proc replayed from a scenario's timeline, following a clock."""
+"""/proc replayed from a scenario's timeline, following a clock; and recorded into one
+(``RecordingProcSource``, with its redaction of command lines)."""
 
 from __future__ import annotations
 
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.boundaries.procfs import ProcSample, ProcSource
 from wslmcp.scenario.loader import Scenario, TimelineEntry
+from wslmcp.scenario.recorder import ScenarioWriter
 
 
 class FakeProcSource:
@@ -43,3 +45,26 @@ class FakeProcSource:
         if last is not None:
             offered.append(f"(the last sample is held until t={last + self._scenario.hold_last_ms} ms)")
         raise ReplayMiss("procfs", self._scenario.name, f"a /proc sample at t={now_ms:.0f} ms", offered)
+
+
+def redact_cmdlines(sample: ProcSample) -> ProcSample:
+    """Keep only argv[0] of every command line: arguments and inline environments can hold secrets."""
+    files = {
+        path: (data.split(b"\0", 1)[0] + b"\0" if data and path.endswith("/cmdline") else data)
+        for path, data in sample.files.items()
+    }
+    return ProcSample.build(files, clk_tck=sample.clk_tck, page_size=sample.page_size)
+
+
+class RecordingProcSource:
+    """A ``ProcSource`` that writes every sample it hands out into a scenario."""
+
+    def __init__(self, inner: ProcSource, writer: ScenarioWriter) -> None:
+        self._inner = inner
+        self._writer = writer
+
+    def read_sample(self) -> ProcSample:
+        t_ms = self._writer.now_ms()
+        sample = self._inner.read_sample()
+        self._writer.add_procfs(sample if self._writer.keep_cmdlines else redact_cmdlines(sample), t_ms)
+        return sample

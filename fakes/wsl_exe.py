@@ -1,15 +1,20 @@
-"""wsl.exe replayed from a scenario's recorded exchanges."""
+"""wsl.exe replayed from a scenario's recorded exchanges (``FakeWslExe``), and recorded into them
+(``RecordingWslExe``): the pair, its matcher (exact args + stdin SHA-256) and its encodings."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
-from wslmcp.boundaries.process import FEED_BYTES, ByteSink, Exchange, Stdin
+from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
+from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.recorder import ScenarioWriter
 
 
 def stdin_digest(stdin: Stdin) -> str | None:
@@ -32,7 +37,8 @@ class FakeWslExe:
     Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` receives the
     recorded stdout. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
     deadline (``timed_out``) and the output cap (``overflowed``) are replayed as recorded.
-    (``scenarios/*/exchanges`` are written by ``wslmcp.scenario.recorder.RecordingWslExe``.)
+    (``scenarios/*/exchanges`` are written by ``RecordingWslExe`` below: one place for the
+    format, the matcher (exact args + stdin SHA-256) and the encodings.)
     """
 
     boundary = "wsl_exe"
@@ -47,18 +53,11 @@ class FakeWslExe:
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 16 * 1024 * 1024,
-        stdout_sink: ByteSink | None = None,
-    ) -> Exchange:
+    async def run(self, call: WslCall) -> Exchange:
         await asyncio.sleep(0)
+        args, max_output = call.args, call.max_output
         self.calls.append(tuple(args))
-        digest = stdin_digest(stdin)
+        digest = stdin_digest(call.stdin)
         matches = [
             i
             for i, item in enumerate(self._items)
@@ -78,8 +77,8 @@ class FakeWslExe:
         err = self._bytes(item, "stderr")
         timed_out = bool(item.get("timed_out", False))
         kept = out[:max_output]
-        if stdout_sink is not None:
-            stdout_sink(kept)
+        if call.stdout_sink is not None:
+            call.stdout_sink(kept)
             kept = b""
         return Exchange(
             argv=(self.executable, *args),
@@ -95,3 +94,98 @@ class FakeWslExe:
 
     def _bytes(self, item: Mapping[str, Any], stream: str) -> bytes:
         return self._scenario.file(item[stream]).read_bytes() if stream in item else b""
+
+
+def declared_encoding(args: Sequence[str], exit_code: int | None, data: bytes) -> str:
+    """How a wsl.exe stream is encoded: a Linux command's output is raw ``bytes``; wsl.exe's own
+    messages (no ``--exec``, or its own failure) are ``utf-16le`` or ``utf-8``."""
+    if "--exec" in args and exit_code not in WSL_OWN_FAILURE:
+        return "bytes"
+    return wsl_output_encoding(data)
+
+
+class _HashingSource:
+    """Passes a ``ByteSource`` through while hashing it."""
+
+    def __init__(self, inner: ByteSource) -> None:
+        self.inner = inner
+        self.digest = hashlib.sha256()
+
+    def read(self, n: int, /) -> bytes:
+        data = self.inner.read(n)
+        self.digest.update(data)
+        return data
+
+    def drain(self) -> str:
+        """The digest of everything the source holds (what the callee did not read is read now)."""
+        while data := self.read(FEED_BYTES):
+            del data
+        return self.digest.hexdigest()
+
+
+class RecordingWslExe:
+    """A ``WslExe`` that writes every exchange of the wrapped one into a scenario, in the format
+    ``fakes.wsl_exe.FakeWslExe`` replays: args, stdin SHA-256, raw stdout/stderr files with declared
+    encodings, exit code, duration, deadline and overflow flags, and totals past the capture limit.
+    Streamed stdin is hashed as it passes; streamed stdout is written to its file as it passes."""
+
+    boundary = "wsl_exe"
+
+    def __init__(self, inner: WslExe, writer: ScenarioWriter) -> None:
+        self.inner = inner
+        self.writer = writer
+
+    async def run(self, call: WslCall) -> Exchange:
+        args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
+        source = None if stdin is None or isinstance(stdin, bytes) else _HashingSource(stdin)
+        out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
+        # a local file of the recording, written as stdout streams through (recording is a dev tool)
+        with open(out_path, "wb") as out_file:  # noqa: ASYNC230
+            tee: ByteSink | None = None
+            if stdout_sink is not None:
+                sink = stdout_sink
+
+                def tee(data: bytes) -> None:
+                    out_file.write(data)
+                    sink(data)
+
+            ex = await self.inner.run(replace(call, stdin=source or stdin, stdout_sink=tee))
+            if stdout_sink is None:
+                out_file.write(ex.stdout)
+        digest = None
+        if source is not None:
+            digest = source.drain()
+        elif isinstance(stdin, bytes):
+            digest = hashlib.sha256(stdin).hexdigest()
+        self.writer.add_exchange(self.boundary, self._item(args, digest, ex, out_rel, out_path))
+        return ex
+
+    def _item(
+        self, args: Sequence[str], digest: str | None, ex: Exchange, out_rel: str, out_path: Path
+    ) -> dict[str, Any]:
+        item: dict[str, Any] = {"args": list(args)}
+        if digest is not None:
+            item["stdin_sha256"] = digest
+        err_rel, err_path = self.writer.exchange_file(self.boundary, "stderr")
+        err_path.write_bytes(ex.stderr)
+        for stream, rel, path, total in (
+            ("stdout", out_rel, out_path, ex.stdout_total),
+            ("stderr", err_rel, err_path, ex.stderr_total),
+        ):
+            size = path.stat().st_size
+            if not size:
+                path.unlink()
+                continue
+            with open(path, "rb") as f:
+                head = f.read(1 << 16)
+            item[stream] = rel
+            item[f"{stream}_encoding"] = declared_encoding(args, ex.exit_code, head)
+            if total > size:
+                item[f"{stream}_total"] = total
+        item["exit_code"] = ex.exit_code
+        item["duration_ms"] = round(ex.duration_s * 1000)
+        if ex.timed_out:
+            item["timed_out"] = True
+        if ex.overflowed:
+            item["overflowed"] = True
+        return item

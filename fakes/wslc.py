@@ -10,37 +10,50 @@ is not installed (replayed as the real adapter's ``FileNotFoundError``). A scena
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from fakes.wsl_exe import FakeWslExe
+from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.wsl_exe import WslCall
 from wslmcp.boundaries.wslc_cli import WslcCli
-from wslmcp.scenario.recorder import RecordingWslExe
+from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.recorder import ScenarioWriter
 
 ABSENT = "wslc.exe is not installed (as recorded)"
 
 
-class FakeWslc(FakeWslExe):
-    """Answers args that match a recorded exchange, in recorded order (the last repeats); a
-    scenario without wslc exchanges has no wslc.exe; anything else is a ``ReplayMiss``."""
-
+class _WslcExchanges(FakeWslExe):
     boundary = "wslc"
     executable = "wslc.exe"
 
-    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
+
+class _WslcRecorder(RecordingWslExe):
+    boundary = "wslc"
+
+
+class FakeWslc:
+    """Answers args that match a recorded exchange, in recorded order (the last repeats); a
+    scenario without wslc exchanges has no wslc.exe; anything else is a ``ReplayMiss``."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self._items = list(scenario.manifest.get("exchanges", {}).get(_WslcExchanges.boundary, []))
+        self._exchanges = _WslcExchanges(scenario)
+
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange:
         if not self._items or any(item["args"] == list(args) and item.get("absent") for item in self._items):
             raise FileNotFoundError(ABSENT)
-        return await super().run(args, timeout_s=timeout_s, **kwargs)
+        return await self._exchanges.run(WslCall(args, timeout_s=timeout_s))
 
 
-class RecordingWslc(RecordingWslExe):
+class RecordingWslc:
     """Record mode: every wslc.exe exchange of the wrapped ``WslcCli`` goes into ``exchanges.wslc``;
     a host without wslc.exe is recorded as such."""
 
-    boundary = "wslc"
+    def __init__(self, inner: WslcCli, writer: ScenarioWriter) -> None:
+        self.inner, self.writer = inner, writer
+        self._recorder = _WslcRecorder(inner.exe, writer)
 
-    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
-        if isinstance(self.inner, WslcCli) and not self.inner.found:
-            self.writer.add_exchange(self.boundary, {"args": list(args), "absent": True})
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange:
+        if not self.inner.found:
+            self.writer.add_exchange(_WslcRecorder.boundary, {"args": list(args), "absent": True})
             raise FileNotFoundError(ABSENT)
-        return await super().run(args, timeout_s=timeout_s, **kwargs)
+        return await self._recorder.run(WslCall(args, timeout_s=timeout_s))

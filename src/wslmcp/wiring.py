@@ -13,33 +13,32 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import AdvancingClock, SystemClock
 from wslmcp.boundaries.distro_homes import WslDistroHomes
 from wslmcp.boundaries.docker_api import ApiAnswer, DockerApi, DockerEndpoint
+from wslmcp.boundaries.local_files import OsLocalFiles
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
 from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
 from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import LocalProcSource
-from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
+from wslmcp.boundaries.shell_transport import ShellTransport
 from wslmcp.boundaries.tokens import RandomTokens
 from wslmcp.boundaries.windows_home import InteropWindowsHome
 from wslmcp.boundaries.windows_processes import WindowsProcesses
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.scenario.sections import read_section, shell_env
 
-if TYPE_CHECKING:
-    from wslmcp.scenario.recorder import ScenarioWriter
-
 __all__ = [
-    "Boundaries", "Host", "Replay", "Wired", "real", "real_host", "replay", "replay_host", "replay_target", "wire",
+    "Boundaries", "Host", "Recording", "Replay", "Wired", "real", "real_host", "recording", "recording_shell",
+    "replay", "replay_host", "replay_target", "wire",
 ]  # fmt: skip
 
 WSL_EXE_VARIABLE = "WSLMCP_WSL_EXE"
@@ -158,6 +157,17 @@ def _windows_side(windows: bool) -> tuple[PdhCounters | None, WindowsProcesses |
     return PdhQuery(), PsutilWindowsProcesses()
 
 
+def state_dir(environ: Mapping[str, str]) -> Path:
+    """Where wslmcp keeps state that must outlive a process (the shell servers' temp-file
+    ledgers): ``WSLMCP_STATE_DIR``, else ``%LOCALAPPDATA%\\wslmcp`` on Windows, else
+    ``$XDG_STATE_HOME/wslmcp``, else ``~/.local/state/wslmcp``."""
+    if environ.get("WSLMCP_STATE_DIR"):
+        return Path(environ["WSLMCP_STATE_DIR"])
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return Path(environ["LOCALAPPDATA"]) / "wslmcp"
+    return Path(environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "wslmcp"
+
+
 def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> Boundaries:
     """The real host."""
     env = _environ(environ)
@@ -168,7 +178,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         procfs=LocalProcSource(proc_root),
         wsl_exe=WslExeCli(_wsl_exe_path(env)),
         client_files=LocalClientFiles(),
-        local_files=LocalFiles(),
+        local_files=OsLocalFiles(state_dir(env) / "shell"),
         mcp_launcher=_OnDemandMcpLauncher(),
         shell_transport=_real_transports(env),
         tokens=RandomTokens(),
@@ -192,9 +202,10 @@ def recording(
 
     from fakes.docker_api import RecordingDockerApi
     from fakes.pdh import RecordingPdhCounters
+    from fakes.procfs import RecordingProcSource
     from fakes.windows_processes import RecordingWindowsProcesses
+    from fakes.wsl_exe import RecordingWslExe
     from fakes.wslc import RecordingWslc
-    from wslmcp.scenario.recorder import RecordingProcSource, RecordingWslExe
 
     b = real(environ)
     assert isinstance(b.wslc, WslcCli)
@@ -280,6 +291,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
     from fakes.distro_homes import StatedDistroHomes
     from fakes.docker_api import FakeDockerApi
     from fakes.host_facts import StatedHost
+    from fakes.local_files import FakeLocalFiles
     from fakes.mcp_launcher import FakeMcpLauncher
     from fakes.pdh import FakePdhCounters
     from fakes.procfs import FakeProcSource
@@ -299,7 +311,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         procfs=FakeProcSource(sc, clock),
         wsl_exe=wsl_exe,
         client_files=FakeClientFiles(sc),
-        local_files=LocalFiles(),
+        local_files=FakeLocalFiles(sc),
         mcp_launcher=FakeMcpLauncher.from_scenario(sc),
         shell_transport=_recorded_transports(wsl_exe),
         tokens=tokens,
@@ -331,6 +343,37 @@ def replay_target(scenario: Scenario | str | Path) -> ReplayTarget:
     sc = _scenario(scenario)
     section = read_section(sc)
     return ReplayTarget(str(sc.root), sc.name, section.args, section.distro)
+
+
+@dataclass(frozen=True)
+class Recording(Wired):
+    """A recording's boundaries and host, with the clock the recorder moves on between calls."""
+
+    clock: AdvancingClock
+
+
+def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wall: float) -> Recording:
+    """What ``wslmcp scenario record --area shell`` runs on: the real wsl.exe (``WSLMCP_WSL_EXE``:
+    on Linux, the stand-in) with every exchange written by ``writer``; the run tokens and the clock
+    a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
+    by the calls' ``advance_s``), so the replay asks exactly what was recorded. The server's
+    environment is ``environ``."""
+    from fakes.clock import FakeClock
+    from fakes.tokens import CountingTokens
+    from fakes.wsl_exe import RecordingWslExe
+
+    real_boundaries = real(environ)
+    clock = FakeClock(0.0, start_wall)
+    wsl_exe = RecordingWslExe(WslExeCli(_wsl_exe_path(environ), kill_on_overflow=True), writer)
+    boundaries = replace(
+        real_boundaries,
+        clock=clock,
+        wsl_exe=wsl_exe,
+        shell_transport=_recorded_transports(wsl_exe),
+        tokens=CountingTokens(),
+    )
+    host = replace(real_host(environ), shell_env=dict(environ))
+    return Recording(boundaries, host, clock)
 
 
 def wire(

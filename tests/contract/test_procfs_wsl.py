@@ -36,7 +36,7 @@ from wslmcp.boundaries.procfs_wsl import (
     parse_framed_sample,
     sample_args,
 )
-from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
+from wslmcp.boundaries.wsl_exe import WslCall, WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -75,13 +75,13 @@ def rig(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Monk
 async def test_one_sample_is_one_wsl_exe_call(rig: Rig) -> None:
     source = WslProcSource(rig.wsl, rig.running_distro)
     before = rig.calls()
-    sample = await source.read_sample()
+    sample = await source.read()
     assert rig.calls() == before + 1
     assert len(sample.pids) >= 2
 
 
 async def test_sample_holds_raw_kernel_files(rig: Rig) -> None:
-    sample = await WslProcSource(rig.wsl, rig.running_distro).read_sample()
+    sample = await WslProcSource(rig.wsl, rig.running_distro).read()
     assert set(GLOBAL_FILES) <= set(sample.files)
     assert re.match(rb"cpu  (\d+ ){3,}", sample.files["stat"])
     assert re.fullmatch(rb"[0-9a-f-]{36}\n", sample.files["sys/kernel/random/boot_id"])
@@ -97,16 +97,16 @@ async def test_listing_running_distributions_decodes_utf16(rig: Rig) -> None:
 async def test_a_stopped_distribution_raises_with_wsl_exe_message(rig: Rig) -> None:
     source = WslProcSource(rig.wsl, rig.stopped_distro)
     if isinstance(rig.wsl, FakeWslExe):  # the recording stopped Alpine before its third sample
-        await source.read_sample()
-        await source.read_sample()
+        await source.read()
+        await source.read()
     with pytest.raises(ProcUnavailable, match="is not running"):
-        await source.read_sample()
+        await source.read()
 
 
 async def test_a_missing_wsl_exe_is_proc_unavailable_naming_what_failed(tmp_path: Path) -> None:
     wsl = WslExeCli(str(tmp_path / "no-such-wsl.exe"))
     with pytest.raises(ProcUnavailable, match=r"^/proc of WSL distribution Debian: wsl\.exe not found$"):
-        await WslProcSource(wsl, "Debian").read_sample()
+        await WslProcSource(wsl, "Debian").read()
     with pytest.raises(ProcUnavailable, match=r"^listing running WSL distributions: wsl\.exe not found$"):
         await WslDistroLister(wsl).running()
     with pytest.raises(ProcUnavailable, match=r"^finding the default WSL distribution: wsl\.exe not found$"):
@@ -186,7 +186,7 @@ def distro(
 async def test_sample_matches_local_proc_byte_for_byte(distro: tuple[str, StandIn]) -> None:
     with hostile_processes() as running:
         before = LocalProcSource().read_sample()
-        remote = await WslProcSource(WslExeCli("wsl.exe"), "Ubuntu").read_sample()
+        remote = await WslProcSource(WslExeCli("wsl.exe"), "Ubuntu").read()
         after = LocalProcSource().read_sample()
     parent, _, titled, _zombie_parent, zombie = running.pids
     # what makes them hostile, as the kernel shows it (so the comparison below means something)
@@ -228,10 +228,10 @@ async def test_one_sample_starts_a_fixed_set_of_commands_however_many_processes(
 ) -> None:
     reader, standin = distro
     source = WslProcSource(WslExeCli("wsl.exe"), "Ubuntu")
-    small = await source.read_sample()
+    small = await source.read()
     first = standin.spawns()
     with idle_processes(25) as pids:
-        big = await source.read_sample()
+        big = await source.read()
     second = standin.spawns()[len(first) :]
     assert set(pids) <= set(big.pids)  # 25 more processes (others on the machine come and go too)
     if reader == "posix-sh":  # the fallback (no perl, no bash): one cat per file, and the shims see it
@@ -265,7 +265,7 @@ async def test_reads_a_proc_like_tree_exactly(distro: tuple[str, StandIn], tmp_p
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
     ex = await WslExeCli("wsl.exe").run(
-        [*sample_args("Ubuntu"), str(root)], stdin=SAMPLE_SCRIPT, timeout_s=30
+        WslCall([*sample_args("Ubuntu"), str(root)], stdin=SAMPLE_SCRIPT, timeout_s=30)
     )
     assert ex.exit_code == 0, ex.stderr
     sample = parse_framed_sample(ex.stdout)
@@ -277,7 +277,7 @@ async def test_reads_a_proc_like_tree_exactly(distro: tuple[str, StandIn], tmp_p
 async def test_every_call_draws_a_fresh_marker(distro: tuple[str, StandIn]) -> None:
     heads = []
     for _ in range(2):
-        ex = await WslExeCli("wsl.exe").run(sample_args("Ubuntu"), stdin=SAMPLE_SCRIPT, timeout_s=30)
+        ex = await WslExeCli("wsl.exe").run(WslCall(sample_args("Ubuntu"), stdin=SAMPLE_SCRIPT, timeout_s=30))
         heads.append(ex.stdout.split(b"\n", 1)[0])
     assert heads[0] != heads[1]
     assert all(re.fullmatch(rb"WSLMCP1 [0-9a-f]{32}", h) for h in heads)
@@ -296,7 +296,9 @@ async def test_any_bytes_round_trip(distro: tuple[str, StandIn], cmdlines: list[
         for rel, data in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
-        ex = await WslExeCli("wsl.exe").run([*sample_args("Ubuntu"), tmp], stdin=SAMPLE_SCRIPT, timeout_s=30)
+        ex = await WslExeCli("wsl.exe").run(
+            WslCall([*sample_args("Ubuntu"), tmp], stdin=SAMPLE_SCRIPT, timeout_s=30)
+        )
     assert ex.exit_code == 0, ex.stderr
     assert dict(parse_framed_sample(ex.stdout).files) == files
 
@@ -312,7 +314,7 @@ async def test_processes_coming_and_going_during_a_sample_never_break_it(distro:
     for t in threads:
         t.start()
     try:
-        samples = [await WslProcSource(WslExeCli("wsl.exe"), "Ubuntu").read_sample() for _ in range(2)]
+        samples = [await WslProcSource(WslExeCli("wsl.exe"), "Ubuntu").read() for _ in range(2)]
     finally:
         stop.set()
         for t in threads:

@@ -12,7 +12,7 @@ import pytest
 
 from tests.shell.conftest import survivors
 from tests.shell.standin import make_wsl_standin
-from wslmcp.boundaries.shell_transport import LocalTransport, ShellTransport, WslExeTransport
+from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExeCli
 from wslmcp.shell.runner import Runner
 
@@ -30,29 +30,29 @@ def transport(
 
 
 async def test_streams_and_exit_code(transport: ShellTransport) -> None:
-    ex = await transport.run("echo out; echo err >&2; exit 7", timeout_s=30)
+    ex = await transport.run(ScriptCall("echo out; echo err >&2; exit 7", timeout_s=30))
     assert (ex.stdout, ex.stderr, ex.exit_code, ex.timed_out) == (b"out\n", b"err\n", 7, False)
 
 
 async def test_the_script_arrives_verbatim_in_a_login_shell(transport: ShellTransport) -> None:
     ex = await transport.run(
-        "shopt -q login_shell && printf '%s|%s|%s\\n' 'x\\y' \"$HOME\" '%PATH%'", timeout_s=30
+        ScriptCall("shopt -q login_shell && printf '%s|%s|%s\\n' 'x\\y' \"$HOME\" '%PATH%'", timeout_s=30)
     )
     assert ex.stdout.decode() == f"x\\y|{os.path.expanduser('~')}|%PATH%\n"
 
 
 async def test_stdin_is_closed_unless_bytes_are_given(transport: ShellTransport) -> None:
-    closed = await transport.run('read -r line; echo "got=[$line] $?"', timeout_s=30)
+    closed = await transport.run(ScriptCall('read -r line; echo "got=[$line] $?"', timeout_s=30))
     assert closed.stdout == b"got=[] 1\n"
     payload = bytes(range(256)) * 3
-    fed = await transport.run("cat", stdin=payload, timeout_s=30)
+    fed = await transport.run(ScriptCall("cat", stdin=payload, timeout_s=30))
     assert fed.stdout == payload
 
 
 async def test_deadline_and_output_cap(transport: ShellTransport) -> None:
-    slow = await transport.run("echo before; sleep 5", timeout_s=0.5)
+    slow = await transport.run(ScriptCall("echo before; sleep 5", timeout_s=0.5))
     assert slow.timed_out and slow.exit_code is None and slow.stdout == b"before\n"
-    flood = await transport.run("cat /dev/zero", timeout_s=30, max_output=10_000)
+    flood = await transport.run(ScriptCall("cat /dev/zero", timeout_s=30, max_output=10_000))
     assert flood.overflowed and len(flood.stdout) == 10_000
     await Runner(transport).sweep("0")  # harmless with no match
 
@@ -62,7 +62,11 @@ async def test_the_runner_kills_and_names_every_process_of_a_timed_out_script(
 ) -> None:
     runner = Runner(transport)
     run = await runner.run(
-        'echo "$$"; sleep 14.142135 & echo "$!"; sleep 14.142136; echo never', timeout_s=1.5, max_output=1000
+        ScriptCall(
+            'echo "$$"; sleep 14.142135 & echo "$!"; sleep 14.142136; echo never',
+            timeout_s=1.5,
+            max_output=1000,
+        )
     )
     assert run.exchange.timed_out and run.sweep_error is None
     shell_pid, sleep_pid = run.exchange.stdout.decode().split()
@@ -74,8 +78,10 @@ async def test_the_runner_kills_and_names_every_process_of_a_timed_out_script(
 
 
 async def test_a_non_login_script_sources_no_profile(transport: ShellTransport) -> None:
-    login = await transport.run("shopt -q login_shell && echo login || echo plain", timeout_s=30)
-    plain = await transport.run("shopt -q login_shell && echo login || echo plain", timeout_s=30, login=False)
+    login = await transport.run(ScriptCall("shopt -q login_shell && echo login || echo plain", timeout_s=30))
+    plain = await transport.run(
+        ScriptCall("shopt -q login_shell && echo login || echo plain", timeout_s=30, login=False)
+    )
     assert (login.stdout, plain.stdout) == (b"login\n", b"plain\n")
 
 
@@ -85,7 +91,7 @@ async def test_stdin_streams_from_a_source_and_stdout_into_a_sink(transport: She
     payload = os.urandom(3 * 1024 * 1024 + 5)
     received = bytearray()
     ex = await transport.run(
-        "cat", stdin=io.BytesIO(payload), stdout_sink=received.extend, timeout_s=60, login=False
+        ScriptCall("cat", stdin=io.BytesIO(payload), stdout_sink=received.extend, timeout_s=60, login=False)
     )
     assert ex.exit_code == 0 and ex.stdout == b"" and ex.stdout_total == len(payload)
     assert bytes(received) == payload

@@ -97,7 +97,7 @@ def constructs(tree: ast.Module, names: set[str]) -> set[str]:
 
 def test_only_wiring_builds_the_local_file_adapters() -> None:
     """The real local-file and client-file adapters are chosen in one place, like every adapter."""
-    adapters = {"LocalFiles", "LocalClientFiles"}
+    adapters = {"OsLocalFiles", "LocalClientFiles"}
     offenders = [
         f"{rel(p)} builds {', '.join(sorted(found))}"
         for p, tree in modules()

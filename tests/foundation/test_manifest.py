@@ -103,3 +103,47 @@ def test_scenario_files_stay_inside_the_scenario(tmp_path: Path) -> None:
     for rel in ("../outside.json", str(tmp_path / "s" / "scenario.json"), "/etc/passwd"):
         with pytest.raises(ScenarioError, match="a path inside the scenario directory"):
             sc.file(rel)
+
+
+def _with_files(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+REPLY = json.dumps({"is_error": False, "text": "ok"})
+ANSWERS = json.dumps({"schema": "wslmcp-mcp-answers/1", "answers": [{"name": "s", "tools": []}]})
+
+
+@pytest.mark.parametrize(
+    ("section", "files", "key", "expected"),
+    [
+        ({"shell": {"env": {"WSL_DISTRO": 1}, "calls": []}}, {}, "shell.env.WSL_DISTRO", "a string"),
+        ({"shell": {"env": {}, "calls": []}}, {}, "shell.calls", "a non-empty list of tool calls"),
+        ({"shell": {"env": {}, "calls": [{"args": {}, "expected": "e.json"}]}}, {"e.json": REPLY},
+         "shell.calls[0].tool", "a non-empty string"),
+        ({"shell": {"env": {}, "calls": [{"tool": "t", "args": [], "expected": "e.json"}]}}, {"e.json": REPLY},
+         "shell.calls[0].args", "an object"),
+        ({"shell": {"env": {}, "calls": [{"tool": "t", "expected": "e.json", "advance_s": -1}]}}, {"e.json": REPLY},
+         "shell.calls[0].advance_s", "a number >= 0"),
+        ({"shell": {"env": {}, "calls": [{"tool": "t", "expected": "missing.json"}]}}, {},
+         "shell.calls[0].expected", "an existing file"),
+        ({"shell": {"env": {}, "calls": [{"tool": "t", "expected": "e.json"}]}}, {"e.json": '{"text": "x"}'},
+         "shell.calls[0].expected", '{"is_error": bool, "text": str}'),
+        ({"profile": {"mcp_answers": "a.json"}}, {"a.json": '{"answers": []}'},
+         "profile.mcp_answers", '"wslmcp-mcp-answers/1"'),
+        ({"profile": {"mcp_answers": "a.json"}}, {"a.json": ANSWERS.replace('"tools": []', '"tools": {}')},
+         "profile.mcp_answers", "string 'name' and a list of tool objects"),
+        ({"profile": {"mcp_answers": "a.json", "project": "rel"}}, {"a.json": ANSWERS},
+         "profile.project", "an absolute path"),
+        ({"local_files": {"dir": "l", "path": "rel"}}, {"l/x": ""}, "local_files.path", "an absolute POSIX path"),
+    ],
+)  # fmt: skip
+def test_every_fixture_format_is_validated_by_the_loader(
+    tmp_path: Path, section: dict[str, Any], files: dict[str, str], key: str, expected: str
+) -> None:
+    root = write(tmp_path / "s", minimal(**section))
+    _with_files(root, files)
+    with pytest.raises(ScenarioError) as info:
+        Scenario.load(root)
+    assert (info.value.key, expected in info.value.expected) == (key, True), str(info.value)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wslmcp.boundaries.process import run_process
+from wslmcp.boundaries.process import Streams, run_process
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -28,19 +28,19 @@ async def test_exit_code_and_streams() -> None:
 
 
 async def test_stdin_is_closed_so_readers_see_eof_at_once() -> None:
-    ex = await run_process(["bash", "-c", 'read -r line; echo "rc=$?"'], timeout_s=30)
+    ex = await run_process(["bash", "-c", 'read -r line; echo "rc=$?"'], Streams(timeout_s=30))
     assert ex.stdout == b"rc=1\n"
     assert not ex.timed_out
 
 
 async def test_stdin_bytes_arrive_exactly() -> None:
     payload = bytes(range(256)) * 1000
-    ex = await run_process(["cat"], stdin=payload)
+    ex = await run_process(["cat"], Streams(stdin=payload))
     assert ex.stdout == payload
 
 
 async def test_capture_is_capped_but_counted() -> None:
-    ex = await run_process(["bash", "-c", "head -c 1000000 /dev/zero"], max_output=1000)
+    ex = await run_process(["bash", "-c", "head -c 1000000 /dev/zero"], Streams(max_output=1000))
     assert len(ex.stdout) == 1000
     assert ex.stdout_total == 1_000_000
     assert ex.truncated
@@ -49,7 +49,7 @@ async def test_capture_is_capped_but_counted() -> None:
 async def test_deadline_kills_the_whole_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
     script = f"sleep 300 & echo $! > {pidfile}; wait"
-    ex = await run_process(["bash", "-c", script], timeout_s=0.5)
+    ex = await run_process(["bash", "-c", script], Streams(timeout_s=0.5))
     assert ex.timed_out and ex.exit_code is None
     assert not alive(int(pidfile.read_text()))
 

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from fakes.clock import FakeClock
-from fakes.procfs import FakeProcSource
+from fakes.procfs import FakeProcSource, redact_cmdlines
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSample
+from wslmcp.replay.recording import record_observe as record
 from wslmcp.scenario.checks import run_checks
 from wslmcp.scenario.loader import Scenario, sample_digest
-from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter, record, redact_cmdlines
+from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 
 pytestmark = pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="needs a real Linux /proc to record")
 

@@ -12,6 +12,7 @@ from fakes.clock import FakeClock
 from fakes.procfs import FakeProcSource
 from fakes.replay import ReplayMiss
 from fakes.wsl_exe import FakeWslExe
+from wslmcp.boundaries.wsl_exe import WslCall
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 
@@ -84,7 +85,7 @@ def exchange_scenario(tmp_path: Path) -> Scenario:
 
 async def test_wsl_exchange_replays_raw_bytes(tmp_path: Path) -> None:
     fake = FakeWslExe(exchange_scenario(tmp_path))
-    answer = await fake.run(["--list", "--quiet"])
+    answer = await fake.run(WslCall(["--list", "--quiet"]))
     assert answer.stdout == "Ubuntu\r\nDebian\r\n".encode("utf-16-le")
     assert answer.exit_code == 0
 
@@ -92,14 +93,14 @@ async def test_wsl_exchange_replays_raw_bytes(tmp_path: Path) -> None:
 async def test_identical_requests_replay_in_order_then_repeat_the_last(tmp_path: Path) -> None:
     fake = FakeWslExe(exchange_scenario(tmp_path))
     args = ["-d", "U", "--exec", "sh"]
-    got = [await fake.run(args, stdin=b"echo hi") for _ in range(3)]
+    got = [await fake.run(WslCall(args, stdin=b"echo hi")) for _ in range(3)]
     assert [(g.stdout, g.exit_code) for g in got] == [(b"first", 0), (b"second", 3), (b"second", 3)]
 
 
 async def test_unrecorded_request_names_it_and_the_alternatives(tmp_path: Path) -> None:
     fake = FakeWslExe(exchange_scenario(tmp_path))
     with pytest.raises(ReplayMiss) as info:
-        await fake.run(["--list", "--running"])
+        await fake.run(WslCall(["--list", "--running"]))
     message = str(info.value)
     assert "not recorded: wsl.exe --list --running" in message
     assert "wsl.exe --list --quiet" in message.split("offers:")[1]
@@ -108,7 +109,7 @@ async def test_unrecorded_request_names_it_and_the_alternatives(tmp_path: Path) 
 async def test_same_args_different_stdin_is_a_miss(tmp_path: Path) -> None:
     fake = FakeWslExe(exchange_scenario(tmp_path))
     with pytest.raises(ReplayMiss):
-        await fake.run(["-d", "U", "--exec", "sh"], stdin=b"echo bye")
+        await fake.run(WslCall(["-d", "U", "--exec", "sh"], stdin=b"echo bye"))
 
 
 def test_a_replay_without_a_fixture_home_never_reads_the_real_one(recorded_linux: Path) -> None:

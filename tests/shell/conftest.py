@@ -4,22 +4,44 @@ boundary double wrapping it), a real Guard, a FakeClock for session ages, logs c
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
 
 from fakes.clock import FakeClock
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport, ShellTransport
+from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
+from wslmcp.boundaries.process import Exchange, Stdin
+from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
+from wslmcp.shell.replies import Reply, render
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
+
+# the temp-file ledgers of the services the tests build (one directory for the test run)
+STATE_DIR = tempfile.mkdtemp(prefix="wslmcp-test-state-")
+
+
+class Rendered:
+    """The service's tool methods with their results rendered as the MCP layer renders them
+    (``replies.render``), so tests read the reply texts the tools answer with."""
+
+    def __init__(self, service: ShellService) -> None:
+        self.service = service
+
+    def __getattr__(self, tool: str) -> Callable[..., Awaitable[Reply]]:
+        method = getattr(self.service, tool)
+
+        async def rendered(*args: object, **kwargs: object) -> Reply:
+            return render(await method(*args, **kwargs))
+
+        return rendered
 
 
 @dataclass
 class Built:
-    service: ShellService
+    service: Rendered
     clock: FakeClock
     log: io.StringIO
     runner: Runner | None
@@ -32,6 +54,7 @@ def build(
     chunk_bytes: int | None = None,
     max_concurrent: int = 32,
     local_files: LocalFiles | None = None,
+    state_dir: str | None = None,
 ) -> Built:
     config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_MCP_LOG_LEVEL": "debug", **(env or {})})
     clock = FakeClock()
@@ -45,10 +68,10 @@ def build(
         guard=Guard(config.policy),
         clock=clock,
         log=Log(config.log_level, stream, clock),
-        local_files=local_files or LocalFiles(),
+        local_files=local_files or OsLocalFiles(state_dir or STATE_DIR),
         chunk_bytes=chunk_bytes,
     )
-    return Built(service, clock, stream, runner)
+    return Built(Rendered(service), clock, stream, runner)
 
 
 def processes_with(marker: str) -> list[str]:
@@ -106,29 +129,13 @@ class WrappedLocal:
     def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
         return script, stdin
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 1 << 20,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Exchange:
+    async def run(self, call: ScriptCall) -> Exchange:
         self.calls += 1
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
-        script, stdin = self.rewrite(script, stdin)
+        script, stdin = self.rewrite(call.script, call.stdin)
         try:
-            return await self.inner.run(
-                script,
-                stdin=stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=stdout_sink,
-                login=login,
-            )
+            return await self.inner.run(replace(call, script=script, stdin=stdin))
         finally:
             self.in_flight -= 1
 

@@ -1,6 +1,6 @@
-"""Record scenarios/shell-basic: run a fixed series of tool calls through the shell server with the
-wsl.exe transport driving the `wsl.exe` stand-in (tests/shell/standin.py), record every wsl.exe
-exchange (``wslmcp.scenario.recorder.RecordingWslExe``) and every reply.
+"""Record scenarios/shell-basic: the fixed series of tool calls below, recorded by the product's
+shell recorder (``wslmcp.replay.recording.record_shell``, what ``wslmcp scenario record --area
+shell`` runs) against the `wsl.exe` stand-in (tests/shell/standin.py).
 Run: .venv/bin/python -m tests.shell.record_scenario [OUT_DIR]
 
 The replay check ``shell-exchanges`` then serves the same calls from the recorded exchanges.
@@ -9,9 +9,6 @@ The replay check ``shell-exchanges`` then serves the same calls from the recorde
 from __future__ import annotations
 
 import asyncio
-import io
-import itertools
-import json
 import os
 import shutil
 import sys
@@ -19,18 +16,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from fakes.clock import FakeClock
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
-from wslmcp.boundaries.shell_transport import LocalFiles, WslExeTransport
-from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
-from wslmcp.scenario.recorder import RecordingWslExe, ScenarioWriter
-from wslmcp.shell.config import load_config
-from wslmcp.shell.guard import Guard
-from wslmcp.shell.log import Log
-from wslmcp.shell.runner import Runner
-from wslmcp.shell.server import build_server
-from wslmcp.shell.service import ShellService
+from wslmcp.replay.recording import record_shell
+from wslmcp.scenario.recorder import ScenarioWriter
 
 ROOT = Path(__file__).resolve().parents[2]
 SANDBOX = "/tmp/wslmcp-shell-scenario"
@@ -70,36 +59,15 @@ CALLS: list[dict[str, Any]] = [
 ]
 
 
-async def _replies(wsl: WslExe) -> list[dict[str, Any]]:
-    """Every call of CALLS through the real server over ``wsl``; one ``{is_error, text}`` each."""
-    config = load_config(ENV)
-    clock = FakeClock(0.0, START_WALL)
-    counter = itertools.count(1)
-    service = ShellService(
-        config,
-        runner=Runner(WslExeTransport(wsl, "Ubuntu", "dev"), lambda: f"{next(counter):016x}"),
-        guard=Guard(config.policy),
-        clock=clock,
-        log=Log(config.log_level, io.StringIO(), clock),
-        local_files=LocalFiles(),
-    )
-    server = build_server(service)
-    replies = []
-    for call in CALLS:
-        clock.advance(float(call.get("advance_s", 0)))
-        result = await server.call_tool(call["tool"], call["args"])
-        text = "\n".join(str(getattr(b, "text", "")) for b in result.content)  # type: ignore[union-attr]
-        replies.append({"is_error": bool(result.is_error), "text": text})  # type: ignore[union-attr]
-    return replies
-
-
 async def record(out: Path) -> list[dict[str, Any]]:
-    """Record into a new directory, then put it in place of ``out``."""
+    """Record through the product command's recorder (``wslmcp scenario record --area shell``) into
+    a new directory, then put it in place of ``out``."""
     shutil.rmtree(SANDBOX, ignore_errors=True)
     Path(SANDBOX).mkdir()
     with tempfile.TemporaryDirectory() as tmp:
         standin = make_wsl_standin(Path(tmp) / "standin", {"Ubuntu": "Running", "Debian": "Stopped"})
-        os.environ["WSLSH_STANDIN_DIR"] = str(standin.directory)
+        os.environ["WSLSH_STANDIN_DIR"] = str(standin.directory)  # what the stand-in itself reads
+        environ = {**os.environ, "WSLMCP_WSL_EXE": standin.executable, **ENV}
         writer = ScenarioWriter(
             Path(tmp) / out.name,
             out.name,
@@ -108,28 +76,14 @@ async def record(out: Path) -> list[dict[str, Any]]:
             SystemClock(),
             keep_cmdlines=True,
         )
+        writer.manifest["recorder"] += " (tests/shell/record_scenario.py, wsl.exe stand-in on Linux)"
         try:
-            replies = await _replies(
-                RecordingWslExe(WslExeCli(standin.executable, kill_on_overflow=True), writer)
-            )
-            calls = []
-            for i, (call, reply) in enumerate(zip(CALLS, replies, strict=True)):
-                rel = f"expected/{i:02d}-{call['tool']}.json"
-                writer.add_file(rel, (json.dumps(reply, indent=2, ensure_ascii=False) + "\n").encode())
-                calls.append({**call, "expected": rel})
-            writer.manifest["recorder"] += " (tests/shell/record_scenario.py, wsl.exe stand-in on Linux)"
-            writer.manifest["clock"] = {"start_wall": START_WALL}
-            writer.manifest["shell"] = {"env": ENV, "calls": calls}
-            writer.expect({"kind": "shell-exchanges"})
-            recorded = writer.commit()
-        except BaseException:
-            writer.abort()
-            raise
+            replies = await record_shell(writer, CALLS, environ, START_WALL)
         finally:
             shutil.rmtree(SANDBOX, ignore_errors=True)
         if out.exists():
             shutil.rmtree(out)
-        shutil.move(recorded, out)
+        shutil.move(Path(tmp) / out.name, out)
     return replies
 
 

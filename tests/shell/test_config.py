@@ -177,3 +177,19 @@ def test_local_transport_refuses_another_user() -> None:
     assert done.returncode == 1
     assert done.stdout == ""
     assert "WSL_USER=nobody-else" in done.stderr
+
+
+async def test_check_reports_a_refused_probe_and_a_missing_cwd() -> None:
+    from tests.shell.conftest import build
+    from wslmcp.shell.replies import render_check
+
+    refused = build({"WSL_DENY_PATTERNS": "^id$"}).service.service
+    text, ok = render_check(await refused.check())
+    assert not ok and text.splitlines()[2].startswith("  FAILED  ")
+    assert "Refused by this profile's guard policy" in text
+    missing = build({"WSL_CWD": "/nonexistent-wslmcp-dir"}).service.service
+    text, ok = render_check(await missing.check())
+    assert not ok and "exit code 1" in text and "(WSL_CWD=/nonexistent-wslmcp-dir)" in text
+    fine = build().service.service
+    text, ok = render_check(await fine.check())
+    assert ok and text.splitlines()[2].startswith("  OK      uid=")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tests.shell.conftest import WrappedLocal, build, survivors
-from wslmcp.boundaries.shell_transport import LocalTransport
+from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall
 from wslmcp.shell.runner import Runner
 
 
@@ -93,7 +93,7 @@ async def test_a_runaway_writer_is_killed_at_the_hard_cap(tmp_path: Path) -> Non
     assert "[the command was killed after writing" in reply.text
     # memory: the captured stream never holds more than the cap
     runner = Runner(LocalTransport())
-    run = await runner.run("cat /dev/zero", timeout_s=30, max_output=4000)
+    run = await runner.run(ScriptCall("cat /dev/zero", timeout_s=30, max_output=4000))
     assert run.exchange.overflowed and len(run.exchange.stdout) == 4000
     assert await survivors("cat /dev/zero") == []
 

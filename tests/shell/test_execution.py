@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wslmcp.boundaries.shell_transport import LocalTransport
+from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall
 from wslmcp.shell.execution import build_script, shape_stream, split_marker
 from wslmcp.shell.runner import quote
 
@@ -21,7 +21,7 @@ _TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters=
 @given(text=_TEXT)
 def test_quoted_text_reaches_bash_verbatim(text: str) -> None:
     async def go() -> bytes:
-        ex = await LocalTransport().run(f"printf '%s' {quote(text)}", timeout_s=30)
+        ex = await LocalTransport().run(ScriptCall(f"printf '%s' {quote(text)}", timeout_s=30))
         return ex.stdout
 
     assert asyncio.run(go()) == text.encode("utf-8")
@@ -72,7 +72,7 @@ async def test_the_sweep_finds_token_carriers_and_the_scripts_own_shell(grep_z: 
     try:
         while Path(f"/proc/{carrier.pid}/comm").read_text().strip() != "sleep":  # bash has yet to exec
             await asyncio.sleep(0.01)
-        ex = await LocalTransport().run(script, timeout_s=30, login=False)
+        ex = await LocalTransport().run(ScriptCall(script, timeout_s=30, login=False))
         named = sorted(ex.stdout.decode().splitlines())
         assert f"{carrier.pid} sleep" in named and f"{shell.pid} bash" in named, named
         assert ex.stderr == b""

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.shell.conftest import WrappedLocal, build, stdin_bytes, survivors
+from wslmcp.boundaries.local_files import OsLocalFiles, OsSource
 from wslmcp.boundaries.process import Stdin
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalSource
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -277,13 +277,14 @@ async def test_file_tools_do_not_source_the_login_profile(
     assert "--- stdout ---\nPROFILE-NOISE\nran\n" in ran.text and (home / "sourced").exists()
 
 
-class _ChangesAfterOpen(LocalFiles):
+class _ChangesAfterOpen(OsLocalFiles):
     """A boundary double: the local file grows or shrinks right after it is opened for upload."""
 
-    def __init__(self, change: str) -> None:
+    def __init__(self, change: str, state_dir: Path) -> None:
+        super().__init__(state_dir)
         self.change = change
 
-    def open_source(self, path: str) -> LocalSource:
+    def open_source(self, path: str) -> OsSource:
         source = super().open_source(path)
         with open(path, "r+b") as f:
             if self.change == "grow":
@@ -298,7 +299,7 @@ class _ChangesAfterOpen(LocalFiles):
 async def test_an_upload_whose_local_file_changes_fails_and_changes_nothing(
     tmp_path: Path, change: str
 ) -> None:
-    b = build(chunk_bytes=1000, local_files=_ChangesAfterOpen(change))
+    b = build(chunk_bytes=1000, local_files=_ChangesAfterOpen(change, tmp_path / "state"))
     src = tmp_path / "src.bin"
     src.write_bytes(os.urandom(2500))
     target = tmp_path / "target.bin"

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from fakes.wsl_exe import FakeWslExe
+from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from tests.shell.conftest import survivors
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.process import Exchange
-from wslmcp.boundaries.shell_transport import WslExeTransport, wsl_exec_args
-from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
+from wslmcp.boundaries.shell_transport import ScriptCall, WslExeTransport, wsl_exec_args
+from wslmcp.boundaries.wsl_exe import WslCall, WslExe, WslExeCli
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.recorder import RecordingWslExe, ScenarioWriter
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.runner import Runner
 
 STREAMED = os.urandom(2 * 1024 * 1024 + 3)
@@ -45,18 +45,20 @@ async def _play(wsl: WslExe) -> list[tuple[Exchange, bytes]]:
     """Every request, plus a streamed transfer and a timed-out run with its kill sweep."""
     got = []
     for args, kw in _requests():
-        got.append((await wsl.run(args, timeout_s=30, **kw), b""))
+        got.append((await wsl.run(WslCall(args, timeout_s=30, **kw)), b""))
     sink = bytearray()
     streamed = await wsl.run(
-        wsl_exec_args("Ubuntu", "dev", "cat", login=False),
-        stdin=io.BytesIO(STREAMED),
-        stdout_sink=sink.extend,
-        timeout_s=60,
+        WslCall(
+            wsl_exec_args("Ubuntu", "dev", "cat", login=False),
+            stdin=io.BytesIO(STREAMED),
+            stdout_sink=sink.extend,
+            timeout_s=60,
+        )
     )
     got.append((streamed, bytes(sink)))
     runner = Runner(WslExeTransport(wsl, "Ubuntu", "dev"), tokens=lambda: "00000000000000ab")
     # the deadline leaves the stand-in time to start its Linux side even on a loaded machine
-    run = await runner.run("sleep 19.5; echo never", timeout_s=2.0, max_output=1000)
+    run = await runner.run(ScriptCall("sleep 19.5; echo never", timeout_s=2.0, max_output=1000))
     got.append((run.exchange, "\n".join(run.killed).encode()))
     return got
 
@@ -119,9 +121,11 @@ async def test_a_replay_of_different_stdin_is_a_miss(tmp_path: Path, monkeypatch
         monkeypatch.setenv(key, value)
     writer = ScenarioWriter(tmp_path / "rec", "rec", "miss", SystemClock())
     args = wsl_exec_args("Ubuntu", None, "cat", login=False)
-    await RecordingWslExe(WslExeCli("wsl.exe"), writer).run(args, stdin=io.BytesIO(b"one"), timeout_s=30)
+    await RecordingWslExe(WslExeCli("wsl.exe"), writer).run(
+        WslCall(args, stdin=io.BytesIO(b"one"), timeout_s=30)
+    )
     writer.commit()
     fake = FakeWslExe(Scenario.load(tmp_path / "rec"))
-    assert (await fake.run(args, stdin=b"one")).stdout == b"one"
+    assert (await fake.run(WslCall(args, stdin=b"one"))).stdout == b"one"
     with pytest.raises(ReplayMiss):
-        await fake.run(args, stdin=io.BytesIO(b"two"))
+        await fake.run(WslCall(args, stdin=io.BytesIO(b"two")))

@@ -15,11 +15,12 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.distro_homes import DistroHomes
 from wslmcp.boundaries.docker_api import DockerApi
 from wslmcp.boundaries.host_facts import HostProbe
+from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.mcp_launcher import McpLauncher
 from wslmcp.boundaries.mcp_session import McpSessions
 from wslmcp.boundaries.pdh import PdhCounters
 from wslmcp.boundaries.procfs import ProcSource
-from wslmcp.boundaries.shell_transport import LocalFiles, ShellTransport
+from wslmcp.boundaries.shell_transport import ShellTransport
 from wslmcp.boundaries.tokens import TokenSource
 from wslmcp.boundaries.windows_home import WindowsHome
 from wslmcp.boundaries.windows_processes import WindowsProcesses

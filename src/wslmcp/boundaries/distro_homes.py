@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from wslmcp.boundaries.procfs_wsl import WslDistroLister
-from wslmcp.boundaries.wsl_exe import WslExe
+from wslmcp.boundaries.wsl_exe import WslCall, WslExe
 
 ROOT = "\\\\wsl.localhost"
 HOME_ARGS = ["--exec", "sh", "-c", 'printf "%s" "$HOME"']
@@ -46,7 +46,7 @@ class WslDistroHomes:
         homes = []
         for name in await WslDistroLister(self._wsl).running():
             done = await self._wsl.run(
-                ["-d", name, *HOME_ARGS], timeout_s=self._timeout_s, max_output=64 * 1024
+                WslCall(["-d", name, *HOME_ARGS], timeout_s=self._timeout_s, max_output=64 * 1024)
             )
             home = done.stdout.decode("utf-8", errors="replace").strip()
             if done.exit_code == 0 and not done.timed_out and home.startswith("/"):

@@ -28,6 +28,23 @@ class ByteSource(Protocol):
 ByteSink = Callable[[bytes], None]
 Stdin = bytes | ByteSource | None
 FEED_BYTES = 1 << 20
+DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class Streams:
+    """How one child's streams are handled: ``stdin`` (closed when None, bytes, or a ``ByteSource``
+    fed a piece at a time), the deadline ``timeout_s``, the capture limit ``max_output`` per stream,
+    and ``stdout_sink`` (stdout handed over as it arrives instead of kept). The request value every
+    process-running port takes (``WslCall``, ``ScriptCall``) extends it."""
+
+    stdin: Stdin = None
+    timeout_s: float | None = None
+    max_output: int = DEFAULT_MAX_OUTPUT
+    stdout_sink: ByteSink | None = None
+
+
+NO_STREAMS = Streams()
 
 
 @dataclass(frozen=True)
@@ -105,19 +122,16 @@ def _close_pipes(proc: asyncio.subprocess.Process) -> None:
 
 async def run_process(
     argv: Sequence[str],
+    streams: Streams = NO_STREAMS,
     *,
-    stdin: Stdin = None,
-    timeout_s: float | None = None,
-    max_output: int = 16 * 1024 * 1024,
-    stdout_sink: ByteSink | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     kill_on_overflow: bool = False,
     kill_group_on_exit: bool = True,
     name_killed: bool = False,
 ) -> Exchange:
-    """Run ``argv``; stdin is closed unless bytes (or a ``ByteSource``, read and fed a piece at a time
-    until it is exhausted) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
+    """Run ``argv`` with ``streams``: stdin is closed unless bytes (or a ``ByteSource``, read and fed
+    a piece at a time until it is exhausted) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
     they arrive instead of keeping them (``stdout`` is then empty; ``stdout_total`` still counts).
     On the deadline the child's whole process group is killed. Raises ``FileNotFoundError`` /
     ``PermissionError`` if it cannot start.
@@ -131,6 +145,7 @@ async def run_process(
     import asyncio
 
     started = time.monotonic()
+    stdin, timeout_s, max_output = streams.stdin, streams.timeout_s, streams.max_output
     full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
         *argv,
@@ -174,7 +189,7 @@ async def run_process(
             kill()
             stopped.set()
 
-    out_cap, err_cap = _Capture(max_output, stdout_sink), _Capture(max_output)
+    out_cap, err_cap = _Capture(max_output, streams.stdout_sink), _Capture(max_output)
     drains = [
         asyncio.ensure_future(_drain(proc.stdout, out_cap, overflow)),
         asyncio.ensure_future(_drain(proc.stderr, err_cap, overflow)),

@@ -1,8 +1,9 @@
 """A WSL distribution's /proc read through ``wsl.exe``: one call per sample, never one per file.
 
-Contract (the same as ``procfs.ProcSource``, but asynchronous because it runs a process)
+Contract (the same as ``procfs.ProcSource``, but asynchronous because it runs a process, so it
+has the async name ``read`` of ``observe.sources.SampleReader``; ``read_sample`` is always sync)
 --------
-``await WslProcSource(wsl_exe, distro).read_sample() -> ProcSample``
+``await WslProcSource(wsl_exe, distro).read() -> ProcSample``
     Runs ``wsl.exe [-d DISTRO] --exec sh -s`` once with ``SAMPLE_SCRIPT`` on stdin. The script
     prints a random per-call marker, ``getconf CLK_TCK``/``PAGESIZE``, then every global file and
     every ``/proc/<pid>/{stat,cmdline}``, each framed by ``\\n<marker> F <path>\\n`` and ending
@@ -32,7 +33,7 @@ import re
 
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.procfs import GLOBAL_FILES, ProcSample, ProcUnavailable
-from wslmcp.boundaries.wsl_exe import WslExe, decode_wsl_output
+from wslmcp.boundaries.wsl_exe import WslCall, WslExe, decode_wsl_output
 
 SAMPLE_TIMEOUT_S = 10.0
 LIST_TIMEOUT_S = 10.0
@@ -188,7 +189,7 @@ async def _call(
     ``max_output``) becomes ``ProcUnavailable`` saying what failed, in wsl.exe's own words when it
     has any."""
     try:
-        ex = await wsl_exe.run(args, stdin=stdin, timeout_s=timeout_s, max_output=max_output)
+        ex = await wsl_exe.run(WslCall(args, stdin=stdin, timeout_s=timeout_s, max_output=max_output))
     except FileNotFoundError as exc:
         raise ProcUnavailable(f"{what}: wsl.exe not found") from exc
     if ex.timed_out:
@@ -207,7 +208,7 @@ class WslProcSource:
     def __init__(self, wsl_exe: WslExe, distro: str | None) -> None:
         self._wsl, self.distro = wsl_exe, distro
 
-    async def read_sample(self) -> ProcSample:
+    async def read(self) -> ProcSample:
         what = f"/proc of WSL distribution {self.distro or '(default)'}"
         ex = await _call(
             self._wsl,
@@ -221,9 +222,6 @@ class WslProcSource:
             return parse_framed_sample(ex.stdout)
         except ProcUnavailable as exc:
             raise ProcUnavailable(f"{what}: {exc}") from exc
-
-    async def read(self) -> ProcSample:
-        return await self.read_sample()
 
 
 class WslDistroLister:

@@ -4,7 +4,8 @@ Contract
 --------
 ``kind``            ``"wsl.exe"`` or ``"local"``.
 ``user``            the Linux user scripts run as, or None for the distro's default user.
-``run(script, stdin=None, timeout_s=None, max_output=..., stdout_sink=None, login=True) -> Exchange``
+``run(ScriptCall(script, stdin=None, timeout_s=None, max_output=..., stdout_sink=None, login=True))``
+    ``-> Exchange``. ``ScriptCall`` is the one request value (adapters, twins and the runner take it).
     Runs ``script`` (one bash script, passed as ONE argument) in a login bash (``bash -lc``; with
     ``login=False`` a plain ``bash -c`` that sources no profile, for fixed scripts) as the configured
     user. stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are
@@ -33,15 +34,13 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
-import stat
-import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin, run_process
-from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslExe, decode_wsl_output
+from wslmcp.boundaries.process import Exchange, Streams, run_process
+from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, decode_wsl_output
 
-DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 LISTING_TIMEOUT_S = 10.0
 
 
@@ -49,20 +48,20 @@ class TransportError(RuntimeError):
     """The transport could not run the script at all (as opposed to the script failing)."""
 
 
+@dataclass(frozen=True)
+class ScriptCall(Streams):
+    """One bash script to run (passed as ONE argument), in a login shell unless ``login=False``,
+    with its streams handled as ``Streams`` says."""
+
+    script: str
+    login: bool = True
+
+
 class ShellTransport(Protocol):
     kind: str
     user: str | None  # the Linux user scripts run as, when known (None: the distro's default user)
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = DEFAULT_MAX_OUTPUT,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Exchange: ...
+    async def run(self, call: ScriptCall) -> Exchange: ...
 
     async def list_distros(self) -> str | None: ...
 
@@ -99,24 +98,10 @@ class WslExeTransport:
         self.distro = distro
         self.user = user
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = DEFAULT_MAX_OUTPUT,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Exchange:
+    async def run(self, call: ScriptCall) -> Exchange:
         with _starting("wsl.exe"):
-            exchange = await self.wsl_exe.run(
-                wsl_exec_args(self.distro, self.user, script, login=login),
-                stdin=stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=stdout_sink,
-            )
+            args = wsl_exec_args(self.distro, self.user, call.script, login=call.login)
+            exchange = await self.wsl_exe.run(WslCall.of(args, call))
         if exchange.exit_code in WSL_OWN_FAILURE:
             said = "\n".join(
                 part
@@ -134,7 +119,9 @@ class WslExeTransport:
 
     async def list_distros(self) -> str | None:
         with _starting("wsl.exe"):
-            exchange = await self.wsl_exe.run(["-l", "-v"], timeout_s=LISTING_TIMEOUT_S, max_output=1 << 20)
+            exchange = await self.wsl_exe.run(
+                WslCall(["-l", "-v"], timeout_s=LISTING_TIMEOUT_S, max_output=1 << 20)
+            )
         if exchange.timed_out:
             raise TransportError(f"'wsl.exe -l -v' did not answer within {LISTING_TIMEOUT_S:g} s")
         return decode_wsl_output(exchange.stdout)
@@ -164,23 +151,11 @@ class LocalTransport:
         self.bash = tuple(bash)
         self.home = os.path.expanduser("~")
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = DEFAULT_MAX_OUTPUT,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Exchange:
+    async def run(self, call: ScriptCall) -> Exchange:
         with _starting("bash"):
             return await run_process(
-                [*self.bash, bash_flags(login), script],
-                stdin=stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=stdout_sink,
+                [*self.bash, bash_flags(call.login), call.script],
+                call,
                 kill_on_overflow=True,
                 kill_group_on_exit=False,
                 name_killed=True,
@@ -189,80 +164,3 @@ class LocalTransport:
 
     async def list_distros(self) -> str | None:
         return None
-
-
-class LocalSource:
-    """A local regular file opened for reading in chunks."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
-        st = os.fstat(self._file.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            self._file.close()
-            raise OSError(f"local path is not a regular file: {path}")
-        self.size = st.st_size
-
-    def read(self, n: int) -> bytes:
-        return self._file.read(n)
-
-    def close(self) -> None:
-        self._file.close()
-
-
-class LocalPartial:
-    """A new file written beside ``dest`` and renamed over it only by ``commit``."""
-
-    def __init__(self, dest: str) -> None:
-        parent = os.path.dirname(dest) or "."
-        if not os.path.isdir(parent):
-            raise OSError(f"local directory does not exist: {parent}")
-        if os.path.isdir(dest):
-            raise OSError(f"local path is a directory: {dest}")
-        self.dest = dest
-        fd, self.temp = tempfile.mkstemp(
-            prefix=f".{os.path.basename(dest)}.", suffix=".wslmcp-partial", dir=parent
-        )
-        self._file = os.fdopen(fd, "wb")
-        self.written = 0
-
-    def write(self, data: bytes) -> None:
-        self._file.write(data)
-        self.written += len(data)
-
-    def commit(self) -> None:
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        try:
-            mode = stat.S_IMODE(os.stat(self.dest).st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(self.temp, mode)
-        os.replace(self.temp, self.dest)
-
-    def abort(self) -> None:
-        with contextlib.suppress(OSError):
-            self._file.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.temp)
-
-
-class LocalFiles:
-    """The local side of wsl_upload / wsl_download: path resolution, chunked reads, atomic writes."""
-
-    def resolve(self, path: str) -> str:
-        """``~`` expanded and made absolute with this platform's rules (lexical)."""
-        return os.path.abspath(os.path.expanduser(path))
-
-    def real(self, path: str) -> str:
-        """``path`` with symlinks resolved (the parent's, when the file does not exist yet)."""
-        return os.path.realpath(path)
-
-    def open_source(self, path: str) -> LocalSource:
-        return LocalSource(path)
-
-    def partial(self, dest: str) -> LocalPartial:
-        return LocalPartial(dest)

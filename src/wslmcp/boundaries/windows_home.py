@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from wslmcp.boundaries.process import run_process
+from wslmcp.boundaries.process import Streams, run_process
 
 
 class WindowsHome(Protocol):
@@ -56,9 +56,8 @@ class InteropWindowsHome:
         return await self._line([self._wslpath, "-u", asked])
 
     async def _line(self, argv: list[str]) -> str | None:
-        done = await run_process(
-            argv, timeout_s=self._timeout_s, max_output=64 * 1024, env=self._env, cwd="/"
-        )
+        streams = Streams(timeout_s=self._timeout_s, max_output=64 * 1024)
+        done = await run_process(argv, streams, env=self._env, cwd="/")
         if done.exit_code != 0 or done.timed_out:
             return None
         text = done.stdout.decode("utf-8", errors="replace").replace("\r", "").strip()

@@ -2,11 +2,12 @@
 
 Contract
 --------
-``run(args, stdin=None, timeout_s=None, max_output=..., stdout_sink=None) -> Exchange``
+``run(WslCall(args, stdin=None, timeout_s=None, max_output=..., stdout_sink=None)) -> Exchange``
     Runs ``wsl.exe`` with ``args`` (everything after the executable name, e.g.
     ``["-d", "Ubuntu", "-u", "dev", "--exec", "bash", "-lc", SCRIPT]``). stdin is closed unless
     bytes, or a ``ByteSource`` streamed a piece at a time, are given; ``stdout_sink`` receives
     stdout as it arrives instead of the exchange keeping it (bounded memory for transfers).
+    ``WslCall`` is the one request value: the real adapter, the twin and the recorder all take it.
     ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build honours it;
     older builds write UTF-16LE, so callers decode wsl.exe's *own* output with
     ``decode_wsl_output``. Output of the Linux command itself passes through untouched (bytes).
@@ -22,30 +23,44 @@ script placed on PATH.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin, run_process
+from wslmcp.boundaries.process import Exchange, Streams, run_process
 from wslmcp.boundaries.wsl_output import decode_wsl_output, wsl_output_encoding
 
-__all__ = ["WSL_OWN_FAILURE", "WslExe", "WslExeCli", "decode_wsl_output", "wsl_output_encoding"]
+__all__ = ["WSL_OWN_FAILURE", "WslCall", "WslExe", "WslExeCli", "decode_wsl_output", "wsl_output_encoding"]
 
 # The exit status wsl.exe reports for a failure of its own (unknown distro, WSL service down), as
 # an unsigned or a signed 32-bit value.
 WSL_OWN_FAILURE = (4294967295, -1)
 
 
+@dataclass(frozen=True)
+class WslCall(Streams):
+    """One wsl.exe invocation: ``args`` after the executable name (kept as a tuple), and how its
+    streams are handled (``Streams``)."""
+
+    args: Sequence[str]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", tuple(self.args))
+
+    @classmethod
+    def of(cls, args: Sequence[str], streams: Streams) -> WslCall:
+        """``args`` run with the streams of another request (a transport's script call)."""
+        return cls(
+            args,
+            stdin=streams.stdin,
+            timeout_s=streams.timeout_s,
+            max_output=streams.max_output,
+            stdout_sink=streams.stdout_sink,
+        )
+
+
 class WslExe(Protocol):
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 16 * 1024 * 1024,
-        stdout_sink: ByteSink | None = None,
-    ) -> Exchange: ...
+    async def run(self, call: WslCall) -> Exchange: ...
 
 
 class WslExeCli:
@@ -59,24 +74,7 @@ class WslExeCli:
         self.executable = executable
         self.kill_on_overflow = kill_on_overflow
 
-    def available(self) -> bool:
-        return shutil.which(self.executable) is not None
-
-    async def run(
-        self,
-        args: Sequence[str],
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None = None,
-        max_output: int = 16 * 1024 * 1024,
-        stdout_sink: ByteSink | None = None,
-    ) -> Exchange:
+    async def run(self, call: WslCall) -> Exchange:
         return await run_process(
-            [self.executable, *args],
-            stdin=stdin,
-            timeout_s=timeout_s,
-            max_output=max_output,
-            stdout_sink=stdout_sink,
-            env={"WSL_UTF8": "1"},
-            kill_on_overflow=self.kill_on_overflow,
+            [self.executable, *call.args], call, env={"WSL_UTF8": "1"}, kill_on_overflow=self.kill_on_overflow
         )

@@ -5,30 +5,28 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from wslmcp.boundaries.process import Exchange
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.wsl_exe import WslCall, WslExeCli
 
 WSL_INSTALL_PATH: Final = "/mnt/c/Program Files/WSL/wslc.exe"  # seen from inside a distro
 
 
-class WslcCli(WslExeCli):
+class WslcCli:
     """The real wslc.exe: the wsl.exe transport (``WSL_UTF8=1``, closed stdin, deadline) on
     another executable. ``executable`` None means it was not found: every run raises
     ``FileNotFoundError``."""
 
     def __init__(self, executable: str | None) -> None:
-        super().__init__(executable or "wslc.exe", kill_on_overflow=True)
+        self.executable = executable or "wslc.exe"
         self.found = executable is not None
+        self.exe = WslExeCli(self.executable, kill_on_overflow=True)
 
-    def available(self) -> bool:
-        return self.found and super().available()
-
-    async def run(self, args: Sequence[str], *, timeout_s: float | None = None, **kwargs: Any) -> Exchange:
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange:
         if not self.found:
             raise FileNotFoundError("wslc.exe is not installed (not on PATH, not in %ProgramFiles%\\WSL)")
-        return await super().run(args, timeout_s=timeout_s, **kwargs)
+        return await self.exe.run(WslCall(args, timeout_s=timeout_s))
 
 
 def find_wslc(env: Mapping[str, str], *, windows: bool, wsl_path: str = WSL_INSTALL_PATH) -> str | None:

@@ -12,11 +12,12 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from wslmcp import __version__
+from wslmcp.arguments import InvalidArguments
 from wslmcp.boundaries import replay_miss
 from wslmcp.observe.errors import ObserveError
 from wslmcp.observe.handlers import answer
 from wslmcp.observe.service import ObserveService
-from wslmcp.observe.tools import INSTRUCTIONS, TOOLS, InvalidArguments, parse_call
+from wslmcp.observe.tools import INSTRUCTIONS, TOOLS, parse_call
 
 _ANNOTATIONS = types.ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False

@@ -1,7 +1,8 @@
 """The four tools: input schemas, descriptions, server instructions and argument validation.
 
-Validation is complete before anything is collected; a bad call raises ``InvalidArguments``,
-which the server turns into a JSON-RPC invalid-params error (-32602). Lengths are counted in
+Validation is complete before anything is collected; a bad call raises ``InvalidArguments``
+(``wslmcp.arguments``, the validation path both servers share), which the server turns into a
+JSON-RPC invalid-params error (-32602). Lengths are counted in
 characters (Unicode scalar values), as the schemas say.
 """
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from wslmcp.arguments import InvalidArguments, check_enum, check_int, check_string, quoted
 from wslmcp.observe.model import ENVIRONMENTS, KINDS
 from wslmcp.observe.queries import DEFAULT_LIMIT, ListOptions, SortBy, SortOrder
 
@@ -130,10 +132,6 @@ TOOLS: tuple[ToolSpec, ...] = (
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 
 
-class InvalidArguments(ValueError):
-    """A call rejected before any collection (JSON-RPC -32602)."""
-
-
 @dataclass(frozen=True)
 class Call:
     tool: str
@@ -143,46 +141,23 @@ class Call:
     listing: ListOptions = field(default_factory=ListOptions)
 
 
-def _check_string(key: str, value: object, min_len: int, max_len: int) -> str:
-    if not isinstance(value, str):
-        raise InvalidArguments(f"invalid argument: {key} must be a string")
-    if not min_len <= len(value) <= max_len:
-        raise InvalidArguments(f"invalid argument: {key} must be {min_len}..{max_len} characters long")
-    return value
-
-
-def _check_int(key: str, value: object, minimum: int, maximum: int | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArguments(f"invalid argument: {key} must be an integer")
-    if value < minimum or (maximum is not None and value > maximum):
-        bound = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
-        raise InvalidArguments(f"invalid argument: {key} must be {bound}")
-    return value
-
-
-def _check_enum(key: str, value: object, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise InvalidArguments(f"invalid argument: {key}: expected one of {', '.join(allowed)}")
-    return value
-
-
 def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
     """Validate one ``tools/call``; raises ``InvalidArguments`` naming the first problem."""
     spec = next((t for t in TOOLS if t.name == tool), None)
     if spec is None:
-        raise InvalidArguments(f"unknown tool: {tool}")
+        raise InvalidArguments(f"unknown tool: {quoted(tool)}")
     args = dict(arguments or {})
     allowed = spec.input_schema["properties"]
     for key, value in args.items():
         if key not in allowed:
-            raise InvalidArguments(f"invalid argument: {key} is not accepted by {tool}")
+            raise InvalidArguments(f"invalid argument: {quoted(key)} is not accepted by {tool}")
         if value is None:
-            raise InvalidArguments(f"invalid argument: {key} must not be null")
+            raise InvalidArguments(f"invalid argument: {quoted(key)} must not be null")
     snapshot_id = (
-        _check_string("snapshot_id", args["snapshot_id"], 1, MAX_ID_CHARS) if "snapshot_id" in args else None
+        check_string("snapshot_id", args["snapshot_id"], 1, MAX_ID_CHARS) if "snapshot_id" in args else None
     )
     max_age = (
-        _check_int("max_age_ms", args["max_age_ms"], 0, None) if "max_age_ms" in args else DEFAULT_MAX_AGE_MS
+        check_int("max_age_ms", args["max_age_ms"], 0, None) if "max_age_ms" in args else DEFAULT_MAX_AGE_MS
     )
     if snapshot_id is not None and "max_age_ms" in args:
         raise InvalidArguments("snapshot_id and max_age_ms are mutually exclusive")
@@ -191,28 +166,28 @@ def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
             raise InvalidArguments(f"missing required argument: {key}")
     resource_id = None
     if "resource_id" in args:
-        resource_id = _check_string("resource_id", args["resource_id"], 1, MAX_ID_CHARS)
+        resource_id = check_string("resource_id", args["resource_id"], 1, MAX_ID_CHARS)
     if "parent" in args:
         if snapshot_id is None:
             raise InvalidArguments("parent requires snapshot_id")
-        resource_id = _check_string("parent", args["parent"], 1, MAX_ID_CHARS)
+        resource_id = check_string("parent", args["parent"], 1, MAX_ID_CHARS)
     listing = ListOptions(
         sort_by=cast(
-            SortBy, _check_enum("sort_by", args["sort_by"], SORT_KEYS) if "sort_by" in args else "cpu"
+            SortBy, check_enum("sort_by", args["sort_by"], SORT_KEYS) if "sort_by" in args else "cpu"
         ),
         sort_order=cast(
             SortOrder,
-            _check_enum("sort_order", args["sort_order"], SORT_ORDERS) if "sort_order" in args else "desc",
+            check_enum("sort_order", args["sort_order"], SORT_ORDERS) if "sort_order" in args else "desc",
         ),
-        limit=_check_int("limit", args["limit"], 0, MAX_LIMIT) if "limit" in args else DEFAULT_LIMIT,
-        environment=_check_enum("environment", args["environment"], ENVIRONMENTS)
+        limit=check_int("limit", args["limit"], 0, MAX_LIMIT) if "limit" in args else DEFAULT_LIMIT,
+        environment=check_enum("environment", args["environment"], ENVIRONMENTS)
         if "environment" in args
         else None,
-        resource_kind=_check_enum("resource_kind", args["resource_kind"], KINDS)
+        resource_kind=check_enum("resource_kind", args["resource_kind"], KINDS)
         if "resource_kind" in args
         else None,
         name_contains=(
-            _check_string("name_contains", args["name_contains"], 0, MAX_NAME_CHARS)
+            check_string("name_contains", args["name_contains"], 0, MAX_NAME_CHARS)
             if "name_contains" in args
             else None
         ),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from wslmcp.cliargs import ArgumentParser, parser
 from wslmcp.scenario.checks import run_checks
@@ -16,6 +18,9 @@ from wslmcp.scenario.loader import Scenario, discover
 from wslmcp.scenario.manifest import ScenarioError
 
 DEFAULT_DIR = "scenarios"
+AREAS = ("observe", "shell", "profile")
+# the recorders drive the servers, so they live in the replay layer, imported on demand
+RECORDING = "wslmcp.replay.recording"
 
 
 def _build() -> ArgumentParser:
@@ -30,8 +35,30 @@ def _build() -> ArgumentParser:
     p.add_argument("dirs", nargs="*", default=[DEFAULT_DIR], metavar="DIR")
     p = sub.add_parser("replay", help="replay scenarios end to end, one row each; exit 1 on a mismatch")
     p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
-    p = sub.add_parser("record", help="record this host's /proc into a new scenario")
+    p = sub.add_parser("record", help="record an area's scenario: this host's /proc, or a shell session")
+    p.add_argument(
+        "--area",
+        choices=AREAS,
+        default="observe",
+        help="observe: sample /proc (default); shell: run --calls through the shell server over wsl.exe; "
+        "profile: copy --home with the answers of the servers its configs launch",
+    )
+    p.add_argument(
+        "--home", metavar="DIR", help="profile: the client home to record (copied whole: use a test home)"
+    )
+    p.add_argument(
+        "--project", metavar="DIR", help="profile: the project directory (default: HOME/proj if present)"
+    )
+    p.add_argument(
+        "--fixture-home", default="/home/user", metavar="PATH", help="profile: the path the home stands for"
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="new scenario directory (must not hold files)")
+    p.add_argument(
+        "--calls",
+        metavar="FILE",
+        help="shell: a JSON list of tool calls {tool, args, advance_s?}; the server's WSL_* variables come "
+        "from the environment, wsl.exe from WSLMCP_WSL_EXE or PATH",
+    )
     p.add_argument(
         "--duration",
         type=_within(float, 0, 3600),
@@ -171,15 +198,48 @@ def _shorten(text: str, width: int) -> str:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from wslmcp import wiring
-    from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter, record
+    import os
 
+    from wslmcp import wiring
+    from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
+
+    recording: Any = importlib.import_module(RECORDING)
     host = wiring.real()
     out = Path(args.out)
+    calls: list[dict[str, Any]] = []
+    if args.area == "profile" and (not args.home or not Path(args.home).is_dir()):
+        print(
+            "wslmcp scenario: record --area profile needs --home DIR (an existing directory)", file=sys.stderr
+        )
+        return 2
+    if args.area == "shell":
+        if not args.calls:
+            print("wslmcp scenario: record --area shell needs --calls FILE", file=sys.stderr)
+            return 2
+        try:
+            calls = recording.shell_calls(json.loads(Path(args.calls).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            print(f"wslmcp scenario: --calls {args.calls}: {exc}", file=sys.stderr)
+            return 2
     try:
         writer = ScenarioWriter(
-            out, args.name or out.name, args.description, host.clock, keep_cmdlines=args.keep_cmdlines
+            out,
+            args.name or out.name,
+            args.description,
+            host.clock,
+            keep_cmdlines=args.keep_cmdlines or args.area == "shell",
         )
+        if args.area == "shell":
+            replies = asyncio.run(recording.record_shell(writer, calls, os.environ, round(host.clock.wall())))
+            errors = sum(1 for r in replies if r["is_error"])
+            print(f"recorded {len(replies)} tool calls ({errors} error replies) into {out}")
+            return 0
+        if args.area == "profile":
+            home = Path(args.home).resolve()
+            project = Path(args.project).resolve() if args.project else home / "proj"
+            n = recording.record_profile(writer, home, project, args.fixture_home)
+            print(f"recorded {home} with {n} server answers into {out}")
+            return 0
         if args.windows or args.docker or args.wslc:
             from wslmcp.scenario.record_windows import Sources, record_host
 
@@ -187,14 +247,16 @@ def _record(args: argparse.Namespace) -> int:
             sources = Sources(
                 args.windows, args.docker, args.wslc, through_wsl_exe=on_windows, distro=args.distro
             )
-            recording = wiring.recording(writer, keep_cmdlines=args.keep_cmdlines)
-            path = asyncio.run(record_host(recording, writer, sources, args.duration, args.interval_ms))
+            recorded = wiring.recording(writer, keep_cmdlines=args.keep_cmdlines)
+            path = asyncio.run(record_host(recorded, writer, sources, args.duration, args.interval_ms))
         else:
-            path = asyncio.run(record(host.procfs, writer, host.clock, args.duration, args.interval_ms))
+            path = asyncio.run(
+                recording.record_observe(host.procfs, writer, host.clock, args.duration, args.interval_ms)
+            )
     except (RecordingRefused, ValueError) as exc:  # ValueError: NothingToRecord (no such source here)
         print(f"wslmcp scenario: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:  # the output cannot be written, or /proc cannot be read
+    except OSError as exc:  # the output cannot be written, /proc cannot be read, wsl.exe cannot start
         print(f"wslmcp scenario: recording into {out} failed, nothing was written: {exc}", file=sys.stderr)
         return 1
     n = len(writer.manifest["timeline"])

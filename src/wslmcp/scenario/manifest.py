@@ -20,13 +20,16 @@ SCHEMA = f"{SCHEMA_NAME}/{SCHEMA_VERSION}"
 # Top-level keys. Area sections (observe, shell, profile, eval) are objects their owners validate.
 KNOWN_KEYS = {
     "schema", "name", "description", "source", "recorded_at", "recorder", "host", "clock",
-    "timeline", "hold_last_ms", "exchanges", "home", "expect", "observe", "shell", "profile", "eval",
+    "timeline", "hold_last_ms", "exchanges", "home", "local_files", "expect", "observe", "shell", "profile", "eval",
 }  # fmt: skip
 ENCODINGS = {"utf-8", "utf-16le", "bytes"}
 # Timeline keys whose value names one JSON sample file (``{"file": rel}``): PDH counters, Windows tables.
 SAMPLE_FILE_KEYS = ("pdh", "windows")
 # How a recorded Docker Engine request failed (the DockerError the adapter raised).
 DOCKER_ERRORS = ("absent", "timeout", "bad_answer", "unavailable")
+
+
+MCP_ANSWERS_SCHEMA = "wslmcp-mcp-answers/1"  # the launcher twin's fixture (fakes.mcp_launcher)
 
 
 class ScenarioError(ValueError):
@@ -135,6 +138,12 @@ def read_manifest(root: Path) -> dict[str, Any]:
         check.text(endpoint.get("source", "recorded"), "host.docker_endpoint.source")
     if "home" in manifest:
         _check_home(check, root, manifest["home"])
+    if "local_files" in manifest:
+        _check_local_files(check, root, manifest["local_files"])
+    if "shell" in manifest:
+        _check_shell(check, root, manifest["shell"])
+    if "profile" in manifest:
+        _check_profile(check, root, manifest["profile"])
     expect = manifest.get("expect", [])
     if not isinstance(expect, list):
         raise check.fail("expect", "a list of checks", expect)
@@ -222,6 +231,80 @@ def _check_engine_answer(check: _Check, root: Path, key: str, item: Mapping[str,
         version = check.text(item["api_version"], f"{key}.api_version")
         if not re.fullmatch(r"\d+\.\d+", version):
             raise check.fail(f"{key}.api_version", 'an API version such as "1.41"', version)
+
+
+def _json_file(check: _Check, root: Path, value: object, key: str) -> object:
+    path = check.rel_file(root, value, key)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise check.fail(key, f"a file of valid JSON ({exc})", value) from None
+
+
+def _check_shell(check: _Check, root: Path, section: object) -> None:
+    """``shell`` (``wslmcp.replay.shell``): the server's env and the calls with their expected replies."""
+    section = check.obj(section, "shell")
+    for name, value in check.obj(section.get("env"), "shell.env").items():
+        if not isinstance(value, str):
+            raise check.fail(f"shell.env.{name}", "a string", value)
+    calls = section.get("calls")
+    if not isinstance(calls, list) or not calls:
+        raise check.fail("shell.calls", "a non-empty list of tool calls", calls)
+    for i, item in enumerate(calls):
+        key = f"shell.calls[{i}]"
+        call = check.obj(item, key)
+        check.text(call.get("tool"), f"{key}.tool")
+        check.obj(call.get("args", {}), f"{key}.args")
+        advance = call.get("advance_s", 0)
+        if isinstance(advance, bool) or not isinstance(advance, int | float) or advance < 0:
+            raise check.fail(f"{key}.advance_s", "a number >= 0", advance)
+        reply = _json_file(check, root, call.get("expected"), f"{key}.expected")
+        if not (
+            isinstance(reply, dict)
+            and isinstance(reply.get("is_error"), bool)
+            and isinstance(reply.get("text"), str)
+        ):
+            raise check.fail(
+                f"{key}.expected", 'a reply {"is_error": bool, "text": str}', call.get("expected")
+            )
+
+
+def _check_profile(check: _Check, root: Path, section: object) -> None:
+    """``profile``: the launcher twin's recorded answers and the project the report was made for."""
+    section = check.obj(section, "profile")
+    if "project" in section and not check.text(section["project"], "profile.project").startswith("/"):
+        raise check.fail("profile.project", "an absolute path inside the fixture home", section["project"])
+    if "mcp_answers" not in section:
+        return
+    doc = _json_file(check, root, section["mcp_answers"], "profile.mcp_answers")
+    if (
+        not isinstance(doc, dict)
+        or doc.get("schema") != MCP_ANSWERS_SCHEMA
+        or not isinstance(doc.get("answers"), list)
+    ):
+        raise check.fail("profile.mcp_answers", f'a "{MCP_ANSWERS_SCHEMA}" document with an answers list')
+    for i, answer in enumerate(doc["answers"]):
+        tools = answer.get("tools", []) if isinstance(answer, dict) else None
+        if (
+            not isinstance(answer, dict)
+            or not isinstance(answer.get("name"), str)
+            or not isinstance(tools, list)
+            or not all(isinstance(t, dict) for t in tools)
+        ):
+            raise check.fail(
+                "profile.mcp_answers", f"answers[{i}] with a string 'name' and a list of tool objects 'tools'"
+            )
+
+
+def _check_local_files(check: _Check, root: Path, section: object) -> None:
+    """``local_files`` (``fakes.local_files``): a fixture directory and the absolute paths it stands for."""
+    section = check.obj(section, "local_files")
+    check.rel_file(root, section.get("dir"), "local_files.dir", directory=True)
+    for key in ("path", "home", "cwd"):
+        if key in section or key == "path":
+            value = check.text(section.get(key), f"local_files.{key}")
+            if not value.startswith("/"):
+                raise check.fail(f"local_files.{key}", "an absolute POSIX path", value)
 
 
 def _check_home(check: _Check, root: Path, home: object) -> None:

@@ -90,7 +90,7 @@ async def _distros(b: Boundaries, primary: str) -> None:
     except ProcUnavailable:  # recorded as it failed; the server then samples the primary alone
         names = []
     others = [n for n in dict.fromkeys(names) if n.casefold() != primary.casefold()]
-    await asyncio.gather(*(WslProcSource(b.wsl_exe, n).read_sample() for n in [primary, *others]))
+    await asyncio.gather(*(WslProcSource(b.wsl_exe, n).read() for n in [primary, *others]))
 
 
 def _observe_section(sources: Sources, primary: str | None) -> dict[str, object]:

@@ -26,13 +26,14 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol, TypeVar
 
 from wslmcp.boundaries.audit_log import AppendOnlyFile, AuditLogFile
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import Clock
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.guard import Access, Decision, Guard, Policy
+from wslmcp.shell.replies import render
+from wslmcp.shell.results import Ran, Result
 
 REDACTED = "***"
 
@@ -92,12 +93,9 @@ class Call:
         if not decision.allowed and self.verdict == "allow":
             self.verdict, self.rule = "reject", decision.rule
 
-    def finished(self, text: str, exit_code: int | None = None) -> None:
-        """The reply: its size, and the command's exit code (read from the reply when not given)."""
+    def finished(self, text: str, exit_code: int | None) -> None:
+        """The reply: its size, and the command's exit code (None when no command ran)."""
         self.bytes_out = len(text.encode("utf-8", "surrogatepass"))
-        if exit_code is None:
-            m = re.search(r"^exit code: (-?\d+)", text, re.M)
-            exit_code = int(m.group(1)) if m else None
         self.exit_code = exit_code
 
 
@@ -160,14 +158,6 @@ class Audit:
                 raise
 
 
-class _Replied(Protocol):
-    @property
-    def text(self) -> str: ...
-
-
-_R = TypeVar("_R", bound=_Replied)
-
-
 def arguments(
     method: Callable[..., object], owner: object, args: tuple[object, ...], kwargs: Mapping[str, object]
 ) -> dict[str, object]:
@@ -180,14 +170,16 @@ def arguments(
 
 
 async def audited(
-    audit: Audit, tool: str, args: Mapping[str, object], run: Callable[[], Awaitable[_R]]
-) -> _R:
+    audit: Audit, tool: str, args: Mapping[str, object], run: Callable[[], Awaitable[Result]]
+) -> Result:
     """Run one tool call under the audit log (the service's one hook). When the log is required
     and cannot be written the call does not run: ``AuditUnavailable`` propagates to the caller."""
     with audit.call(tool, args) as call:
-        reply = await run()
-        call.finished(reply.text)
-        return reply
+        result = await run()
+        call.finished(
+            render(result).text, exit_code=result.outcome.exit_code if isinstance(result, Ran) else None
+        )
+        return result
 
 
 def _note(subject: dict[str, str | None], decision: Decision) -> Decision:

@@ -45,7 +45,9 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         return 1
     if args.check:
         try:
-            text, ok = asyncio.run(assembly.service.check())
+            from wslmcp.shell.replies import render_check
+
+            text, ok = render_check(asyncio.run(assembly.service.check()))
         except Exception as exc:  # e.g. a replayed scenario that did not record the check
             text, ok = f"  FAILED  {type(exc).__name__}: {exc}", False
         sys.stdout.write(text + "\n")
@@ -68,8 +70,16 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
 
     server = build_server(assembly.service)
     log.info("mcp server ready on stdio", server="wslmcp-shell")
+
+    async def run() -> None:
+        await assembly.service.startup()
+        try:
+            await stdio.serve(server, log=log.warn)
+        finally:
+            await assembly.service.shutdown()
+
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(stdio.serve(server, log=log.warn))
+        asyncio.run(run())
     log.info("shutting down")
     return 0
 

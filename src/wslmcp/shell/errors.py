@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wslmcp.arguments import quoted
 from wslmcp.shell.guard import Decision
 
 
@@ -15,13 +16,13 @@ class Refused(Exception):
 
     def render(self) -> str:
         d = self.decision
-        reason = (d.reason or "no reason given").removesuffix("; nothing was run")
+        reason = quoted((d.reason or "no reason given").removesuffix("; nothing was run"))
         lines = [f"Refused by this profile's guard policy: {reason}"]
         if d.rule:
             lines.append(f"Rule: {d.rule}")
         if d.segment and d.segment.strip() != self.action.strip():
-            lines.append(f"Offending part: {d.segment}")
-        lines.append(f"Requested: {self.action}")
+            lines.append(f"Offending part: {quoted(d.segment)}")
+        lines.append(f"Requested: {quoted(self.action)}")
         lines.append(
             "Nothing was run in the distro. This is a policy decision: do not retry it in another "
             "spelling; adjust the request, or ask the operator to change the profile."

@@ -19,14 +19,18 @@ a login shell's profile costs more than the work for small files.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from wslmcp.arguments import quoted
+from wslmcp.boundaries.local_files import LocalFiles, LocalPartial, LocalSource
 from wslmcp.boundaries.process import ByteSink, Stdin
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalPartial, LocalSource
+from wslmcp.boundaries.shell_transport import ScriptCall
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.guard import Access, Guard
 from wslmcp.shell.runner import Run, Runner, quote
@@ -170,6 +174,7 @@ class Transfer:
 
 
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
+_OWN_TEMP = re.compile(r"/\.[^/]*\.wslmcp-[0-9a-f]{8,64}$")  # the names ``_temp_for`` makes
 
 
 class FileTools:
@@ -181,12 +186,48 @@ class FileTools:
         *,
         timeout_s: float,
         chunk_bytes: int = CHUNK_BYTES,
+        where: str = "",
     ) -> None:
         self.runner = runner
         self.guard = guard
         self.local = local
         self.timeout_s = timeout_s
         self.chunk_bytes = chunk_bytes
+        self.where = where or f"{runner.transport.kind}:{runner.transport.user or ''}"
+        self._orphans: list[str] = []
+        self._live: set[str] = set()  # temp files of calls in flight
+
+    def _track(self, temp: str) -> None:
+        self._live.add(temp)
+        self.local.track(self.where, temp)
+
+    def _untrack(self, temp: str) -> None:
+        self._live.discard(temp)
+        self.local.untrack(self.where, temp)
+
+    async def shutdown(self) -> None:
+        """Remove the temp files of calls the shutdown cut short (their own cleanup was cancelled)."""
+        for temp in sorted(self._live):
+            with contextlib.suppress(ToolFailure):
+                await self._remove(temp)
+        self.local.close()
+
+    # -- temp files left by servers that were killed -----------------------------------------------
+
+    def reclaim(self) -> None:
+        """Take over the temp-file ledgers of servers that are gone: their local partials are
+        removed now; their temp files beside targets here are removed before this server's first
+        file-tool call (so a stopped distro is not started just to clean up)."""
+        self._orphans += [
+            path for where, path in self.local.reclaim() if where == self.where and _OWN_TEMP.search(path)
+        ]
+
+    async def remove_orphans(self) -> None:
+        """Remove the reclaimed temp files (a failure leaves them in the ledger for the next server)."""
+        orphans, self._orphans = self._orphans, []
+        for temp in orphans:
+            with contextlib.suppress(ToolFailure):
+                await self._remove(temp)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -201,13 +242,17 @@ class FileTools:
     ) -> Run:
         """Run a fixed script (plain ``bash -c``). A deadline or an overflow is a failure, and so is
         a non-zero exit when ``checked`` (the script's stderr says why)."""
+        if self._orphans:
+            await self.remove_orphans()
         run = await self.runner.run(
-            script,
-            stdin=stdin,
-            timeout_s=self.timeout_s,
-            max_output=max_output,
-            stdout_sink=stdout_sink,
-            login=False,
+            ScriptCall(
+                script,
+                stdin=stdin,
+                timeout_s=self.timeout_s,
+                max_output=max_output,
+                stdout_sink=stdout_sink,
+                login=False,
+            )
         )
         if run.exchange.timed_out:
             killed = f"; killed: {', '.join(run.killed)}" if run.killed else ""
@@ -243,7 +288,7 @@ class FileTools:
     async def resolve(self, path: str, access: Access, action: str) -> Target:
         """Guard the path as given, resolve it in the distro, guard the resolved path."""
         if not path.startswith("/"):
-            raise ToolFailure(f"the path must be absolute (start with /): {path!r}")
+            raise ToolFailure(f"the path must be absolute (start with /): {quoted(path)!r}")
         if "\x00" in path or "\n" in path:
             raise ToolFailure("the path contains a NUL or newline character")
         self._guard_remote(path, access, action)
@@ -285,11 +330,13 @@ class FileTools:
             size=len(content),
             digest=hashlib.sha256(content).hexdigest(),
         )
+        self._track(temp)
         try:
             await self._run(script, stdin=content)
-        except ToolFailure:
+        except BaseException:
             await self._remove(temp)  # a run killed at its deadline never reached its EXIT trap
             raise
+        self._untrack(temp)
         return target, len(content)
 
     def _temp_for(self, resolved: str) -> str:
@@ -304,6 +351,7 @@ class FileTools:
             raise ToolFailure(
                 f"the operation failed and its partial file {temp} could not be removed: {cleanup}"
             ) from None
+        self._untrack(temp)
 
     def _writable(self, target: Target, path: str) -> None:
         if target.kind == "d":
@@ -360,6 +408,7 @@ class FileTools:
         digest = hashlib.sha256()
         sent = 0
         first = True
+        self._track(temp)
         try:
             while first or sent < source.size:
                 piece = _Slice(source, min(self.chunk_bytes, source.size - sent), digest)
@@ -386,6 +435,7 @@ class FileTools:
         except BaseException:
             await self._remove(temp)
             raise
+        self._untrack(temp)
         return Transfer(local, target.resolved, sent, digest.hexdigest())
 
     async def download(self, remote_path: str, local_path: str) -> Transfer:

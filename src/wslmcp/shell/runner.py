@@ -17,10 +17,10 @@ import asyncio
 import re
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from wslmcp.boundaries.process import ByteSink, Exchange, Stdin
-from wslmcp.boundaries.shell_transport import ShellTransport, TransportError
+from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 
 MAX_CONCURRENT = 32
 SWEEP_TIMEOUT_S = 10.0
@@ -100,43 +100,42 @@ class Runner:
         self.transport = transport
         self.tokens = tokens
         self._slots = asyncio.Semaphore(max_concurrent)
+        self._interrupted: set[str] = set()
 
-    async def run(
-        self,
-        script: str,
-        *,
-        stdin: Stdin = None,
-        timeout_s: float | None,
-        max_output: int,
-        token: str | None = None,
-        stdout_sink: ByteSink | None = None,
-        login: bool = True,
-    ) -> Run:
-        """Run ``script`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
+    async def run(self, call: ScriptCall, *, token: str | None = None) -> Run:
+        """Run ``call`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
         for fixed scripts that need no profile."""
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
-        async with self._slots:
-            exchange = await self.transport.run(
-                f"export WSLMCP_RUN={token}\n{script}",
-                stdin=stdin,
-                timeout_s=timeout_s,
-                max_output=max_output,
-                stdout_sink=stdout_sink,
-                login=login,
-            )
+        try:
+            async with self._slots:
+                exchange = await self.transport.run(
+                    replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
+                )
+        except BaseException:
+            self._interrupted.add(token)  # cancelled (shutdown) or failed: swept by ``shutdown``
+            raise
         if not (exchange.timed_out or exchange.overflowed):
             return Run(exchange, token)
         swept, error = await self.sweep(token)
         already = {line.split(" ", 1)[0] for line in exchange.killed}
         return Run(exchange, token, tuple(s for s in swept if s.split(" ", 1)[0] not in already), error)
 
+    async def shutdown(self) -> tuple[str, ...]:
+        """Kill what runs of every interrupted run (a call cancelled when the server shuts down
+        leaves its distro side running behind a killed wsl.exe); returns who was killed."""
+        killed: list[str] = []
+        while self._interrupted:
+            swept, _ = await self.sweep(self._interrupted.pop())
+            killed += swept
+        return tuple(killed)
+
     async def sweep(self, token: str) -> tuple[tuple[str, ...], str | None]:
         """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
         try:
             exchange = await self.transport.run(
-                sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False
+                ScriptCall(sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False)
             )
         except TransportError as exc:
             return (), str(exc)

@@ -1,4 +1,5 @@
-"""The MCP adapter: ten tools with schemas, annotations and descriptions; each calls ShellService."""
+"""The MCP adapter: ten tools with schemas, annotations and descriptions; each calls ShellService
+and answers with its result rendered by ``replies``."""
 
 from __future__ import annotations
 
@@ -9,12 +10,23 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, CallToolResult, InputRequiredResult, TextContent, Tool, ToolAnnotations
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    CallToolResult,
+    InputRequiredResult,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)  # fmt: skip
 from pydantic import Field
 
 from wslmcp import __version__
+from wslmcp.arguments import InvalidArguments, check_schema
 from wslmcp.boundaries import replay_miss
-from wslmcp.shell.service import Reply, ShellService
+from wslmcp.shell.replies import render
+from wslmcp.shell.results import Result
+from wslmcp.shell.service import ShellService
 
 SESSION_FOR_FILES = (
     "Optional session id from wsl_connect; only checked to exist. File tools do not use the "
@@ -32,7 +44,8 @@ A refusal by the guard is a policy decision: do not retry it in another spelling
 _Handler = Callable[..., Awaitable[CallToolResult]]
 
 
-def _result(reply: Reply) -> CallToolResult:
+def _result(result: Result) -> CallToolResult:
+    reply = render(result)
     return CallToolResult(content=[TextContent(type="text", text=reply.text)], is_error=reply.is_error)
 
 
@@ -155,11 +168,13 @@ TOOLS: dict[str, ToolSpec] = {  # in tools/list order
 
 
 class StrictArgumentsServer(MCPServer):
-    """Refuses arguments a tool does not declare, where the SDK would drop them silently.
+    """Checks every call against its tool's schema with ``wslmcp.arguments`` (the validation path
+    observe uses too) before the tool runs; a bad call is JSON-RPC -32602 and nothing runs.
 
-    A misspelt ``timeout_ms`` (for ``timeoutMs``) must not run a command for the profile's full
-    timeout; a caller who names an option expects it to count. Schemas say so
-    (``additionalProperties: false``) and calls are checked before the tool runs.
+    Strict JSON types where the SDK would coerce (``timeoutMs: true`` is not 1 ms, ``"500"`` is not
+    500), and arguments a tool does not declare are refused where the SDK would drop them: a
+    misspelt ``timeout_ms`` must not run a command for the profile's full timeout. Schemas say so
+    (``additionalProperties: false``).
     """
 
     async def list_tools(self) -> list[Tool]:
@@ -168,21 +183,19 @@ class StrictArgumentsServer(MCPServer):
             for tool in await super().list_tools()
         ]
 
-    _declared: dict[str, frozenset[str]] | None = None
+    _schemas: dict[str, dict[str, Any]] | None = None
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if self._declared is None or name not in self._declared:  # built once, not on every call
-            self._declared = {
-                t.name: frozenset(t.input_schema.get("properties", {})) for t in await super().list_tools()
-            }
-        accepted = self._declared.get(name)
-        unknown = sorted(set(arguments) - accepted) if accepted is not None else []
-        if unknown:
-            given = ", ".join(repr(u) for u in unknown)
-            takes = f"it accepts {', '.join(sorted(accepted or ()))}" if accepted else "it takes no arguments"
-            raise ToolError(f"{name} does not take {given}: {takes}. Nothing was run.")
+        if self._schemas is None:  # built once, not on every call
+            self._schemas = {t.name: t.input_schema for t in await super().list_tools()}
+        schema = self._schemas.get(name)
+        if schema is not None:
+            try:
+                check_schema(name, schema, arguments)
+            except InvalidArguments as exc:
+                raise MCPError(INVALID_PARAMS, str(exc)) from None
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:  # --replay: a request the scenario lacks is a JSON-RPC error naming it

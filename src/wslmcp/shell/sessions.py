@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 
 MAX_SESSIONS = 32
@@ -66,7 +67,7 @@ class SessionStore:
         if session is None:
             known = ", ".join(self._sessions) or "none"
             raise SessionError(
-                f"unknown session '{sid.strip()}' (open sessions: {known}); sessions idle for "
+                f"unknown session '{quoted(sid.strip())}' (open sessions: {known}); sessions idle for "
                 f"{self.idle_s / 60:g} minutes are forgotten, open a new one with wsl_connect"
             )
         return session

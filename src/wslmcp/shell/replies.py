@@ -1,0 +1,237 @@
+"""The shell tools' reply texts: every ``results`` value rendered as the text (and error flag) a
+tool answers with; the MCP layer renders each operation's result here. The texts are pinned by the
+scenarios' expected replies and the tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.execution import CWD_FAILURE
+from wslmcp.shell.execution import render as render_exec
+from wslmcp.shell.files import Listing
+from wslmcp.shell.results import (
+    Checked,
+    Closed,
+    Failed,
+    FileRead,
+    Hosts,
+    Listed,
+    NotSetUp,
+    Opened,
+    Ran,
+    Refusal,
+    Result,
+    Sessions,
+    Transferred,
+    Wrote,
+)
+from wslmcp.shell.status import status_line
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    is_error: bool = False
+
+
+def shown_path(path: str, resolved: str) -> str:
+    """The path as given, with where it resolved to when that differs."""
+    return path if resolved == path else f"{path} (→ {resolved})"
+
+
+def format_bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1048576:.1f} MB"
+
+
+def render(result: Result) -> Reply:
+    match result:
+        case Refusal(refused):
+            return Reply(refused.render(), True)
+        case Failed(tool, reason):
+            return Reply(f"{tool} failed: {reason}", True)
+        case Ran():
+            return Reply(
+                render_exec(
+                    result.outcome,
+                    timeout_ms=result.timeout_ms,
+                    max_chars=result.max_chars,
+                    hard_cap=result.hard_cap,
+                    transport_kind=result.transport_kind,
+                    cwd=result.cwd,
+                    cwd_note=result.cwd_note,
+                )
+            )
+        case Opened():
+            return Reply(_opened(result))
+        case Closed(session):
+            return Reply(
+                f"Closed session {session}. Nothing ran in the distro; only this server forgot the directory."
+            )
+        case Sessions():
+            return Reply(_sessions(result))
+        case Listed(path, listing):
+            return Reply(render_listing(path, listing))
+        case FileRead():
+            return Reply(_read(result))
+        case Wrote():
+            verb = "Appended" if result.append else "Wrote"
+            shown = shown_path(result.path, result.resolved)
+            return Reply(
+                f"{verb} {format_bytes(result.size)} to {shown} (atomically: a new file was verified and renamed into place)."
+            )
+        case Transferred(direction, t):
+            verb, ends = (
+                ("Uploaded", (t.local, t.remote))
+                if direction == "upload"
+                else ("Downloaded", (t.remote, t.local))
+            )
+            return Reply(
+                f"{verb} {format_bytes(t.size)} ({t.size} bytes): {ends[0]} → {ends[1]}\nsha256: {t.sha256}"
+            )
+        case NotSetUp():
+            return Reply(SETUP_TEXT)
+        case Hosts():
+            return Reply(_hosts(result))
+
+
+def _opened(o: Opened) -> str:
+    lines = [f"Opened session {o.session} → {o.endpoint}", f"cwd: {o.cwd}"]
+    if o.readonly:
+        lines.append("This profile is READ-ONLY: writes, redirections and uploads will be refused.")
+    lines.append(f'Run commands with wsl_exec({{"session": "{o.session}", "command": "..."}}).')
+    return "\n".join(lines)
+
+
+def _sessions(s: Sessions) -> str:
+    if not s.rows:
+        return "No open sessions. Open one with wsl_connect, or omit 'session' to run a one-off command."
+    lines = [f"{len(s.rows)} open session(s) (of at most {s.limit}):"]
+    for row in s.rows:
+        opened = datetime.fromtimestamp(row.opened_wall, UTC).isoformat(timespec="seconds")
+        lines += [
+            "",
+            f"{row.session}  →  {s.endpoint}",
+            f"    cwd: {row.cwd or '(login default)'}  ·  {row.commands} command(s)  ·  idle {row.idle_s}s "
+            f"(forgotten in {row.left_s}s)  ·  opened {opened}" + ("  ·  busy" if row.busy else ""),
+        ]
+    return "\n".join(lines)
+
+
+def _read(r: FileRead) -> str:
+    target, data = r.result.target, r.result.data
+    shown = shown_path(r.path, target.resolved)
+    if target.size:
+        header = f"{shown} — {format_bytes(target.size)}"
+    else:
+        header = f"{shown} — {format_bytes(len(data))} read (the file reports size 0)"
+    if r.result.truncated:
+        header += f", truncated to the first {format_bytes(len(data))} (limit {r.limit} bytes)"
+    text = data.decode("utf-8", errors="replace")
+    if "\x00" in text or "\ufffd" in text:
+        header += "\nNote: the content is not valid UTF-8 text (binary bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
+    return f"{header}\n\n{text}"
+
+
+def policy_lines(config: ShellConfig) -> list[str]:
+    p = config.policy
+    lines = [
+        ("READ-ONLY" if p.readonly else "writable")
+        + "  ·  "
+        + ("sudo=enabled" if p.allow_sudo else "sudo=disabled")
+        + "  ·  "
+        + (
+            "windows=open (interop .exe and /mnt/<drive>/ writes allowed; operator credential and MCP "
+            "config paths still refused)"
+            if p.allow_windows
+            else "windows=locked (no interop .exe, no writes under /mnt/<drive>/)"
+        )
+    ]
+    if p.allowed_paths:
+        lines.append(f"file tools limited to: {', '.join(p.allowed_paths)} (does not restrict wsl_exec)")
+    if p.allow_commands:
+        lines.append(f"commands limited to: {', '.join(p.allow_commands)}")
+    if p.deny_patterns:
+        lines.append(f"denied patterns: {', '.join('/' + d.pattern + '/' for d in p.deny_patterns)}")
+    lines.append(
+        f"limits: timeout {config.exec_timeout_ms}ms  ·  output {config.max_output} characters per "
+        f"stream  ·  file reads {config.max_read_bytes} bytes"
+    )
+    return lines
+
+
+def _hosts(h: Hosts) -> str:
+    cfg = h.config
+    lines = [f"{cfg.name}  →  {h.endpoint} (WSL, this machine; transport: {h.transport_kind})"]
+    if cfg.description:
+        lines.append(f"    {cfg.description}")
+    lines.append(f"    {status_line(h.state, h.facts, h.transport_kind)}")
+    lines += [f"    {line}" for line in policy_lines(cfg)]
+    if cfg.cwd:
+        lines.append(f"    new sessions start in: {cfg.cwd}")
+    return "\n".join(lines)
+
+
+def render_check(c: Checked) -> tuple[str, bool]:
+    """The ``--check`` report and whether it passed."""
+    cfg = c.config
+    if not cfg.configured:
+        return "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER).", False
+    lines = [f"Checking {cfg.name}  →  {c.endpoint}  (transport: {c.transport_kind})", ""]
+    pad = " " * 10
+    if c.failure is not None and not c.probed:
+        return "\n".join([*lines, f"  FAILED  {c.failure}"]), False
+    assert c.state is not None
+    if not c.state.installed:
+        return "\n".join([*lines, f"  FAILED  {status_line(c.state, None, c.transport_kind)}"]), False
+    if c.refused is not None:
+        return "\n".join([*lines, f"  FAILED  {c.endpoint}", pad + c.refused.render()]), False
+    if c.failure is not None:
+        return "\n".join([*lines, f"  FAILED  {c.endpoint}", pad + c.failure]), False
+    if c.exit_code != 0:
+        said = c.stderr
+        if CWD_FAILURE in said:
+            said += f" (WSL_CWD={cfg.cwd})"
+        what = "timed out" if c.timed_out else f"exit code {c.exit_code}"
+        return "\n".join([*lines, f"  FAILED  {c.endpoint}  {what}", pad + said]), False
+    lines.append(f"  OK      {c.stdout}  ({c.duration_ms}ms)")
+    lines.append(pad + status_line(c.state, c.facts, c.transport_kind))
+    return "\n".join(lines), True
+
+
+def render_listing(path: str, listing: Listing) -> str:
+    shown = shown_path(path, listing.target.resolved)
+    if listing.total == 0:
+        return f"{shown} is empty."
+    head = f"{shown} — {listing.total} entrie(s)"
+    if listing.truncated:
+        head += f", showing the first {len(listing.entries)} by name"
+    lines = [head + ":", ""]
+    marks = {"file": "-", "directory": "d", "symlink": "l"}
+    for e in listing.entries:
+        name = e.name + ("/" if e.kind == "directory" else "")
+        lines.append(f"{marks.get(e.kind, '?')}  {e.mode:>5}  {format_bytes(e.size):>9}  {e.mtime}  {name}")
+    if listing.truncated:
+        lines += [
+            "",
+            "Listing was capped; narrow the path, or filter with wsl_exec (find / ls | grep) for the rest.",
+        ]
+    return "\n".join(lines)
+
+
+SETUP_TEXT = """No WSL distro is registered for this server, so every other tool answers "not configured".
+
+Add the distro (as `wsl -l -q` prints it) and, optionally, the Linux user to this server's entry in
+the MCP client configuration:
+
+  "env": { "WSL_DISTRO": "Ubuntu", "WSL_USER": "dev" }
+
+WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
+WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
+WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MCP_LOG_LEVEL.
+Restart this server after changing it — environment variables are fixed for the life of the process."""

@@ -1,0 +1,148 @@
+"""What each shell operation found, as values: ``ShellService`` returns them, ``replies`` renders
+them as the tools' reply texts. Nothing here formats text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.errors import Refused
+from wslmcp.shell.execution import ExecOutcome
+from wslmcp.shell.files import Listing, ReadResult, Transfer
+from wslmcp.shell.status import DistroState, Facts
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The guard refused the request; nothing ran."""
+
+    refused: Refused
+
+
+@dataclass(frozen=True)
+class Failed:
+    """``tool`` could not do what was asked, for ``reason``."""
+
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A wsl_exec command ran (to its end, its deadline or the output cap)."""
+
+    outcome: ExecOutcome
+    timeout_ms: int
+    max_chars: int
+    hard_cap: int
+    transport_kind: str
+    cwd: str | None  # the session's directory after the command (sessions only)
+    cwd_note: str | None  # why the session kept its directory, when it did
+
+
+@dataclass(frozen=True)
+class Opened:
+    session: str
+    endpoint: str
+    cwd: str | None
+    readonly: bool
+
+
+@dataclass(frozen=True)
+class Closed:
+    session: str
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session: str
+    cwd: str | None
+    commands: int
+    idle_s: int
+    left_s: int
+    opened_wall: float
+    busy: bool
+
+
+@dataclass(frozen=True)
+class Sessions:
+    rows: tuple[SessionRow, ...]
+    limit: int
+    endpoint: str
+
+
+@dataclass(frozen=True)
+class Listed:
+    path: str  # as given
+    listing: Listing
+
+
+@dataclass(frozen=True)
+class FileRead:
+    path: str  # as given
+    result: ReadResult
+    limit: int
+
+
+@dataclass(frozen=True)
+class Wrote:
+    path: str  # as given
+    resolved: str
+    size: int
+    append: bool
+
+
+@dataclass(frozen=True)
+class Transferred:
+    direction: str  # "upload" or "download"
+    transfer: Transfer
+
+
+@dataclass(frozen=True)
+class NotSetUp:
+    """wsl_list_hosts on a server with no distro registered."""
+
+
+@dataclass(frozen=True)
+class Hosts:
+    config: ShellConfig
+    endpoint: str
+    transport_kind: str
+    state: DistroState
+    facts: Facts | None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """``wslmcp shell --check``: how far the probe got. ``failure``: the transport's own failure
+    (before the probe ran when ``probed`` is off); ``refused``: the guard refused ``id``."""
+
+    config: ShellConfig
+    endpoint: str
+    transport_kind: str
+    state: DistroState | None = None
+    failure: str | None = None
+    refused: Refused | None = None
+    probed: bool = False
+    exit_code: int | None = None
+    timed_out: bool = False
+    stdout: str = ""
+    stderr: str = ""
+    duration_ms: int = 0
+    facts: Facts | None = None
+
+
+Result = (
+    Refusal
+    | Failed
+    | Ran
+    | Opened
+    | Closed
+    | Sessions
+    | Listed
+    | FileRead
+    | Wrote
+    | Transferred
+    | NotSetUp
+    | Hosts
+)

@@ -1,0 +1,233 @@
+"""A crash (SIGKILL) or a shutdown (stdin closed) of the shell server during every writing tool:
+the target is intact, no process of the call is left (read through /proc), and no temp file of
+ours is left once the next server has started (read through the filesystem).
+
+The server is a real ``wslmcp shell`` over stdio on the local transport. The kill lands while the
+call's temp file exists (it is watched for); a call that finished before the kill is tried again
+with a larger file, so every test really kills mid-write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from tests.shell.conftest import processes_with
+from wslmcp.boundaries.local_files import is_own_partial
+
+ATTEMPTS = 4
+
+
+class Server:
+    """``wslmcp shell`` over stdio, initialized, with a ledger in ``state``."""
+
+    def __init__(self, state: Path, cwd: Path, extra: dict[str, str] | None = None) -> None:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("WSL_")}
+        env = {
+            **clean,
+            "WSL_DISTRO": "Ubuntu",
+            "WSLMCP_SHELL_TRANSPORT": "local",
+            "WSL_MCP_LOG_LEVEL": "silent",
+            "WSLMCP_STATE_DIR": str(state),
+            "HOME": str(cwd),  # login shells source no machine profile (pyenv, ...)
+            **(extra or {}),
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "wslmcp", "shell"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+        )
+        self._send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": _INIT})
+        assert self._answer(0)["result"]["serverInfo"]["name"] == "wslmcp-shell"
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        assert self.proc.stdin is not None
+        return self.proc.stdin
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self.stdin.write(json.dumps(message).encode() + b"\n")
+        self.stdin.flush()
+
+    def _answer(self, rid: int) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        while line := self.proc.stdout.readline():
+            message: dict[str, Any] = json.loads(line)
+            if message.get("id") == rid:
+                return message
+        raise AssertionError("the server closed stdout before answering")
+
+    def call(self, tool: str, arguments: dict[str, Any], rid: int = 1) -> None:
+        self._send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+        )
+
+    def result(self, rid: int = 1) -> dict[str, Any]:
+        answer: dict[str, Any] = self._answer(rid)["result"]
+        return answer
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def close(self) -> int:
+        self.stdin.close()
+        return self.proc.wait(timeout=60)
+
+
+_INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+
+
+def _ours(directory: Path) -> list[Path]:
+    """Temp files of our naming in ``directory``: remote-side ``.NAME.wslmcp-TOKEN`` and local
+    ``.NAME.RANDOM.wslmcp-partial``."""
+    return [
+        p
+        for p in directory.iterdir()
+        if ".wslmcp-" in p.name and (is_own_partial(str(p)) or p.name.startswith("."))
+    ]
+
+
+def _wait_for(found: Callable[[], list[Path]], proc: subprocess.Popen[bytes]) -> list[Path]:
+    """What ``found`` returns once it is non-empty, or [] once the server stopped working on the call."""
+    while proc.poll() is None:
+        if hits := found():
+            return hits
+        time.sleep(0.002)
+    return []
+
+
+def _no_survivors(marker: str) -> None:
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert processes_with(marker) == []
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> dict[str, Path]:
+    out = {name: tmp_path / name for name in ("state", "local", "remote")}
+    for d in out.values():
+        d.mkdir()
+    return out
+
+
+def _crash_during(
+    dirs: dict[str, Path], watched: Path, start: Callable[[Server, int], None], how: str
+) -> tuple[list[Path], Server]:
+    """Start a call with ``start(server, attempt)`` and kill (or shut down) the server while a temp
+    file of ours exists in ``watched``; returns the temp files seen at that moment."""
+    for attempt in range(ATTEMPTS):
+        server = Server(dirs["state"], dirs["local"])
+        start(server, attempt)
+        seen = _wait_for(lambda: _ours(watched), server.proc)
+        if not seen:
+            server.kill()
+            continue
+        if how == "kill":
+            server.kill()
+        else:
+            assert server.close() == 0
+            assert _ours(watched) == []  # the shutdown itself removed it
+        return seen, server
+    raise AssertionError(f"the call finished before it could be interrupted, {ATTEMPTS} times")
+
+
+def _upload(dirs: dict[str, Path]) -> Callable[[Server, int], None]:
+    def start(server: Server, attempt: int) -> None:
+        src = dirs["local"] / "big.bin"
+        with open(src, "wb") as f:
+            f.truncate((200 << 20) * (attempt + 1))  # sparse: cheap to make, real bytes to move
+        server.call("wsl_upload", {"localPath": str(src), "remotePath": str(dirs["remote"] / "target.bin")})
+
+    return start
+
+
+def _download(dirs: dict[str, Path]) -> Callable[[Server, int], None]:
+    def start(server: Server, attempt: int) -> None:
+        src = dirs["remote"] / "big.bin"
+        with open(src, "wb") as f:
+            f.truncate((200 << 20) * (attempt + 1))
+        server.call("wsl_download", {"remotePath": str(src), "localPath": str(dirs["local"] / "target.bin")})
+
+    return start
+
+
+def _write(dirs: dict[str, Path]) -> Callable[[Server, int], None]:
+    def start(server: Server, attempt: int) -> None:
+        content = "w" * ((40 << 20) * (attempt + 1))
+        server.call("wsl_write_file", {"path": str(dirs["remote"] / "target.bin"), "content": content})
+
+    return start
+
+
+TOOLS = {
+    "wsl_upload": (_upload, "remote"),
+    "wsl_download": (_download, "local"),
+    "wsl_write_file": (_write, "remote"),
+}
+
+
+@pytest.mark.parametrize("how", ["kill", "eof"])
+@pytest.mark.parametrize("tool", list(TOOLS))
+def test_an_interrupted_write_leaves_the_target_intact_and_no_temp_file(
+    dirs: dict[str, Path], tool: str, how: str
+) -> None:
+    starter, side = TOOLS[tool]
+    watched = dirs[side]
+    target = watched / "target.bin"
+    target.write_bytes(b"the original target")
+    seen, _ = _crash_during(dirs, watched, starter(dirs), how)
+    for temp in seen:
+        _no_survivors(temp.name)  # the call's scripts are gone (they name their temp file)
+    assert target.read_bytes() == b"the original target"
+    after = Server(dirs["state"], dirs["local"])  # startup reclaims what a killed server left
+    try:
+        assert _ours(dirs["local"]) == [] and _ours(dirs["remote"]) == []
+        assert target.read_bytes() == b"the original target"
+        after.call("wsl_list_sessions", {})
+        assert after.result()["isError"] is False  # and it serves
+    finally:
+        assert after.close() == 0
+    assert list(dirs["state"].rglob("*.jsonl")) == []  # reclaimed ledgers removed; the last one closed empty
+
+
+@pytest.mark.parametrize("transport", ["local", "wsl.exe"])
+def test_shutdown_kills_the_tree_of_a_running_command(tmp_path: Path, transport: str) -> None:
+    """stdin closed while ``wsl_exec`` runs: the server exits 0 and nothing of the command is left.
+    Through the wsl.exe stand-in, killing wsl.exe leaves the "Linux side" running (as on Windows):
+    the shutdown's token sweep is what kills it."""
+    from tests.shell.standin import make_wsl_standin
+
+    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
+    extra = {**standin.env(), "WSLMCP_SHELL_TRANSPORT": transport}
+    server = Server(tmp_path, tmp_path, extra)
+    server.call("wsl_exec", {"command": "sleep 27.18281 & sleep 27.18282; echo never"})
+
+    def sleeps() -> list[str]:
+        return [p for p in processes_with("sleep 27.1828") if p.split(" ", 1)[1].startswith("sleep ")]
+
+    deadline = time.monotonic() + 30
+    while len(sleeps()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(sleeps()) == 2
+    assert server.close() == 0
+    _no_survivors("sleep 27.1828")
