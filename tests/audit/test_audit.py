@@ -12,15 +12,19 @@ from pathlib import Path
 from fakes.audit_log import MemoryAuditLog
 from fakes.clock import FakeClock
 from wslmcp.boundaries.audit_log import AppendOnlyFile, AuditLogFile
-from wslmcp.boundaries.shell_transport import LocalFiles, LocalTransport
+from wslmcp.boundaries.local_files import OsLocalFiles
+from wslmcp.boundaries.shell_transport import LocalTransport
 from wslmcp.shell.audit import Audit, AuditedGuard, redact
 from wslmcp.shell.config import ConfigError, load_config
 from wslmcp.shell.log import Log
+from wslmcp.shell.replies import render
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 
 
-def service(sink: AuditLogFile, *, required: bool = False, env: dict[str, str] | None = None) -> ShellService:
+def service(
+    sink: AuditLogFile, state: Path, *, required: bool = False, env: dict[str, str] | None = None
+) -> ShellService:
     config = load_config({"WSL_DISTRO": "Ubuntu", **(env or {})})
     clock = FakeClock()
     return ShellService(
@@ -29,7 +33,7 @@ def service(sink: AuditLogFile, *, required: bool = False, env: dict[str, str] |
         guard=AuditedGuard(config.policy),
         clock=clock,
         log=Log("silent", io.StringIO(), clock),
-        local_files=LocalFiles(),
+        local_files=OsLocalFiles(state),
         audit=Audit(sink, clock, path="/audit.jsonl", required=required),
     )
 
@@ -40,7 +44,7 @@ def records(sink: MemoryAuditLog) -> list[dict[str, object]]:
 
 async def test_an_allowed_command_logs_tool_subject_verdict_exit_and_sizes(tmp_path: Path) -> None:
     sink = MemoryAuditLog()
-    reply = await service(sink).exec("echo hi; exit 3", cwd=str(tmp_path))
+    reply = render(await service(sink, tmp_path / "state").exec("echo hi; exit 3", cwd=str(tmp_path)))
     [line] = records(sink)
     assert line["tool"] == "wsl_exec" and line["verdict"] == "allow" and line["rule"] is None
     assert line["exit_code"] == 3
@@ -52,21 +56,21 @@ async def test_an_allowed_command_logs_tool_subject_verdict_exit_and_sizes(tmp_p
 
 async def test_a_refused_command_logs_its_rule_and_no_exit_code(tmp_path: Path) -> None:
     sink = MemoryAuditLog()
-    await service(sink).exec("rm -rf /", cwd=str(tmp_path))
+    await service(sink, tmp_path / "state").exec("rm -rf /", cwd=str(tmp_path))
     [line] = records(sink)
     assert (line["verdict"], line["rule"], line["exit_code"]) == ("reject", "catastrophe.rm_root", None)
 
 
-async def test_a_call_that_never_reaches_the_guard_writes_nothing() -> None:
+async def test_a_call_that_never_reaches_the_guard_writes_nothing(tmp_path: Path) -> None:
     sink = MemoryAuditLog()
-    await service(sink).list_hosts()
+    await service(sink, tmp_path / "state").list_hosts()
     assert sink.lines == []
 
 
 async def test_file_contents_never_reach_the_log(tmp_path: Path) -> None:
     sink = MemoryAuditLog()
     target = tmp_path / "notes.txt"
-    await service(sink).write_file(str(target), "the secret body of the file")
+    await service(sink, tmp_path / "state").write_file(str(target), "the secret body of the file")
     [line] = records(sink)
     assert "secret body" not in json.dumps(line)
     assert line["tool"] == "wsl_write_file" and line["bytes_in"] == len(b"the secret body of the file")
@@ -79,7 +83,7 @@ async def test_secrets_in_arguments_and_urls_are_redacted(tmp_path: Path) -> Non
         "curl -H 'Authorization: Bearer abc.def' https://me:hunter2@example.com/x?token=t0k3n "
         "&& PGPASSWORD=pw1 psql && mysql -psecretpw && echo ghp_abcdefghijklmnopqrstuvwxyz0123456789"
     )
-    await service(sink).exec(command, cwd=str(tmp_path))
+    await service(sink, tmp_path / "state").exec(command, cwd=str(tmp_path))
     text = json.dumps(records(sink))
     for secret in ("abc.def", "hunter2", "t0k3n", "pw1", "secretpw", "ghp_abcdefghij"):
         assert secret not in text, secret
@@ -94,7 +98,9 @@ def test_redaction_keeps_ordinary_commands_intact() -> None:
 async def test_required_and_unwritable_refuses_and_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     broken = AppendOnlyFile(str(tmp_path / "missing-dir" / "audit.jsonl"))
-    reply = await service(broken, required=True).exec(f"touch {marker}", cwd=str(tmp_path))
+    reply = render(
+        await service(broken, tmp_path / "state", required=True).exec(f"touch {marker}", cwd=str(tmp_path))
+    )
     assert reply.is_error and "audit log" in reply.text and reply.text.endswith("nothing was run")
     assert not marker.exists()
 
@@ -102,7 +108,7 @@ async def test_required_and_unwritable_refuses_and_runs_nothing(tmp_path: Path) 
 async def test_not_required_and_unwritable_still_runs(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     broken = AppendOnlyFile(str(tmp_path / "missing-dir" / "audit.jsonl"))
-    reply = await service(broken).exec(f"touch {marker}", cwd=str(tmp_path))
+    reply = render(await service(broken, tmp_path / "state").exec(f"touch {marker}", cwd=str(tmp_path)))
     assert not reply.is_error and marker.exists()
 
 
@@ -125,7 +131,7 @@ def test_config_reads_the_audit_variables() -> None:
 
 async def test_concurrent_calls_in_one_server_write_one_whole_line_each(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
-    svc = service(AppendOnlyFile(str(path)))
+    svc = service(AppendOnlyFile(str(path)), tmp_path / "state")
     await asyncio.gather(*(svc.exec(f"echo {k} {'y' * (k * 97)}", cwd=str(tmp_path)) for k in range(24)))
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert sorted(int(str(r["subjects"][0]["command"]).split()[1]) for r in lines) == list(range(24))  # type: ignore[index]
@@ -138,7 +144,7 @@ def _append_from_process(path: str, writer: int) -> None:
     for k in range(100):
         with audit.call("wsl_exec", {"command": f"echo {writer} {k}"}) as call:
             guard.check_command(f"echo {writer} {k} {'z' * ((writer * 131 + k * 61) % 5000)}")
-            call.finished(f"exit code: {k % 3}")
+            call.finished(f"exit code: {k % 3}", k % 3)
 
 
 def test_concurrent_processes_never_interleave(tmp_path: Path) -> None:

@@ -109,5 +109,5 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
     from fakes.wsl_exe import FakeWslExe
     from wslmcp.boundaries.procfs_wsl import WslProcSource
 
-    replayed = await WslProcSource(FakeWslExe(scenario), "Ubuntu").read_sample()
+    replayed = await WslProcSource(FakeWslExe(scenario), "Ubuntu").read()
     assert any(path.endswith("/stat") for path in replayed.files)

@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.process import Exchange, Streams
 
 REQUEST = "wslmcp-eval-judge-request/1"
 RESPONSE = "wslmcp-eval-judge-response/1"
@@ -19,7 +19,7 @@ DEFAULT_RUBRIC = (
     {"id": "judge.facts_vs_hypotheses", "text": "Are observed facts separated from hypotheses?"},
     {"id": "judge.answers_the_question", "text": "Does the answer address the question asked?"},
 )
-Runner = Callable[..., Awaitable[Exchange]]
+Runner = Callable[[Sequence[str], Streams], Awaitable[Exchange]]
 
 
 def rubric_of(items: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
@@ -51,7 +51,8 @@ async def judge(
 
     try:
         argv = shlex.split(command)
-        done = await runner(argv, stdin=json.dumps(request).encode(), timeout_s=timeout_s, max_output=1 << 20)
+        streams = Streams(stdin=json.dumps(request).encode(), timeout_s=timeout_s, max_output=1 << 20)
+        done = await runner(argv, streams)
     except (OSError, ValueError) as exc:
         return skipped(f"could not run {command!r}: {exc}")
     if done.timed_out:

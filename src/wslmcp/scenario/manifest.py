@@ -242,12 +242,15 @@ def _json_file(check: _Check, root: Path, value: object, key: str) -> object:
 
 
 def _check_shell(check: _Check, root: Path, section: object) -> None:
-    """``shell`` (``wslmcp.replay.shell``): the server's env and the calls with their expected replies."""
+    """``shell`` (``wslmcp.replay.shell``): the server's env and, when the scenario replays its own
+    calls (not only an agent's, as an eval scenario does), the calls with their expected replies."""
     section = check.obj(section, "shell")
     for name, value in check.obj(section.get("env"), "shell.env").items():
         if not isinstance(value, str):
             raise check.fail(f"shell.env.{name}", "a string", value)
-    calls = section.get("calls")
+    if "calls" not in section:
+        return
+    calls = section["calls"]
     if not isinstance(calls, list) or not calls:
         raise check.fail("shell.calls", "a non-empty list of tool calls", calls)
     for i, item in enumerate(calls):
