@@ -236,6 +236,7 @@ def real_host(environ: Mapping[str, str] | None = None, *, interactive: bool = F
         cwd=cwd,
         shell_env=env,
         interactive=interactive,
+        real_time=True,
     )
 
 
@@ -266,6 +267,7 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         cwd=project,
         shell_env={**({} if environ is None else environ), **shell_env(sc)},
         interactive=False,
+        real_time=False,
     )
 
 

@@ -72,6 +72,8 @@ class Host:
                        directory the command was started in
     ``shell_env``      the environment the shell server's ``WSL_*`` configuration is read from
     ``interactive``    whether progress may be drawn on stderr (a terminal, not a replay)
+    ``real_time``      whether the clock is this machine's, so background work may wait on it (a
+                       replay's virtual clock only moves when the replay moves it)
     """
 
     platform: str
@@ -82,3 +84,4 @@ class Host:
     cwd: str
     shell_env: Mapping[str, str]
     interactive: bool = False
+    real_time: bool = False
