@@ -1,5 +1,5 @@
 """The shape, checked where import contracts cannot see: only boundaries spawn processes, only entry
-points read the environment, only wiring builds the local file adapters. The import rules
+points read the environment, only wiring builds the local file and audit log adapters. The import rules
 themselves are import-linter contracts in pyproject.toml (``lint-imports`` in ``make lint``)."""
 
 from __future__ import annotations
@@ -96,8 +96,9 @@ def constructs(tree: ast.Module, names: set[str]) -> set[str]:
 
 
 def test_only_wiring_builds_the_local_file_adapters() -> None:
-    """The real local-file and client-file adapters are chosen in one place, like every adapter."""
-    adapters = {"OsLocalFiles", "LocalClientFiles"}
+    """The real local-file, client-file and audit-log adapters are chosen in one place, like every
+    adapter."""
+    adapters = {"OsLocalFiles", "LocalClientFiles", "AppendOnlyFile"}
     offenders = [
         f"{rel(p)} builds {', '.join(sorted(found))}"
         for p, tree in modules()
