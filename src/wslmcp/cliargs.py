@@ -15,8 +15,13 @@ class ArgumentParser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.stderr.write(usage_line(self.prog, message))
         raise SystemExit(2)
+
+
+def usage_line(prog: str, message: str) -> str:
+    """The one-line usage error every subcommand writes to stderr (exit status 2)."""
+    return f"{prog}: error: {message} (see --help)\n"
 
 
 def parser(prog: str, description: str) -> ArgumentParser:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from wslmcp.boundaries.audit_log import AppendOnlyFile
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import AdvancingClock, SystemClock
@@ -183,6 +184,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         shell_transport=_real_transports(env),
         tokens=RandomTokens(),
         host_facts=None,
+        audit_log=AppendOnlyFile,
         pdh=pdh,
         windows_processes=windows_processes,
         docker_api=_OnDemandDockerApi(env, windows),
@@ -236,6 +238,7 @@ def real_host(environ: Mapping[str, str] | None = None, *, interactive: bool = F
         cwd=cwd,
         shell_env=env,
         interactive=interactive,
+        real_time=True,
     )
 
 
@@ -266,6 +269,7 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         cwd=project,
         shell_env={**({} if environ is None else environ), **shell_env(sc)},
         interactive=False,
+        real_time=False,
     )
 
 
@@ -316,6 +320,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         shell_transport=_recorded_transports(wsl_exe),
         tokens=tokens,
         host_facts=StatedHost(stated) if stated is not None else None,
+        audit_log=AppendOnlyFile,  # a replay asked for an audit log writes it, as the real server does
         pdh=FakePdhCounters(sc, clock) if _has_samples(sc, "pdh") else None,
         windows_processes=FakeWindowsProcesses(sc, clock) if _has_samples(sc, "windows") else None,
         docker_api=FakeDockerApi.from_scenario(sc, clock),

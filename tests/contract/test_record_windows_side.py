@@ -82,7 +82,7 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
 ) -> None:
     from tests.shell.standin import make_wsl_standin
     from wslmcp import wiring
-    from wslmcp.scenario.record_windows import Sources, record_host
+    from wslmcp.replay.record_windows import Sources, record_host
     from wslmcp.scenario.recorder import ScenarioWriter
 
     standin = make_wsl_standin(tmp_path / "wsl", {"Ubuntu": "Running"})

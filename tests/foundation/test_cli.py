@@ -50,6 +50,15 @@ def test_unknown_arguments_exit_2_with_one_line(args: list[str]) -> None:
     assert "error:" in result.stderr
 
 
+@pytest.mark.parametrize("name", ["observe", "shell", "profile"])
+def test_every_subcommand_writes_the_same_usage_line(name: str) -> None:
+    """One parsing style as a user sees it: observe's own parser writes the line argparse's do."""
+    result = wslmcp(name, "--frobnicate")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"wslmcp {name}: error: ") and result.stderr.endswith(" (see --help)\n")
+    assert "--frobnicate" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
 def test_no_arguments_is_a_usage_error() -> None:
     result = wslmcp()
     assert result.returncode == 2 and result.stdout == ""

@@ -1,5 +1,5 @@
 """The shape, checked where import contracts cannot see: only boundaries spawn processes, only entry
-points read the environment, only wiring builds the local file adapters. The import rules
+points read the environment, only wiring builds the local file and audit log adapters. The import rules
 themselves are import-linter contracts in pyproject.toml (``lint-imports`` in ``make lint``)."""
 
 from __future__ import annotations
@@ -96,8 +96,9 @@ def constructs(tree: ast.Module, names: set[str]) -> set[str]:
 
 
 def test_only_wiring_builds_the_local_file_adapters() -> None:
-    """The real local-file and client-file adapters are chosen in one place, like every adapter."""
-    adapters = {"OsLocalFiles", "LocalClientFiles"}
+    """The real local-file, client-file and audit-log adapters are chosen in one place, like every
+    adapter."""
+    adapters = {"OsLocalFiles", "LocalClientFiles", "AppendOnlyFile"}
     offenders = [
         f"{rel(p)} builds {', '.join(sorted(found))}"
         for p, tree in modules()
@@ -106,14 +107,33 @@ def test_only_wiring_builds_the_local_file_adapters() -> None:
     assert offenders == []
 
 
+AREAS = [SRC / "observe", SRC / "shell", SRC / "profile", SRC / "evals"]
+
+
+def area_nodes() -> Iterator[tuple[Path, ast.AST]]:
+    """Every syntax node of the areas' modules."""
+    for path, tree in modules():
+        if any(path.is_relative_to(d) for d in AREAS):
+            yield from ((path, node) for node in ast.walk(tree))
+
+
 def test_no_area_asks_whether_it_is_replaying() -> None:
     """What differs in a replay is a value wiring hands down; no area branches on it."""
-    areas = [SRC / "observe", SRC / "shell", SRC / "profile", SRC / "evals"]
+    offenders = [
+        f"{rel(path)}:{node.lineno} uses .{node.attr}"
+        for path, node in area_nodes()
+        if isinstance(node, ast.Attribute) and node.attr in {"replaying", "scenario", "section"}
+    ]
+    assert offenders == []
+
+
+def test_no_area_tells_a_replay_by_the_type_of_its_clock() -> None:
+    """An ``isinstance`` on the clock is asking "am I replaying" by another name: wiring states it."""
+    clocks = {"SystemClock", "FakeClock", "AdvancingClock"}
     offenders = []
-    for path, tree in modules():
-        if not any(path.is_relative_to(d) for d in areas):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr in {"replaying", "scenario", "section"}:
-                offenders.append(f"{rel(path)}:{node.lineno} uses .{node.attr}")
+    for path, node in area_nodes():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+            named = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & clocks
+            if named:
+                offenders.append(f"{rel(path)}:{node.lineno} isinstance on {', '.join(sorted(named))}")
     assert offenders == []

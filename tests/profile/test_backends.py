@@ -18,6 +18,7 @@ from wslmcp.profile.model import CLIS
 from wslmcp.profile.prune import Removal
 from wslmcp.profile.regimes import DEFERRED, UNKNOWN, UPFRONT
 from wslmcp.profile.tokens import Tokens
+from wslmcp.profile.wire_tokens import WIRES
 
 SERVER = {"command": "srv-cmd", "args": ["--x"]}
 
@@ -102,6 +103,7 @@ def test_scans_transcripts_or_says_why_usage_is_unknown(client: tuple[Backend, P
 def test_names_tools_limits_text_and_writes_a_recipe(client: tuple[Backend, Path]) -> None:
     b, _ = client
     assert "tool_x" in b.visible_name("srv", "tool_x")
+    assert b.wire in WIRES
     assert b.text_limit is None or b.text_limit > 0
     for kind in ("suggestion", "candidate"):
         removal = Removal(kind, b.cli, "srv", "user", "/cfg", Tokens(1, False), None, None, ())
@@ -120,7 +122,15 @@ def test_the_shared_modules_name_no_client() -> None:
     from wslmcp import profile
 
     root = Path(profile.__file__).parent
-    for rel in ("engine.py", "definitions.py", "prune.py", "regimes.py", "querying.py", "configs/specs.py"):
+    # the client's own modules: its backend, its config reader, and the table of names itself
+    own = {"model.py", "configs/claude.py", "configs/codex.py", "configs/cursor.py"}
+    shared = [
+        p.relative_to(root).as_posix()
+        for p in sorted(root.rglob("*.py"))
+        if p.relative_to(root).parts[0] != "clients" and p.relative_to(root).as_posix() not in own
+    ]
+    assert {"engine.py", "definitions.py", "prune.py", "regimes.py", "configs/specs.py"} <= set(shared)
+    for rel in shared:
         tree = ast.parse((root / rel).read_text(encoding="utf-8"))
         literals = {
             n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)

@@ -6,10 +6,11 @@ them and never learns which. Nothing here chooses: these are the shapes of what 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from wslmcp.boundaries.audit_log import AuditLogFile
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.distro_homes import DistroHomes
@@ -46,6 +47,8 @@ class Boundaries:
     shell_transport: TransportChooser
     tokens: TokenSource
     host_facts: HostProbe | None
+    #: opens the audit log file ``WSL_AUDIT_LOG`` names (the shell's ``audit_of``)
+    audit_log: Callable[[str], AuditLogFile]
     # The Windows side: None where this host (or the scenario's) has no such source: PDH and the
     # Windows process table exist only on Windows (or when recorded there); the Docker Engine and
     # wslc.exe are always wired, and say themselves when they are absent.
@@ -72,6 +75,8 @@ class Host:
                        directory the command was started in
     ``shell_env``      the environment the shell server's ``WSL_*`` configuration is read from
     ``interactive``    whether progress may be drawn on stderr (a terminal, not a replay)
+    ``real_time``      whether the clock is this machine's, so background work may wait on it (a
+                       replay's virtual clock only moves when the replay moves it)
     """
 
     platform: str
@@ -82,3 +87,4 @@ class Host:
     cwd: str
     shell_env: Mapping[str, str]
     interactive: bool = False
+    real_time: bool = False

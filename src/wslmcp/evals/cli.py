@@ -216,7 +216,7 @@ def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Any) -> Any:
 def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
     from wslmcp.evals.cases import CaseError, load_cases, load_suite
     from wslmcp.evals.grading import Options
-    from wslmcp.evals.rubric import REGISTRY
+    from wslmcp.evals.rubric import REGISTRY, SEVERITIES
 
     if bool(args.suite) == bool(args.traces):
         p.error("give TRACE... or --suite SUITE.json (one of them)")
@@ -226,7 +226,7 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
         p.error("--jobs must be at least 1")
     if args.investigation is not None and args.investigation < 1:
         p.error("--investigation must be at least 1")
-    severities = _pairs(p, args.severity, "--severity", ("warn", "error"))
+    severities = _pairs(p, args.severity, "--severity", SEVERITIES)
     unknown = sorted(set(severities) - set(REGISTRY))
     if unknown:
         p.error(f"--severity: unknown check {unknown[0]!r} (see 'wslmcp eval checks')")

@@ -20,7 +20,7 @@ from wslmcp.evals.cases import Case, infer
 from wslmcp.evals.replay import ReplayOutcome, replay
 from wslmcp.evals.rubric import CheckResult, grade
 from wslmcp.evals.session import Session, final_answer, server_kinds
-from wslmcp.evals.trace import Message, TraceError
+from wslmcp.evals.trace import TraceError
 
 
 @dataclass(frozen=True)
@@ -151,11 +151,6 @@ async def grade_job(harness: Harness, job: Job, options: Options) -> dict[str, A
         n, message = next(iter(sorted(session.unreplayable.items())))
         report["verdict"], report["error"] = "error", f"{job.trace}: call {n} is unreplayable ({message})"
     return report
-
-
-def _question(session: Session) -> str:
-    prompts = [e.text for e in session.case_events if isinstance(e, Message) and e.role == "user"]
-    return "\n".join(prompts)
 
 
 def _check_json(r: CheckResult) -> dict[str, Any]:

@@ -5,8 +5,9 @@ read through wsl.exe when it is reachable. Windows: the primary is ``--distro`` 
 read through wsl.exe. The Windows side (process tables, PDH counters) comes from its boundaries,
 which wiring provides only on Windows; the Docker Engine and wslc.exe are always wired and say
 themselves when they are absent. A scenario of part 1 may state host facts instead
-(``host_facts``). Docker samples are kept warm in the background only on the system clock: on a
-replay's virtual clock a background poller would move time itself.
+(``host_facts``). Docker samples are kept warm in the background only in real time
+(``host.real_time``, stated by wiring): on a replay's virtual clock a background poller would
+move time itself.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import secrets
 
 from wslmcp.boundaries.bundle import Boundaries, Host
-from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.options import Options
@@ -68,7 +68,7 @@ def build_service(
         docker=options.docker,
         wslc=options.wslc,
         local_distro=None if windows_native(host) else host.distro,
-        keep_engines_warm=isinstance(boundaries.clock, SystemClock),
+        keep_engines_warm=host.real_time,
     )
     sources = host_sources(boundaries, host)
     if windows_native(host):

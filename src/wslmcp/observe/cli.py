@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from wslmcp.cliargs import usage_line
 from wslmcp.observe.options import HELP, UsageError, parse_options
 
 
@@ -14,7 +15,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         options = parse_options(argv)
     except UsageError as exc:
-        print(f"wslmcp observe: error: {exc} (see --help)", file=sys.stderr)
+        sys.stderr.write(usage_line("wslmcp observe", str(exc)))
         return 2
     if options.help:
         sys.stdout.write(HELP)

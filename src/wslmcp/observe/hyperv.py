@@ -19,7 +19,6 @@ system CPU times, ``total = windows = 100 × Δ(user+system) / Δ(user+system+id
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -117,7 +116,3 @@ def _native(a: SystemCpuTimes | None, b: SystemCpuTimes | None) -> Breakdown:
     if not 0.0 <= total <= 100.0:
         return Breakdown("native", None, "the system CPU times give a share outside 0..100 %")
     return Breakdown("native", {"total": total, "windows": total, "virtual_machines": 0.0, "other": 0.0})
-
-
-def as_mapping(b: Breakdown) -> Mapping[str, float] | None:
-    return b.value

@@ -1,4 +1,13 @@
-"""``wslmcp observe`` startup options. Only these are accepted; anything else is a usage error."""
+"""``wslmcp observe`` startup options. Only these are accepted; anything else is a usage error.
+
+Hand-written on purpose, not on ``wslmcp.cliargs`` (argparse): the errors are the same one line
+(``cliargs.usage_line``, exit status 2), but what they say is pinned (tests/observe/test_options.py)
+and argparse cannot say it: it accepts a repeated flag silently, reports ``--interval-ms`` without
+a value as "expected one argument", ``--wsl-only=yes`` as "ignored explicit argument", gathers
+unknown words into one "unrecognized arguments" line after converting the known ones (so
+``extra --interval-ms 99`` would blame the interval, not ``extra``), refuses a value that starts
+with ``-``, and lets ``-h`` combine with other options.
+"""
 
 from __future__ import annotations
 

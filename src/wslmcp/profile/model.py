@@ -27,8 +27,9 @@ Boundaries and recordings
 Real launcher: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
 Fake: ``fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
 scenario names as ``profile.mcp_answers`` (schema ``wslmcp-mcp-answers/1``). Record one with
-``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``, or
-``python -m tests.profile_sources.record_scenario NAME`` for a scenario home.
+``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``; a whole
+scenario with ``wslmcp scenario record --area profile --home DIR`` (``replay.recording``), or
+re-record a bundled scenario's answers with ``python -m tests.profile_sources.record_scenario NAME``.
 
 Secrets
 -------

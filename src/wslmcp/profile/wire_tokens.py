@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from wslmcp.profile.clients import backend
+from wslmcp.profile.clients import BACKENDS, backend
 from wslmcp.profile.definitions import always_loaded
 from wslmcp.profile.model import QueryResult, ServerKey
 from wslmcp.profile.tokens import compact_json, truncate_utf8
@@ -51,8 +51,6 @@ CHARS4 = "chars/4"
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 WIRES = ("anthropic", "openai")
 _SCHEMA_KEY = {"anthropic": "input_schema", "openai": "parameters"}
-#: The provider wire form each client sends: the one the human column and the budgets use.
-CLIENT_WIRE = {"claude-code": "anthropic", "codex": "openai", "cursor": "openai"}
 
 #: (cli, server) -> that server's ``entries``.
 WireCounts = Mapping[ServerKey, Sequence[Mapping[str, Any]]]
@@ -192,7 +190,8 @@ def counts_of(extras: Mapping[str, Any], home: str) -> WireCounts:
 
 def own_wire(counts: Sequence[Mapping[str, Any]], cli: str) -> Mapping[str, Any] | None:
     """The entry in the wire form ``cli`` sends; None when the definitions were not observed."""
-    return next((e for e in counts if e["wire"] == CLIENT_WIRE.get(cli)), None)
+    wire = next((b.wire for b in BACKENDS.values() if b.cli == cli), None)
+    return next((e for e in counts if e["wire"] == wire), None)
 
 
 def entries(result: QueryResult, regime: str, encoder: Encoder) -> list[dict[str, Any]]:

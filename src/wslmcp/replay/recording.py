@@ -1,7 +1,8 @@
 """``wslmcp scenario record --area observe|shell|profile``: the one product command that records an area's
 scenario, through each boundary's recorder in ``fakes/`` and the scenario writer.
 
-``observe``  this host's /proc, sampled on a fixed schedule (``procfs-replay`` check).
+``observe``  this host's /proc, sampled on a fixed schedule (``procfs-replay`` check); with
+             ``--windows``/``--docker``/``--wslc`` the Windows side instead (``replay.record_windows``).
 ``profile``  a client home (``--home``, copied into the scenario as its fixture home, every
              path rewritten to ``--fixture-home``) with the answers of the servers its configs
              launch, queried through the real launcher (project scope included), and the

@@ -21,6 +21,7 @@ DEFAULT_DIR = "scenarios"
 AREAS = ("observe", "shell", "profile")
 # the recorders drive the servers, so they live in the replay layer, imported on demand
 RECORDING = "wslmcp.replay.recording"
+RECORD_WINDOWS = "wslmcp.replay.record_windows"
 
 
 def _build() -> ArgumentParser:
@@ -241,14 +242,15 @@ def _record(args: argparse.Namespace) -> int:
             print(f"recorded {home} with {n} server answers into {out}")
             return 0
         if args.windows or args.docker or args.wslc:
-            from wslmcp.scenario.record_windows import Sources, record_host
-
             on_windows = wiring.real_host().platform == "windows"
-            sources = Sources(
+            windows: Any = importlib.import_module(RECORD_WINDOWS)
+            sources = windows.Sources(
                 args.windows, args.docker, args.wslc, through_wsl_exe=on_windows, distro=args.distro
             )
             recorded = wiring.recording(writer, keep_cmdlines=args.keep_cmdlines)
-            path = asyncio.run(record_host(recorded, writer, sources, args.duration, args.interval_ms))
+            path = asyncio.run(
+                windows.record_host(recorded, writer, sources, args.duration, args.interval_ms)
+            )
         else:
             path = asyncio.run(
                 recording.record_observe(host.procfs, writer, host.clock, args.duration, args.interval_ms)

@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from wslmcp.boundaries.audit_log import AppendOnlyFile, AuditLogFile
+from wslmcp.boundaries.audit_log import AuditLogFile
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import Clock
 from wslmcp.shell.config import ShellConfig
@@ -213,7 +213,7 @@ def audit_of(config: ShellConfig, boundaries: Boundaries) -> Audit | None:
     if config.audit_log is None:
         return None
     return Audit(
-        AppendOnlyFile(config.audit_log),
+        boundaries.audit_log(config.audit_log),
         boundaries.clock,
         path=config.audit_log,
         required=config.audit_required,

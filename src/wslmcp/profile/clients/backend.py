@@ -14,6 +14,8 @@ backends of the detected clients and never names one (as psutil picks one platfo
                           read no settings, as the pure join in tests does).
 ``visible_name(server, tool) -> str``           the tool name the model sees.
 ``text_limit``            bytes of a description or instructions the client keeps (None: all).
+``wire``                  the provider wire form it sends (``wire_tokens.WIRES``): the one its
+                          human column and budgets count.
 ``usage_note``            the coverage note when usage cannot be measured (None otherwise).
 ``recipe(removal) -> dict``  how to carry out a ``--prune`` removal (a command or guidance).
 
@@ -61,6 +63,9 @@ class Backend(Protocol):
 
     @property
     def usage_note(self) -> str | None: ...
+
+    @property
+    def wire(self) -> str: ...
 
     def detect(self, files: ClientFiles, home: str, project: str) -> bool: ...
 

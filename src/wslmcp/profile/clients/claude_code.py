@@ -26,6 +26,7 @@ class ClaudeCode:
     cli: Cli = config.CLI
     text_limit: int | None = CLAUDE_TEXT_LIMIT_BYTES
     usage_note: str | None = None
+    wire: str = "anthropic"
 
     def detect(self, files: ClientFiles, home: str, project: str) -> bool:
         return config.detected(files, home, project)

@@ -30,6 +30,7 @@ class Codex:
     cli: Cli = config.CLI
     text_limit: int | None = None
     usage_note: str | None = None
+    wire: str = "openai"
 
     def detect(self, files: ClientFiles, home: str, project: str) -> bool:
         return config.detected(files, home, project)

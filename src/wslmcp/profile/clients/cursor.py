@@ -24,6 +24,7 @@ class Cursor:
     cli: Cli = config.CLI
     text_limit: int | None = None
     usage_note: str | None = USAGE_NOTE
+    wire: str = "openai"
 
     def detect(self, files: ClientFiles, home: str, project: str) -> bool:
         return config.detected(files, home, project)

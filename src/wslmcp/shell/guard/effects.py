@@ -265,20 +265,6 @@ def _awk(name: str, args: list[Arg]) -> Effects:
     return Effects(writes=writes, mutation=mutation, payloads=payloads)
 
 
-_INTERPRETER_CALL = re.compile(
-    r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|"
-    r"\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bqx)\s*\(\s*(?:r|b)?(['\"])(.+?)(?<!\\)\1"
-)
-
-
-def interpreter_payloads(program: str) -> list[str]:
-    """Shell command strings a one-line program hands to a shell: ``os.system("…")``, ``system('…')``,
-    ``subprocess.run("…", shell=True)``, ``execSync('…')``, and backticks in Perl and Ruby."""
-    found = [m.group(2) for m in _INTERPRETER_CALL.finditer(program)]
-    found.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
-    return found
-
-
 def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
     if not parsed.operands:
         return "", []

@@ -156,9 +156,6 @@ def _privileged() -> Handler:
     return handler
 
 
-_nsenter = _systemd_run = _setpriv = _privileged()
-
-
 def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     p = parse_as(name, args, stop_first=True)
     cwd = _last(p.values("-C", "--chdir"))
@@ -192,7 +189,7 @@ def _writing_output() -> Handler:
     return handler
 
 
-_time = _strace = _writing_output()
+_time = _writing_output()
 
 
 def _positional_then_command(count: int) -> Handler:
