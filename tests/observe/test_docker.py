@@ -121,6 +121,39 @@ def test_a_container_vanishing_between_list_and_stats_is_left_out_with_a_warning
     assert any("db exited" in w for w in got.warnings)
 
 
+def stopped_stats(name: str, n: int) -> dict[str, Any]:
+    """dockerd's 200 answer to ``stats?stream=false`` for a container that is not running: zero
+    times, zero CPU counters without ``system_cpu_usage``, empty ``memory_stats``."""
+    zero = {
+        "cpu_usage": {"total_usage": 0, "usage_in_kernelmode": 0, "usage_in_usermode": 0},
+        "throttling_data": {"periods": 0, "throttled_periods": 0, "throttled_time": 0},
+    }
+    return {
+        "read": "0001-01-01T00:00:00Z",
+        "preread": "0001-01-01T00:00:00Z",
+        "pids_stats": {},
+        "num_procs": 0,
+        "storage_stats": {},
+        "cpu_stats": zero,
+        "precpu_stats": zero,
+        "memory_stats": {},
+        "name": f"/{name}",
+        "id": cid(n),
+    }
+
+
+def test_a_container_stopped_between_list_and_stats_is_left_out_with_a_warning() -> None:
+    items = good_items()  # db exits (and is not removed) after the listing: dockerd answers 200, empty
+    items[2] = stats_item(1, stopped_stats("db", 1))
+    items[4] = top_item(1, {"message": f"Container {cid(1)} is not running"}, status=409)
+    got = take(items)
+    assert set(got.containers or {}) == {cid(0)} and not got.incomplete
+    assert any("db exited" in w for w in got.warnings)
+    assert not any("process list unavailable" in w for w in got.warnings)
+    rows = docker_rows(None, got, 16)
+    assert [r.name for r in rows.containers] == ["web"]
+
+
 def test_a_failing_stats_answer_makes_the_sample_incomplete() -> None:
     items = good_items()
     items[2] = stats_item(1, {"message": "boom"}, status=500)

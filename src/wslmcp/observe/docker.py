@@ -5,7 +5,9 @@ A sample is ``GET /containers/json`` then, for every container at once, ``/conta
 with ``stream=false`` (never ``one-shot``: its empty ``precpu_stats`` would give the lifetime
 average) and ``/containers/{id}/top`` with ``ps_args`` ending in ``args`` (the daemon joins the
 overflow of a line into the last column). The whole sample has one deadline; each request has its
-own, so a hung daemon costs at most the deadline.
+own, so a hung daemon costs at most the deadline. A container gone between the list and its stats
+(404, or dockerd's empty 200 for a container that stopped and was not removed) is left out with a
+warning.
 
 CPU is docker's formula on two samples, on the host scale:
 ``cores = Δtotal_usage / Δsystem_cpu_usage × online_cpus``, ``% = cores / host CPUs × 100``.
@@ -173,6 +175,15 @@ def parse_top(body: Any) -> tuple[TopRow, ...] | None:
     return tuple(rows)
 
 
+NO_SAMPLE = "0001-01-01T00:00:00Z"  # Go's zero time: dockerd's ``read`` when it has no sample
+
+
+def _not_running(status: int, body: Any) -> bool:
+    """dockerd's 200 answer for a container that is not running (it exited, and was not removed,
+    after the listing): ``read`` is the zero time and there are no counters."""
+    return status == 200 and isinstance(body, dict) and body.get("read") == NO_SAMPLE
+
+
 def _message(body: Any) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return str(body["message"])
@@ -238,7 +249,7 @@ async def _container(
     top_call = api.get(f"/containers/{cid}/top", {"ps_args": TOP_ARGS}, timeout_s=timeout_s)
     stats, top = await asyncio.gather(stats_call, top_call, return_exceptions=True)
     notes: list[str] = []
-    if isinstance(stats, BaseException) or stats.status == 404:
+    if isinstance(stats, BaseException) or stats.status == 404 or _not_running(stats.status, stats.body):
         if not isinstance(stats, BaseException):
             notes.append(f"Docker container {name} exited during the collection; it is not listed")
             return None, notes, False
