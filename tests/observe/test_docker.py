@@ -154,6 +154,29 @@ def test_a_container_stopped_between_list_and_stats_is_left_out_with_a_warning()
     assert [r.name for r in rows.containers] == ["web"]
 
 
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda b: b["cpu_stats"]["cpu_usage"].update(total_usage="12"),  # a string is not a counter
+        lambda b: b["cpu_stats"].update(online_cpus=True),  # nor is a boolean
+        lambda b: b["memory_stats"].update(usage=True),
+        lambda b: b["memory_stats"].update(usage=-5),  # nor a negative size
+    ],
+)
+def test_unreadable_counters_are_null_with_a_warning_never_a_value(spoil: Any) -> None:
+    items = good_items()
+    body = stats("db", 1, (S, 100 * S), (S, 92 * S))
+    spoil(body)
+    items[2] = stats_item(1, body)
+    got = take(items)
+    db = next(r for r in docker_rows(None, got, 16).containers if r.name == "db")
+    assert db.cpu_percent is None or db.memory_bytes is None
+    assert db.memory_bytes is None or (type(db.memory_bytes) is int and db.memory_bytes >= 0)
+    assert any(w.startswith("Docker container db: stats carry no readable") for w in got.warnings), (
+        got.warnings
+    )
+
+
 def test_a_failing_stats_answer_makes_the_sample_incomplete() -> None:
     items = good_items()
     items[2] = stats_item(1, {"message": "boom"}, status=500)

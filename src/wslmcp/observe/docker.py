@@ -5,7 +5,8 @@ A sample is ``GET /containers/json`` then, for every container at once, ``/conta
 with ``stream=false`` (never ``one-shot``: its empty ``precpu_stats`` would give the lifetime
 average) and ``/containers/{id}/top`` with ``ps_args`` ending in ``args`` (the daemon joins the
 overflow of a line into the last column). The whole sample has one deadline; each request has its
-own, so a hung daemon costs at most the deadline. A container gone between the list and its stats
+own (a container's end ``MARGIN_S`` before the sample's), so a hung daemon costs at most the
+deadline and a container whose requests hang costs only that container. A container gone between the list and its stats
 (404, or dockerd's empty 200 for a container that stopped and was not removed) is left out with a
 warning.
 
@@ -26,13 +27,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerAbsent, DockerApi, DockerError, DockerTimeout
 from wslmcp.observe.model import Identity, Observed
 
 TOP_ARGS = TOP_PS_ARGS  # args last: the daemon joins a line's overflow into it
 REQUEST_TIMEOUT_S = 3.0
+# What a sample keeps back from its deadline for a container's own requests, so that a container
+# whose stats hang times out alone (a warning naming it) before the whole sample would.
+MARGIN_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -106,18 +110,23 @@ def cores(a: CpuPoint | None, b: CpuPoint | None) -> float | None:
 def memory_bytes(mem: Any) -> int | None:
     """``docker stats``' memory: usage minus inactive file pages (v2 ``inactive_file``, v1
     ``total_inactive_file``) when smaller than usage."""
-    if not isinstance(mem, dict) or not isinstance(mem.get("usage"), int):
+    if not isinstance(mem, dict) or not _size(mem.get("usage")):
         return None
     usage: int = mem["usage"]
     raw = mem.get("stats")
     stats: dict[str, Any] = raw if isinstance(raw, dict) else {}
     v1 = stats.get("total_inactive_file")
-    if isinstance(v1, int) and 0 <= v1 < usage:
+    if _size(v1) and v1 < usage:
         return usage - v1
     v2 = stats.get("inactive_file")
-    if isinstance(v2, int) and 0 <= v2 < usage:
+    if _size(v2) and v2 < usage:
         return usage - v2
     return usage
+
+
+def _size(v: object) -> TypeGuard[int]:
+    """A byte count as JSON carries it: an integer (never a boolean), not negative."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
 def _time_s(text: str) -> float | None:
@@ -199,7 +208,7 @@ async def sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerSa
     """One sample of every running container, bounded by ``deadline_s`` whatever the daemon does."""
     try:
         async with asyncio.timeout(deadline_s):
-            return await _sample(api, taken_at, min(REQUEST_TIMEOUT_S, deadline_s))
+            return await _sample(api, taken_at, deadline_s)
     except TimeoutError:
         return DockerSample(
             taken_at,
@@ -208,9 +217,11 @@ async def sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerSa
         )
 
 
-async def _sample(api: DockerApi, taken_at: float, timeout_s: float) -> DockerSample:
+async def _sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerSample:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
     try:
-        listing = await api.get("/containers/json", timeout_s=timeout_s)
+        listing = await api.get("/containers/json", timeout_s=min(REQUEST_TIMEOUT_S, deadline_s))
     except DockerAbsent:
         return DockerSample(taken_at, None, f"no Docker daemon at {_where(api)}", absent=True)
     except DockerTimeout:
@@ -225,7 +236,8 @@ async def _sample(api: DockerApi, taken_at: float, timeout_s: float) -> DockerSa
             f"list: {_message(listing.body)}",
         )
     found = [c for c in listing.body if isinstance(c, dict) and isinstance(c.get("Id"), str)]
-    results = await asyncio.gather(*(_container(api, c, timeout_s) for c in found))
+    left = round(min(REQUEST_TIMEOUT_S, max(end - loop.time() - MARGIN_S, MARGIN_S)), 1)  # read in warnings
+    results = await asyncio.gather(*(_container(api, c, left) for c in found))
     containers: dict[str, ContainerStat] = {}
     warnings: list[str] = []
     incomplete = False
@@ -262,6 +274,13 @@ async def _container(
         )
         return None, notes, True
     body = stats.body
+    cpu, memory = cpu_point(body.get("cpu_stats")), memory_bytes(body.get("memory_stats"))
+    unread = [what for what, got in (("CPU counters", cpu), ("memory usage", memory)) if got is None]
+    if unread:
+        notes.append(
+            f"Docker container {name}: stats carry no readable {' or '.join(unread)}; its "
+            f"{' and '.join(w.split()[0] for w in unread)} and the Docker totals are null"
+        )
     rows: tuple[TopRow, ...] | None = None
     if isinstance(top, BaseException):
         notes.append(f"Docker container {name}: process list unavailable ({top})")
@@ -275,9 +294,9 @@ async def _container(
             id=cid,
             name=name,
             command=command if isinstance(command, str) else None,
-            cpu=cpu_point(body.get("cpu_stats")),
+            cpu=cpu,
             precpu=cpu_point(body.get("precpu_stats")),
-            memory_bytes=memory_bytes(body.get("memory_stats")),
+            memory_bytes=memory,
             top=rows,
         ),
         notes,
