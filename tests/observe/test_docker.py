@@ -106,6 +106,16 @@ def test_a_500_is_a_failure_with_the_daemons_message() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("body", "said", "end"),
+    [({"containers": ["x" * 500]}, "a JSON object", "…)"), ("<html>login</html>", "text", "</html>)")],
+)
+def test_a_container_list_that_is_not_one_says_so(body: Any, said: str, end: str) -> None:
+    why = take([item("/containers/json", body)]).failure or ""
+    assert f"answered the container list with {said}, not a list of containers" in why, why
+    assert len(why) < 400 and why.endswith(end), why  # the body is quoted, cut where a person sees it
+
+
 def test_a_hung_daemon_costs_at_most_the_deadline() -> None:
     got = take([item("/containers/json", [], duration_ms=60_000)], deadline=2.0)
     why = got.failure or ""

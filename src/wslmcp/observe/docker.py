@@ -25,6 +25,7 @@ lifetime average, not a rate over the window, so their ``cpu_percent`` is null (
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -199,6 +200,11 @@ def _message(body: Any) -> str:
     return str(body)[:200]
 
 
+def _excerpt(body: Any, limit: int = 120) -> str:
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _where(api: DockerApi) -> str:
     ep = api.endpoint
     return f"{ep.url} (from {ep.source})"
@@ -228,7 +234,21 @@ async def _sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerS
         return DockerSample(taken_at, None, f"the Docker daemon at {_where(api)} timed out (hung?)")
     except DockerError as exc:
         return DockerSample(taken_at, None, f"the Docker daemon at {_where(api)} cannot be used: {exc}")
-    if listing.status != 200 or not isinstance(listing.body, list):
+    if listing.status == 200 and not isinstance(listing.body, list):
+        kind = (
+            "a JSON object"
+            if isinstance(listing.body, dict)
+            else "text"
+            if isinstance(listing.body, str)
+            else "JSON"
+        )
+        return DockerSample(
+            taken_at,
+            None,
+            f"the Docker daemon at {_where(api)} answered the container list with {kind}, not a list of "
+            f"containers (HTTP 200: {_excerpt(listing.body)})",
+        )
+    if listing.status != 200:
         return DockerSample(
             taken_at,
             None,
