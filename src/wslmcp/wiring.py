@@ -146,7 +146,7 @@ def _docker_api(environ: Mapping[str, str], windows: bool) -> DockerApi:
     try:
         return EngineApi(resolve_endpoint(environ, Path(os.path.expanduser("~")), windows=windows))
     except UnsupportedDockerHost as exc:
-        return RefusedEndpoint(str(exc))
+        return RefusedEndpoint(exc)
 
 
 def _windows_side(windows: bool) -> tuple[PdhCounters | None, WindowsProcesses | None]:

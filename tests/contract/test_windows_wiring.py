@@ -34,6 +34,25 @@ async def test_a_docker_host_we_cannot_speak_answers_with_the_reason() -> None:
         await b.docker_api.get("/containers/json", timeout_s=1)
 
 
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("tcp://10.0.0.1:2375", "wslmcp speaks unix:// sockets only; tcp endpoints are not supported here"),
+        (
+            "docker.sock",
+            "not an endpoint URL (unix:///path/to/docker.sock); wslmcp speaks unix:// sockets only",
+        ),
+    ],
+)
+async def test_the_warning_for_a_docker_host_we_cannot_speak_names_it_once(url: str, why: str) -> None:
+    from wslmcp.observe.docker import sample
+
+    b = wiring.real({"DOCKER_HOST": url, "PATH": ""})
+    assert b.docker_api is not None and b.docker_api.endpoint == DockerEndpoint(url, "DOCKER_HOST")
+    got = await sample(b.docker_api, 0.0, 1.0)
+    assert got.failure == f"the Docker daemon at {url} (from DOCKER_HOST) cannot be used: {why}"
+
+
 def test_a_scenario_gets_the_twins_and_pdh_only_when_it_recorded_samples(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "scenario.json").write_text(json.dumps({"schema": SCHEMA, "name": "a"}))

@@ -106,6 +106,16 @@ def test_a_500_is_a_failure_with_the_daemons_message() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("body", "said", "end"),
+    [({"containers": ["x" * 500]}, "a JSON object", "…)"), ("<html>login</html>", "text", "</html>)")],
+)
+def test_a_container_list_that_is_not_one_says_so(body: Any, said: str, end: str) -> None:
+    why = take([item("/containers/json", body)]).failure or ""
+    assert f"answered the container list with {said}, not a list of containers" in why, why
+    assert len(why) < 400 and why.endswith(end), why  # the body is quoted, cut where a person sees it
+
+
 def test_a_hung_daemon_costs_at_most_the_deadline() -> None:
     got = take([item("/containers/json", [], duration_ms=60_000)], deadline=2.0)
     why = got.failure or ""
@@ -119,6 +129,62 @@ def test_a_container_vanishing_between_list_and_stats_is_left_out_with_a_warning
     got = take(items)
     assert set(got.containers or {}) == {cid(0)} and not got.incomplete
     assert any("db exited" in w for w in got.warnings)
+
+
+def stopped_stats(name: str, n: int) -> dict[str, Any]:
+    """dockerd's 200 answer to ``stats?stream=false`` for a container that is not running: zero
+    times, zero CPU counters without ``system_cpu_usage``, empty ``memory_stats``."""
+    zero = {
+        "cpu_usage": {"total_usage": 0, "usage_in_kernelmode": 0, "usage_in_usermode": 0},
+        "throttling_data": {"periods": 0, "throttled_periods": 0, "throttled_time": 0},
+    }
+    return {
+        "read": "0001-01-01T00:00:00Z",
+        "preread": "0001-01-01T00:00:00Z",
+        "pids_stats": {},
+        "num_procs": 0,
+        "storage_stats": {},
+        "cpu_stats": zero,
+        "precpu_stats": zero,
+        "memory_stats": {},
+        "name": f"/{name}",
+        "id": cid(n),
+    }
+
+
+def test_a_container_stopped_between_list_and_stats_is_left_out_with_a_warning() -> None:
+    items = good_items()  # db exits (and is not removed) after the listing: dockerd answers 200, empty
+    items[2] = stats_item(1, stopped_stats("db", 1))
+    items[4] = top_item(1, {"message": f"Container {cid(1)} is not running"}, status=409)
+    got = take(items)
+    assert set(got.containers or {}) == {cid(0)} and not got.incomplete
+    assert any("db exited" in w for w in got.warnings)
+    assert not any("process list unavailable" in w for w in got.warnings)
+    rows = docker_rows(None, got, 16)
+    assert [r.name for r in rows.containers] == ["web"]
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda b: b["cpu_stats"]["cpu_usage"].update(total_usage="12"),  # a string is not a counter
+        lambda b: b["cpu_stats"].update(online_cpus=True),  # nor is a boolean
+        lambda b: b["memory_stats"].update(usage=True),
+        lambda b: b["memory_stats"].update(usage=-5),  # nor a negative size
+    ],
+)
+def test_unreadable_counters_are_null_with_a_warning_never_a_value(spoil: Any) -> None:
+    items = good_items()
+    body = stats("db", 1, (S, 100 * S), (S, 92 * S))
+    spoil(body)
+    items[2] = stats_item(1, body)
+    got = take(items)
+    db = next(r for r in docker_rows(None, got, 16).containers if r.name == "db")
+    assert db.cpu_percent is None or db.memory_bytes is None
+    assert db.memory_bytes is None or (type(db.memory_bytes) is int and db.memory_bytes >= 0)
+    assert any(w.startswith("Docker container db: stats carry no readable") for w in got.warnings), (
+        got.warnings
+    )
 
 
 def test_a_failing_stats_answer_makes_the_sample_incomplete() -> None:

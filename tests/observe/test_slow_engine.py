@@ -44,3 +44,32 @@ async def test_pinned_reads_answer_while_a_hung_daemon_holds_a_collection() -> N
             assert second.summary["environments"]["docker"] is None
         finally:
             await standin.stop()
+
+
+async def test_one_hung_container_costs_only_that_container() -> None:
+    from tests.observe.engine_answers import cid, item, listing, stats, stats_item, top, top_item
+    from wslmcp.observe.docker import sample
+
+    s = 1_000_000_000
+    items: list[dict[str, Any]] = [
+        item("/containers/json", listing("web", "db")),
+        stats_item(0, stats("web", 0, (9 * s, 100 * s), (8 * s, 92 * s))),
+        {
+            "path": f"/containers/{cid(1)}/stats",
+            "query": {"stream": "false"},
+            "error": "timeout",
+            "message": "hang",
+        },
+        top_item(0, top((100, 1, 4096, "00:00:09", "nginx", "nginx: worker process"))),
+        top_item(1, top((200, 1, 8192, "00:00:01", "postgres", "postgres -D /data"))),
+    ]
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        standin = EngineStandin(Path(tmp) / "e.sock", items)
+        await standin.start()
+        try:
+            got = await sample(EngineApi(DockerEndpoint(standin.url, "test")), 0.0, 3.0)
+        finally:
+            await standin.stop()
+    assert got.failure is None and set(got.containers or {}) == {cid(0)}  # web answered: it stays
+    assert got.incomplete  # db's stats are unknown, so the Docker total is too
+    assert any(w.startswith("Docker container db: stats unavailable") for w in got.warnings), got.warnings

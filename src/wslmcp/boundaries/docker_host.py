@@ -34,7 +34,12 @@ WINDOWS_DEFAULTS: Final = ("npipe:////./pipe/dockerDesktopLinuxEngine", "npipe:/
 
 
 class UnsupportedDockerHost(ValueError):
-    """An endpoint URL this client does not speak."""
+    """An endpoint URL this client does not speak: ``endpoint`` as given, ``why`` it is refused."""
+
+    def __init__(self, endpoint: DockerEndpoint, why: str) -> None:
+        super().__init__(f"{endpoint.source}={endpoint.url}: {why}")
+        self.endpoint = endpoint
+        self.why = why
 
 
 def _pipe_exists(url: str) -> bool:
@@ -70,13 +75,14 @@ def _checked(endpoint: DockerEndpoint, windows: bool) -> DockerEndpoint:
     scheme = endpoint.scheme if "://" in endpoint.url else ""
     if scheme == "unix" or (scheme == "npipe" and windows):
         if not endpoint.address:
-            raise UnsupportedDockerHost(f"{endpoint.source}={endpoint.url}: no socket path")
+            raise UnsupportedDockerHost(endpoint, "no socket path")
         return endpoint
+    speaks = f"wslmcp speaks unix:// sockets{' and npipe:// pipes' if windows else ''} only"
+    if not scheme:
+        example = "npipe:////./pipe/docker_engine" if windows else "unix:///path/to/docker.sock"
+        raise UnsupportedDockerHost(endpoint, f"not an endpoint URL ({example}); {speaks}")
     where = "on Windows" if windows else "here"
-    raise UnsupportedDockerHost(
-        f"{endpoint.source}={endpoint.url}: wslmcp speaks unix:// sockets"
-        f"{' and npipe:// pipes' if windows else ''} only; {scheme or 'this'} endpoints are not supported {where}"
-    )
+    raise UnsupportedDockerHost(endpoint, f"{speaks}; {scheme} endpoints are not supported {where}")
 
 
 def _read_json(path: Path) -> object:
@@ -107,9 +113,9 @@ class RefusedEndpoint:
     """A ``DockerApi`` for an endpoint this client cannot speak: every request raises
     ``DockerUnavailable`` with the reason, so the collector reports it instead of another daemon."""
 
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        self._endpoint = DockerEndpoint("unsupported://", "DOCKER_HOST")
+    def __init__(self, refused: UnsupportedDockerHost) -> None:
+        self.reason = refused.why
+        self._endpoint = refused.endpoint  # as the user wrote it, so warnings name it
 
     @property
     def endpoint(self) -> DockerEndpoint:

@@ -5,7 +5,10 @@ A sample is ``GET /containers/json`` then, for every container at once, ``/conta
 with ``stream=false`` (never ``one-shot``: its empty ``precpu_stats`` would give the lifetime
 average) and ``/containers/{id}/top`` with ``ps_args`` ending in ``args`` (the daemon joins the
 overflow of a line into the last column). The whole sample has one deadline; each request has its
-own, so a hung daemon costs at most the deadline.
+own (a container's end ``MARGIN_S`` before the sample's), so a hung daemon costs at most the
+deadline and a container whose requests hang costs only that container. A container gone between the list and its stats
+(404, or dockerd's empty 200 for a container that stopped and was not removed) is left out with a
+warning.
 
 CPU is docker's formula on two samples, on the host scale:
 ``cores = Δtotal_usage / Δsystem_cpu_usage × online_cpus``, ``% = cores / host CPUs × 100``.
@@ -22,15 +25,19 @@ lifetime average, not a rate over the window, so their ``cpu_percent`` is null (
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerAbsent, DockerApi, DockerError, DockerTimeout
 from wslmcp.observe.model import Identity, Observed
 
 TOP_ARGS = TOP_PS_ARGS  # args last: the daemon joins a line's overflow into it
 REQUEST_TIMEOUT_S = 3.0
+# What a sample keeps back from its deadline for a container's own requests, so that a container
+# whose stats hang times out alone (a warning naming it) before the whole sample would.
+MARGIN_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -104,18 +111,23 @@ def cores(a: CpuPoint | None, b: CpuPoint | None) -> float | None:
 def memory_bytes(mem: Any) -> int | None:
     """``docker stats``' memory: usage minus inactive file pages (v2 ``inactive_file``, v1
     ``total_inactive_file``) when smaller than usage."""
-    if not isinstance(mem, dict) or not isinstance(mem.get("usage"), int):
+    if not isinstance(mem, dict) or not _size(mem.get("usage")):
         return None
     usage: int = mem["usage"]
     raw = mem.get("stats")
     stats: dict[str, Any] = raw if isinstance(raw, dict) else {}
     v1 = stats.get("total_inactive_file")
-    if isinstance(v1, int) and 0 <= v1 < usage:
+    if _size(v1) and v1 < usage:
         return usage - v1
     v2 = stats.get("inactive_file")
-    if isinstance(v2, int) and 0 <= v2 < usage:
+    if _size(v2) and v2 < usage:
         return usage - v2
     return usage
+
+
+def _size(v: object) -> TypeGuard[int]:
+    """A byte count as JSON carries it: an integer (never a boolean), not negative."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
 def _time_s(text: str) -> float | None:
@@ -173,10 +185,24 @@ def parse_top(body: Any) -> tuple[TopRow, ...] | None:
     return tuple(rows)
 
 
+NO_SAMPLE = "0001-01-01T00:00:00Z"  # Go's zero time: dockerd's ``read`` when it has no sample
+
+
+def _not_running(status: int, body: Any) -> bool:
+    """dockerd's 200 answer for a container that is not running (it exited, and was not removed,
+    after the listing): ``read`` is the zero time and there are no counters."""
+    return status == 200 and isinstance(body, dict) and body.get("read") == NO_SAMPLE
+
+
 def _message(body: Any) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return str(body["message"])
     return str(body)[:200]
+
+
+def _excerpt(body: Any, limit: int = 120) -> str:
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _where(api: DockerApi) -> str:
@@ -188,7 +214,7 @@ async def sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerSa
     """One sample of every running container, bounded by ``deadline_s`` whatever the daemon does."""
     try:
         async with asyncio.timeout(deadline_s):
-            return await _sample(api, taken_at, min(REQUEST_TIMEOUT_S, deadline_s))
+            return await _sample(api, taken_at, deadline_s)
     except TimeoutError:
         return DockerSample(
             taken_at,
@@ -197,16 +223,32 @@ async def sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerSa
         )
 
 
-async def _sample(api: DockerApi, taken_at: float, timeout_s: float) -> DockerSample:
+async def _sample(api: DockerApi, taken_at: float, deadline_s: float) -> DockerSample:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
     try:
-        listing = await api.get("/containers/json", timeout_s=timeout_s)
+        listing = await api.get("/containers/json", timeout_s=min(REQUEST_TIMEOUT_S, deadline_s))
     except DockerAbsent:
         return DockerSample(taken_at, None, f"no Docker daemon at {_where(api)}", absent=True)
     except DockerTimeout:
         return DockerSample(taken_at, None, f"the Docker daemon at {_where(api)} timed out (hung?)")
     except DockerError as exc:
         return DockerSample(taken_at, None, f"the Docker daemon at {_where(api)} cannot be used: {exc}")
-    if listing.status != 200 or not isinstance(listing.body, list):
+    if listing.status == 200 and not isinstance(listing.body, list):
+        kind = (
+            "a JSON object"
+            if isinstance(listing.body, dict)
+            else "text"
+            if isinstance(listing.body, str)
+            else "JSON"
+        )
+        return DockerSample(
+            taken_at,
+            None,
+            f"the Docker daemon at {_where(api)} answered the container list with {kind}, not a list of "
+            f"containers (HTTP 200: {_excerpt(listing.body)})",
+        )
+    if listing.status != 200:
         return DockerSample(
             taken_at,
             None,
@@ -214,7 +256,8 @@ async def _sample(api: DockerApi, taken_at: float, timeout_s: float) -> DockerSa
             f"list: {_message(listing.body)}",
         )
     found = [c for c in listing.body if isinstance(c, dict) and isinstance(c.get("Id"), str)]
-    results = await asyncio.gather(*(_container(api, c, timeout_s) for c in found))
+    left = round(min(REQUEST_TIMEOUT_S, max(end - loop.time() - MARGIN_S, MARGIN_S)), 1)  # read in warnings
+    results = await asyncio.gather(*(_container(api, c, left) for c in found))
     containers: dict[str, ContainerStat] = {}
     warnings: list[str] = []
     incomplete = False
@@ -238,7 +281,7 @@ async def _container(
     top_call = api.get(f"/containers/{cid}/top", {"ps_args": TOP_ARGS}, timeout_s=timeout_s)
     stats, top = await asyncio.gather(stats_call, top_call, return_exceptions=True)
     notes: list[str] = []
-    if isinstance(stats, BaseException) or stats.status == 404:
+    if isinstance(stats, BaseException) or stats.status == 404 or _not_running(stats.status, stats.body):
         if not isinstance(stats, BaseException):
             notes.append(f"Docker container {name} exited during the collection; it is not listed")
             return None, notes, False
@@ -251,6 +294,13 @@ async def _container(
         )
         return None, notes, True
     body = stats.body
+    cpu, memory = cpu_point(body.get("cpu_stats")), memory_bytes(body.get("memory_stats"))
+    unread = [what for what, got in (("CPU counters", cpu), ("memory usage", memory)) if got is None]
+    if unread:
+        notes.append(
+            f"Docker container {name}: stats carry no readable {' or '.join(unread)}; its "
+            f"{' and '.join(w.split()[0] for w in unread)} and the Docker totals are null"
+        )
     rows: tuple[TopRow, ...] | None = None
     if isinstance(top, BaseException):
         notes.append(f"Docker container {name}: process list unavailable ({top})")
@@ -264,9 +314,9 @@ async def _container(
             id=cid,
             name=name,
             command=command if isinstance(command, str) else None,
-            cpu=cpu_point(body.get("cpu_stats")),
+            cpu=cpu,
             precpu=cpu_point(body.get("precpu_stats")),
-            memory_bytes=memory_bytes(body.get("memory_stats")),
+            memory_bytes=memory,
             top=rows,
         ),
         notes,
