@@ -36,6 +36,8 @@ class Effects:
     writes: list[Arg] = field(default_factory=list)
     mutation: str | None = None
     payloads: list[str] = field(default_factory=list)
+    # Commands that read what the program writes on their stdin (awk's ``print | "cmd"``).
+    piped: list[str] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
@@ -245,12 +247,13 @@ def _awk(name: str, args: list[Arg]) -> Effects:
     program = p.operands[0].text
     writes: list[Arg] = []
     payloads: list[str] = []
+    piped: list[str] = []
     mutation = None
     for m in re.finditer(r"\b(?:print|printf)\b[^;{}]*?(>>?|\|)\s*(\"([^\"]*)\"|[A-Za-z_]\w*)?", program):
         target = m.group(3)
         if m.group(1) == "|":
             if target is not None:
-                payloads.append(target)
+                piped.append(target)
             else:
                 mutation = "the awk program pipes into a command built at run time"
         elif target is not None:
@@ -262,7 +265,7 @@ def _awk(name: str, args: list[Arg]) -> Effects:
         payloads.append(m.group(1))
     if re.search(r"\bsystem\s*\(\s*[^\"\s]", program):
         mutation = mutation or "the awk program runs a command built at run time"
-    return Effects(writes=writes, mutation=mutation, payloads=payloads)
+    return Effects(writes=writes, mutation=mutation, payloads=payloads, piped=piped)
 
 
 _INTERPRETER_CALL = re.compile(

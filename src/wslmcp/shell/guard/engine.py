@@ -61,6 +61,7 @@ from wslmcp.shell.guard.wrappers import resolve as resolve_wrappers
 _SOURCERS = family("sourcer") | family("shell")
 _SOURCERS_ONLY = family("sourcer")
 _DELETERS_AND_MV = family("deleter") | {"mv"}
+_KEYED_PATH = re.compile(r"((?:--?)?[A-Za-z][\w-]*=)?(.*)", re.DOTALL)
 _SUB = " (inside a command substitution)"
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
 _OUTPUT_OPS = OUTPUT_OPS
@@ -96,14 +97,14 @@ class _Walker:
 
     # ----------------------------------------------------------------- scripts
 
-    def text(self, text: str, env: Env, context: str, depth: int) -> None:
+    def text(self, text: str, env: Env, context: str, depth: int, feed: _Feed | None = None) -> None:
         if depth > MAX_PAYLOAD_DEPTH:
             raise GuardLimit(
                 "parse.too_deep",
                 f"the command nests shells, eval or payloads more than {MAX_PAYLOAD_DEPTH} levels deep, "
                 "too deep to screen reliably",
             )
-        self.script(read(text, self.budget), env, context, depth)
+        self.script(read(text, self.budget), env, context, depth, feed)
 
     def script(self, script: Script, env: Env, context: str, depth: int, feed: _Feed | None = None) -> None:
         for pipeline in script.pipelines:
@@ -533,7 +534,10 @@ class _Walker:
             if base in env.vars:
                 variables[base] = env.vars[base]
         child = Env(env.home, env.user, seg.cwd, variables, payload.positional)
-        self.text(text, child, f"{context} (inside a '{label.replace(' payload', '')}' payload)", depth + 1)
+        feed = _Feed(None, True) if payload.stdin_unknown else None
+        self.text(
+            text, child, f"{context} (inside a '{label.replace(' payload', '')}' payload)", depth + 1, feed
+        )
 
     def nested(
         self, label: str, argv: list[Arg], outer: Segment, env: Env, *, context: str, depth: int
@@ -579,8 +583,12 @@ class _Walker:
                     k = end
                 k += 1
         if is_a(name, "awk"):
-            for text in effects(name, seg.args).payloads:
+            found = effects(name, seg.args)
+            for text in found.payloads:
                 self.payload(seg, Payload(f"{name} system()", text), env, [], context=context, depth=depth)
+            for text in found.piped:
+                piped = Payload(f"{name} print |", text, stdin_unknown=True)
+                self.payload(seg, piped, env, [], context=context, depth=depth)
         for label, text in program_payloads(name, seg.args, seg.stdin):
             self.payload(seg, Payload(label, text), env, [], context=context, depth=depth)
         letters = code_options(name)
@@ -766,10 +774,13 @@ class _Walker:
         """A path reached through a link made earlier in this script, as the path it reaches."""
         if not self.links or not arg.static:
             return arg
-        path = resolve(arg.text, env.cwd, self.policy.home)
+        # An operand in ``key=path`` form (dd's ``of=``, ``--output=``) reaches the link the same way.
+        keyed = _KEYED_PATH.fullmatch(arg.text)
+        key, value = (keyed.group(1) or "", keyed.group(2)) if keyed else ("", arg.text)
+        path = resolve(value, env.cwd, self.policy.home)
         for link, target in self.links.items():
             if path.startswith(link + "/") or (follow_exact and path == link):
-                return Arg(normalize(target + path[len(link) :]), arg.glob)
+                return Arg(key + normalize(target + path[len(link) :]), arg.glob)
         return arg
 
     def path_args(self, argv: list[Arg], env: Env) -> list[Arg]:

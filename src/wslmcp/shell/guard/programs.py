@@ -51,9 +51,16 @@ _WRITE = re.compile(
     r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?['\"]\s*,\s*" + _STRING + r"|"
     r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?\s*([^'\"]+)['\"])"
 )
+# A fork inside a loop that never ends, however the fork is reached (``os.fork()``,
+# ``__import__("os").fork()``, a bare ``fork``) and whichever way round the loop is written.
+_ENDLESS_ITERATOR = r"\bfor\s+\w+\s+in\s+(?:iter\s*\(|(?:itertools\s*\.\s*)?(?:count|cycle|repeat)\s*\()"
+_ENDLESS_LOOP = (
+    r"(?:\bwhile\s*\(?\s*(?:True|1|true|!0)\s*\)?\s*(?::|\bdo\b|\{)?|\bloop\s*(?:do|\{)|"
+    r"\bfor\s*\(\s*;\s*;\s*\)|" + _ENDLESS_ITERATOR + ")"
+)
 _FORK_BOMB = re.compile(
-    r"(?:while\s*\(?\s*(?:True|1|true)\s*\)?\s*:?\s*\{?\s*(?:os\.|Process\.)?fork\b|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\b|"
-    r"loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*(?:pcntl_)?fork)"
+    _ENDLESS_LOOP + r"[\s\S]{0,120}?\b(?:pcntl_)?fork\b|"
+    r"\bfork\b[^\n]{0,80}?" + _ENDLESS_ITERATOR + r"|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\b"
 )
 _DYNAMIC_CALL = re.compile(
     r"(?:os\.system|subprocess\.\w+|os\.exec\w*|os\.spawn\w*|\bsystem|\bexec(?:Sync)?|\bspawn(?:Sync)?|"
