@@ -28,7 +28,7 @@ _SHELL_CALL = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.(?:getoutput|getstatusoutput|run|call|check_call|check_output|Popen)|"
     r"commands\.getoutput|"
     r"\bsystem|\bexecSync|\bexec|\bspawnSync|\bpopen|\bqx|\bshell_exec|\bpassthru|\bproc_open|%x|"
-    r"IO\.popen|Open3\.\w+|Kernel\.(?:system|exec|spawn)|\bspawn|\bexecFileSync|\bexecFile|\bpcntl_exec)"
+    r"os\.execute|IO\.popen|Open3\.\w+|Kernel\.(?:system|exec|spawn)|\bspawn|\bexecFileSync|\bexecFile|\bpcntl_exec)"
     r"\s*\(?\s*" + _STRING
 )
 # Perl's piped open: ``open(F, "|cmd")``, ``open(F, "cmd |")``, ``open my $f, "-|", "cmd"``.
@@ -204,6 +204,15 @@ def _tar(args: list[Arg]) -> list[tuple[str, str]]:
     return found
 
 
+def _helper_programs(name: str, args: list[Arg]) -> list[tuple[str, str]]:
+    """The helper a program runs as a command: ``sort --compress-program``, ``zip -TT``."""
+    option = {"sort": "--compress-program", "zip": "--unzip-command"}[name]
+    found = [(f"{name} {n}", v) for n, v in parse_as(name, args).opts if n == option and v]
+    texts = [a.text for a in args]  # zip's -TT is a two-letter option, not -T twice
+    found += [("zip -TT", texts[k + 1]) for k, t in enumerate(texts[:-1]) if name == "zip" and t == "-TT"]
+    return found
+
+
 def _wholly_unknown(text: str) -> bool:
     """A script that is nothing but run-time text (``sed "$X"``, ``awk "$PROG"``)."""
     return bool(text) and not text.replace(UNKNOWN, "").replace("\x01", "").strip()
@@ -289,6 +298,8 @@ def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tupl
         return _tar(args)
     if name == "sed":
         return _sed(args)
+    if name in ("sort", "zip"):
+        return _helper_programs(name, args)
     if is_a(name, "awk"):
         return _awk(args)
     if is_a(name, "vim"):
