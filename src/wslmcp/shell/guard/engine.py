@@ -302,7 +302,7 @@ class _Walker:
             self.runs_input(seg, env, context, depth)
             self.binary_payloads(seg, env, context, depth)
             self.call(seg, env, context, depth)
-            self.after(seg, env, printed)
+            self.after(seg, env, printed, prefixed.vars.get("IFS"))
         self.remember_writes(seg, eff, env, printed)
 
     def xargs_file(
@@ -664,8 +664,9 @@ class _Walker:
             )
             self.check(written)
 
-    def after(self, seg: Segment, env: Env, printed: str | None) -> None:
-        """What a command changes for the commands after it: cwd, variables, copied executables."""
+    def after(self, seg: Segment, env: Env, printed: str | None, ifs: str | None = None) -> None:
+        """What a command changes for the commands after it: cwd, variables, copied executables
+        (``ifs``: the IFS the command sees, which splits what ``read`` reads)."""
         name = seg.name
         args = seg.args
         texts = [a.text for a in args]
@@ -716,7 +717,11 @@ class _Walker:
                 value if value is not None and "[" not in texts[1] else UNKNOWN
             )
         elif name in ("read", "mapfile", "readarray"):
-            fields = seg.stdin.split("\n", 1)[0].split() if seg.stdin is not None and name == "read" else None
+            fields = (
+                _fields(seg.stdin.split("\n", 1)[0], ifs)
+                if seg.stdin is not None and name == "read"
+                else None
+            )
             names = [t for t in texts if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t)]
             array = name != "read" or any(re.fullmatch(r"-\w*a", t) for t in texts)
             if not names and name == "read":
@@ -788,6 +793,15 @@ class _Walker:
             return argv
         follow = basename(argv[0].text) not in _DELETERS_AND_MV
         return [argv[0], *(self.through_links(a, env, follow) for a in argv[1:])]
+
+
+def _fields(line: str, ifs: str | None) -> list[str] | None:
+    """``line`` split into fields as ``read`` splits it with ``ifs``; None when IFS is unknown."""
+    if ifs is None or not ifs.strip(" \t\n"):
+        return line.split() if ifs is None or ifs else [line]
+    if UNKNOWN in ifs:
+        return None
+    return [f.strip(" \t\n") for f in re.split("[" + re.escape(ifs) + "]", line)]
 
 
 @dataclass(frozen=True)
