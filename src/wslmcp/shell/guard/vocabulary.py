@@ -83,11 +83,12 @@ gzip,gunzip,bzip2,bunzip2,xz,unxz,zip  S  suffix
 zstd,unzstd,lz4   oS              output suffix
 sed               efl             expression file line-length
 perl,ruby         eEIlMmx0        -
+uniq              fsw             skip-fields skip-chars check-chars
 sort              kotST           key output field-separator temporary-directory buffer-size compress-program
 zip               bnOt            unzip-command temp-path suffixes output-file
 curl              odDeEhHKmuUxXyYzCPrTwAbcFQ  output dump-header cookie-jar output-dir upload-file data header user request proxy referer user-agent cookie form config max-time connect-timeout retry range write-out cacert cert key data-binary data-raw data-urlencode url resolve
 wget              OoaPtTwQeUYiBlADRIXbd  output-document output-file append-output directory-prefix tries timeout wait quota execute user-agent input-file base level accept domains reject include-directories exclude-directories header post-data post-file user password
-awk,gawk,mawk,nawk  fvF           file assign field-separator
+awk,gawk,mawk,nawk  fvFi          file assign field-separator include
 git               Cc              git-dir work-tree namespace exec-path config-env super-prefix
 systemctl,loginctl  HMtpnosP      host machine type property lines output signal state root kill-whom job-mode
 docker,podman,nerdctl  Hcl        host context config log-level tlscacert tlscert tlskey
