@@ -401,6 +401,7 @@ class _Walker:
         command wrote. Known text is screened as a script; unknown text is refused."""
         name = seg.name
         sources: list[Arg] = []
+        reads_stdin = name in _SOURCERS_ONLY  # a shell's own stdin mode is screened as its payload
         if (
             name in ("at", "batch")
             and seg.stdin_unknown
@@ -420,6 +421,7 @@ class _Walker:
                 sources = [Arg("-")]
             elif mode == "file":
                 sources = operands[:1]
+                reads_stdin = True  # `bash /dev/stdin <<< …`: the script operand is stdin
         elif is_a(name, "interpreter") and not any(t.text.startswith("-") for t in seg.args[:1]):
             if not seg.args and seg.stdin_unknown:
                 raise refuse(
@@ -434,7 +436,7 @@ class _Walker:
             sources = [seg.argv[0]]
         for source in sources:
             if source.text in _STDIN_FILES:
-                if seg.stdin is not None and name in _SOURCERS_ONLY:
+                if seg.stdin is not None and reads_stdin:
                     self.payload(
                         seg, Payload(f"{name} /dev/stdin", seg.stdin), env, [], context=context, depth=depth
                     )
@@ -706,6 +708,10 @@ class _Walker:
                 alias, eq, expansion = a.text.partition("=")
                 if eq:
                     self.shell_aliases[alias] = expansion  # an unknown part makes its use unresolved
+        elif name == "hash" and len(texts) >= 3 and texts[0] == "-p":
+            # `hash -p PATH NAME`: NAME now runs PATH, as an alias of it would
+            for alias in texts[2:]:
+                self.shell_aliases[alias] = shlex.quote(texts[1])
         elif name == "set" and "--" in texts:
             env.positional = [
                 env.positional[0] if env.positional else "bash",
