@@ -297,7 +297,8 @@ class _Walker:
             if startup is not None and (
                 seg.name in SHELLS or any(basename(w) in SHELLS for w in resolved.wrappers)
             ):
-                self.runs_file(seg, Arg(startup), env, context, depth)
+                word = next((w for n, w in cmd.assigns if n == var), None)
+                self.startup_file(seg, var, startup, word, env, context, depth)
         if resolved.argv:
             self.runs_input(seg, env, context, depth)
             self.binary_payloads(seg, env, context, depth)
@@ -450,6 +451,28 @@ class _Walker:
                     )
                 continue
             self.runs_file(seg, source, env, context, depth)
+
+    def startup_file(
+        self, seg: Segment, var: str, value: str, word: Word | None, env: Env, context: str, depth: int
+    ) -> None:
+        """The file a shell runs first because ``var`` (BASH_ENV, ENV) names it: a process
+        substitution's output (``BASH_ENV=<(…)``), the shell's stdin (``/dev/stdin``), or a file."""
+        text: str | None = None
+        if word is not None and len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
+            text = self.expander.output_of(word.parts[0].body, env.child())
+        elif value in _STDIN_FILES and value != "-":
+            text = seg.stdin if seg.stdin is not None or seg.stdin_unknown else ""
+        else:
+            self.runs_file(seg, Arg(value), env, context, depth)
+            return
+        if text is None:
+            raise refuse(
+                "unresolved.payload",
+                seg,
+                f"the shell first runs the file {var} names, whose text is only known at run time; "
+                "run the commands themselves instead",
+            )
+        self.payload(seg, Payload(f"{var} startup file", text), env, [], context=context, depth=depth)
 
     def runs_file(self, seg: Segment, source: Arg, env: Env, context: str, depth: int) -> None:
         """A file run as a script: screened when this command wrote it, refused when it wrote it
