@@ -298,7 +298,7 @@ class _Walker:
                 seg.name in SHELLS or any(basename(w) in SHELLS for w in resolved.wrappers)
             ):
                 word = next((w for n, w in cmd.assigns if n == var), None)
-                self.startup_file(seg, var, startup, word, env, context, depth)
+                self.startup_file(seg, var, startup, word, env, context=context, depth=depth)
         if resolved.argv:
             self.runs_input(seg, env, context, depth)
             self.binary_payloads(seg, env, context, depth)
@@ -453,7 +453,7 @@ class _Walker:
             self.runs_file(seg, source, env, context, depth)
 
     def startup_file(
-        self, seg: Segment, var: str, value: str, word: Word | None, env: Env, context: str, depth: int
+        self, seg: Segment, var: str, value: str, word: Word | None, env: Env, *, context: str, depth: int
     ) -> None:
         """The file a shell runs first because ``var`` (BASH_ENV, ENV) names it: a process
         substitution's output (``BASH_ENV=<(…)``), the shell's stdin (``/dev/stdin``), or a file."""
