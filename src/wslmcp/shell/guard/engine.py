@@ -297,8 +297,8 @@ class _Walker:
             if startup is not None and (
                 seg.name in SHELLS or any(basename(w) in SHELLS for w in resolved.wrappers)
             ):
-                word = next((w for n, w in cmd.assigns if n == var), None)
-                self.startup_file(seg, var, startup, word, env, context=context, depth=depth)
+                assigned = next((w for n, w in cmd.assigns if n == var), None)
+                self.startup_file(seg, var, startup, assigned, env, context=context, depth=depth)
         if resolved.argv:
             self.runs_input(seg, env, context, depth)
             self.binary_payloads(seg, env, context, depth)
