@@ -92,6 +92,18 @@ async def test_every_wrong_type_on_every_tool_is_refused_with_32602_and_nothing_
         assert not ok.is_error and marker.exists()
 
 
+async def test_every_argument_is_advertised_with_one_plain_json_type() -> None:
+    """An optional argument is one that may be left out (as the reference's ``timeoutMs?: integer >
+    0``), not ``anyOf [integer, null]``: clients that type a value from the schema (the MCP
+    Inspector CLI sends ``--tool-arg timeoutMs=500`` as 500 only when the property says
+    ``integer``) could otherwise not set it at all."""
+    async with Client(_params(WSL_DISTRO="Ubuntu")) as client:
+        for tool in (await client.list_tools()).tools:
+            for key, prop in tool.input_schema.get("properties", {}).items():
+                assert prop.get("type") in ("string", "integer", "boolean"), (tool.name, key, prop)
+                assert "anyOf" not in prop and prop.get("default", "") is not None, (tool.name, key, prop)
+
+
 async def test_undeclared_and_missing_arguments_are_refused_with_32602(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     async with Client(_params(WSL_DISTRO="Ubuntu")) as client:

@@ -167,6 +167,20 @@ TOOLS: dict[str, ToolSpec] = {  # in tools/list order
 }
 
 
+def _advertised(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as the tools advertise and check it: no argument beyond its properties, and an
+    optional argument (``T | None = None`` in Python) as the plain ``T`` it is when given, to be
+    left out rather than sent as null, as the reference writes ``timeoutMs?: integer > 0``. A
+    client that types a value from the schema (the MCP Inspector CLI) can then set it."""
+    properties = {}
+    for key, prop in schema.get("properties", {}).items():
+        typed = [alt for alt in prop.get("anyOf", ()) if alt.get("type") != "null"]
+        optional = len(typed) == 1 and len(prop["anyOf"]) == 2 and prop.get("default", ...) is None
+        rest = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+        properties[key] = {**typed[0], **rest} if optional else prop
+    return {**schema, "properties": properties, "additionalProperties": False}
+
+
 class StrictArgumentsServer(MCPServer):
     """Checks every call against its tool's schema with ``wslmcp.arguments`` (the validation path
     observe uses too) before the tool runs; a bad call is JSON-RPC -32602 and nothing runs.
@@ -179,7 +193,7 @@ class StrictArgumentsServer(MCPServer):
 
     async def list_tools(self) -> list[Tool]:
         return [
-            tool.model_copy(update={"input_schema": {**tool.input_schema, "additionalProperties": False}})
+            tool.model_copy(update={"input_schema": _advertised(tool.input_schema)})
             for tool in await super().list_tools()
         ]
 
@@ -189,7 +203,7 @@ class StrictArgumentsServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         if self._schemas is None:  # built once, not on every call
-            self._schemas = {t.name: t.input_schema for t in await super().list_tools()}
+            self._schemas = {t.name: t.input_schema for t in await self.list_tools()}
         schema = self._schemas.get(name)
         if schema is not None:
             try:

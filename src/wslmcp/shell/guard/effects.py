@@ -36,6 +36,8 @@ class Effects:
     writes: list[Arg] = field(default_factory=list)
     mutation: str | None = None
     payloads: list[str] = field(default_factory=list)
+    # Commands that read what the program writes on their stdin (awk's ``print | "cmd"``).
+    piped: list[str] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
@@ -240,17 +242,21 @@ def _find(name: str, args: list[Arg]) -> Effects:
 
 def _awk(name: str, args: list[Arg]) -> Effects:
     p = parse_as(name, args)
+    if {"inplace", "inplace.awk"} & set(p.values("-i", "--include")):
+        files = p.operands if p.has("-f", "--file") else p.operands[1:]
+        return Effects(writes=files or [CWD])
     if p.has("-f", "--file") or not p.operands:
         return Effects()
     program = p.operands[0].text
     writes: list[Arg] = []
     payloads: list[str] = []
+    piped: list[str] = []
     mutation = None
     for m in re.finditer(r"\b(?:print|printf)\b[^;{}]*?(>>?|\|)\s*(\"([^\"]*)\"|[A-Za-z_]\w*)?", program):
         target = m.group(3)
         if m.group(1) == "|":
             if target is not None:
-                payloads.append(target)
+                piped.append(target)
             else:
                 mutation = "the awk program pipes into a command built at run time"
         elif target is not None:
@@ -262,7 +268,7 @@ def _awk(name: str, args: list[Arg]) -> Effects:
         payloads.append(m.group(1))
     if re.search(r"\bsystem\s*\(\s*[^\"\s]", program):
         mutation = mutation or "the awk program runs a command built at run time"
-    return Effects(writes=writes, mutation=mutation, payloads=payloads)
+    return Effects(writes=writes, mutation=mutation, payloads=payloads, piped=piped)
 
 
 def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
@@ -652,6 +658,28 @@ def _disk_tool(name: str, args: list[Arg]) -> Effects:
     return Effects(mutation=f"'{name}' repartitions or erases a disk")
 
 
+def _uniq(name: str, args: list[Arg]) -> Effects:
+    """``uniq INPUT OUTPUT`` writes its second operand."""
+    return Effects(writes=parse_as(name, args).operands[1:2])
+
+
+def _journalctl(name: str, args: list[Arg]) -> Effects:
+    p = parse_as(name, args)
+    changing = (
+        "--vacuum-size",
+        "--vacuum-time",
+        "--vacuum-files",
+        "--rotate",
+        "--flush",
+        "--sync",
+        "--relinquish-var",
+        "--setup-keys",
+    )
+    if any(n in changing for n, _ in p.opts):
+        return Effects(mutation="'journalctl' removes or rewrites journal files")
+    return Effects()
+
+
 def _ssh_keygen(name: str, args: list[Arg]) -> Effects:
     if any(re.fullmatch(r"-[lFyLQ]\w*|-B", a.text) for a in args):
         return Effects()
@@ -700,7 +728,9 @@ _BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
     ("modprobe", _listing_flags({"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"}, "'modprobe' loads or unloads kernel modules")),
     ("insmod", _mutation("'{name}' loads a kernel module")),
     ("rmmod", _mutation("'{name}' unloads a kernel module")),
-    ("sysctl", _sysctl),
+    ("sysctl", _sysctl), ("uniq", _uniq), ("journalctl", _journalctl),
+    ("mktemp tempfile", _listing_flags({"-u", "--dry-run", "--help", "--version"}, "'mktemp' creates a file or directory")),
+    ("locale-gen update-locale", _mutation("'{name}' changes the system's locales")),
     (" ".join(family("package")), _package),
     (" ".join(family("account")), _mutation("'{name}' changes accounts")),
     (" ".join(family("formatter")), _mutation("'{name}' formats a filesystem")),

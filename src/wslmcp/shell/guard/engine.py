@@ -61,6 +61,7 @@ from wslmcp.shell.guard.wrappers import resolve as resolve_wrappers
 _SOURCERS = family("sourcer") | family("shell")
 _SOURCERS_ONLY = family("sourcer")
 _DELETERS_AND_MV = family("deleter") | {"mv"}
+_KEYED_PATH = re.compile(r"((?:--?)?[A-Za-z][\w-]*=)?(.*)", re.DOTALL)
 _SUB = " (inside a command substitution)"
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
 _OUTPUT_OPS = OUTPUT_OPS
@@ -96,14 +97,14 @@ class _Walker:
 
     # ----------------------------------------------------------------- scripts
 
-    def text(self, text: str, env: Env, context: str, depth: int) -> None:
+    def text(self, text: str, env: Env, context: str, depth: int, feed: _Feed | None = None) -> None:
         if depth > MAX_PAYLOAD_DEPTH:
             raise GuardLimit(
                 "parse.too_deep",
                 f"the command nests shells, eval or payloads more than {MAX_PAYLOAD_DEPTH} levels deep, "
                 "too deep to screen reliably",
             )
-        self.script(read(text, self.budget), env, context, depth)
+        self.script(read(text, self.budget), env, context, depth, feed)
 
     def script(self, script: Script, env: Env, context: str, depth: int, feed: _Feed | None = None) -> None:
         for pipeline in script.pipelines:
@@ -296,12 +297,13 @@ class _Walker:
             if startup is not None and (
                 seg.name in SHELLS or any(basename(w) in SHELLS for w in resolved.wrappers)
             ):
-                self.runs_file(seg, Arg(startup), env, context, depth)
+                assigned = next((w for n, w in cmd.assigns if n == var), None)
+                self.startup_file(seg, var, startup, assigned, env, context=context, depth=depth)
         if resolved.argv:
             self.runs_input(seg, env, context, depth)
             self.binary_payloads(seg, env, context, depth)
             self.call(seg, env, context, depth)
-            self.after(seg, env, printed)
+            self.after(seg, env, printed, prefixed.vars.get("IFS"))
         self.remember_writes(seg, eff, env, printed)
 
     def xargs_file(
@@ -400,6 +402,7 @@ class _Walker:
         command wrote. Known text is screened as a script; unknown text is refused."""
         name = seg.name
         sources: list[Arg] = []
+        reads_stdin = name in _SOURCERS_ONLY  # a shell's own stdin mode is screened as its payload
         if (
             name in ("at", "batch")
             and seg.stdin_unknown
@@ -419,6 +422,7 @@ class _Walker:
                 sources = [Arg("-")]
             elif mode == "file":
                 sources = operands[:1]
+                reads_stdin = True  # `bash /dev/stdin <<< …`: the script operand is stdin
         elif is_a(name, "interpreter") and not any(t.text.startswith("-") for t in seg.args[:1]):
             if not seg.args and seg.stdin_unknown:
                 raise refuse(
@@ -433,7 +437,7 @@ class _Walker:
             sources = [seg.argv[0]]
         for source in sources:
             if source.text in _STDIN_FILES:
-                if seg.stdin is not None and name in _SOURCERS_ONLY:
+                if seg.stdin is not None and reads_stdin:
                     self.payload(
                         seg, Payload(f"{name} /dev/stdin", seg.stdin), env, [], context=context, depth=depth
                     )
@@ -447,6 +451,28 @@ class _Walker:
                     )
                 continue
             self.runs_file(seg, source, env, context, depth)
+
+    def startup_file(
+        self, seg: Segment, var: str, value: str, word: Word | None, env: Env, *, context: str, depth: int
+    ) -> None:
+        """The file a shell runs first because ``var`` (BASH_ENV, ENV) names it: a process
+        substitution's output (``BASH_ENV=<(…)``), the shell's stdin (``/dev/stdin``), or a file."""
+        text: str | None = None
+        if word is not None and len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
+            text = self.expander.output_of(word.parts[0].body, env.child())
+        elif value in _STDIN_FILES and value != "-":
+            text = seg.stdin if seg.stdin is not None or seg.stdin_unknown else ""
+        else:
+            self.runs_file(seg, Arg(value), env, context, depth)
+            return
+        if text is None:
+            raise refuse(
+                "unresolved.payload",
+                seg,
+                f"the shell first runs the file {var} names, whose text is only known at run time; "
+                "run the commands themselves instead",
+            )
+        self.payload(seg, Payload(f"{var} startup file", text), env, [], context=context, depth=depth)
 
     def runs_file(self, seg: Segment, source: Arg, env: Env, context: str, depth: int) -> None:
         """A file run as a script: screened when this command wrote it, refused when it wrote it
@@ -533,7 +559,10 @@ class _Walker:
             if base in env.vars:
                 variables[base] = env.vars[base]
         child = Env(env.home, env.user, seg.cwd, variables, payload.positional)
-        self.text(text, child, f"{context} (inside a '{label.replace(' payload', '')}' payload)", depth + 1)
+        feed = _Feed(None, True) if payload.stdin_unknown else None
+        self.text(
+            text, child, f"{context} (inside a '{label.replace(' payload', '')}' payload)", depth + 1, feed
+        )
 
     def nested(
         self, label: str, argv: list[Arg], outer: Segment, env: Env, *, context: str, depth: int
@@ -579,8 +608,12 @@ class _Walker:
                     k = end
                 k += 1
         if is_a(name, "awk"):
-            for text in effects(name, seg.args).payloads:
+            found = effects(name, seg.args)
+            for text in found.payloads:
                 self.payload(seg, Payload(f"{name} system()", text), env, [], context=context, depth=depth)
+            for text in found.piped:
+                piped = Payload(f"{name} print |", text, stdin_unknown=True)
+                self.payload(seg, piped, env, [], context=context, depth=depth)
         for label, text in program_payloads(name, seg.args, seg.stdin):
             self.payload(seg, Payload(label, text), env, [], context=context, depth=depth)
         letters = code_options(name)
@@ -656,8 +689,9 @@ class _Walker:
             )
             self.check(written)
 
-    def after(self, seg: Segment, env: Env, printed: str | None) -> None:
-        """What a command changes for the commands after it: cwd, variables, copied executables."""
+    def after(self, seg: Segment, env: Env, printed: str | None, ifs: str | None = None) -> None:
+        """What a command changes for the commands after it: cwd, variables, copied executables
+        (``ifs``: the IFS the command sees, which splits what ``read`` reads)."""
         name = seg.name
         args = seg.args
         texts = [a.text for a in args]
@@ -697,6 +731,10 @@ class _Walker:
                 alias, eq, expansion = a.text.partition("=")
                 if eq:
                     self.shell_aliases[alias] = expansion  # an unknown part makes its use unresolved
+        elif name == "hash" and len(texts) >= 3 and texts[0] == "-p":
+            # `hash -p PATH NAME`: NAME now runs PATH, as an alias of it would
+            for alias in texts[2:]:
+                self.shell_aliases[alias] = shlex.quote(texts[1])
         elif name == "set" and "--" in texts:
             env.positional = [
                 env.positional[0] if env.positional else "bash",
@@ -708,7 +746,11 @@ class _Walker:
                 value if value is not None and "[" not in texts[1] else UNKNOWN
             )
         elif name in ("read", "mapfile", "readarray"):
-            fields = seg.stdin.split("\n", 1)[0].split() if seg.stdin is not None and name == "read" else None
+            fields = (
+                _fields(seg.stdin.split("\n", 1)[0], ifs)
+                if seg.stdin is not None and name == "read"
+                else None
+            )
             names = [t for t in texts if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", t)]
             array = name != "read" or any(re.fullmatch(r"-\w*a", t) for t in texts)
             if not names and name == "read":
@@ -766,10 +808,13 @@ class _Walker:
         """A path reached through a link made earlier in this script, as the path it reaches."""
         if not self.links or not arg.static:
             return arg
-        path = resolve(arg.text, env.cwd, self.policy.home)
+        # An operand in ``key=path`` form (dd's ``of=``, ``--output=``) reaches the link the same way.
+        keyed = _KEYED_PATH.fullmatch(arg.text)
+        key, value = (keyed.group(1) or "", keyed.group(2)) if keyed else ("", arg.text)
+        path = resolve(value, env.cwd, self.policy.home)
         for link, target in self.links.items():
             if path.startswith(link + "/") or (follow_exact and path == link):
-                return Arg(normalize(target + path[len(link) :]), arg.glob)
+                return Arg(key + normalize(target + path[len(link) :]), arg.glob)
         return arg
 
     def path_args(self, argv: list[Arg], env: Env) -> list[Arg]:
@@ -777,6 +822,15 @@ class _Walker:
             return argv
         follow = basename(argv[0].text) not in _DELETERS_AND_MV
         return [argv[0], *(self.through_links(a, env, follow) for a in argv[1:])]
+
+
+def _fields(line: str, ifs: str | None) -> list[str] | None:
+    """``line`` split into fields as ``read`` splits it with ``ifs``; None when IFS is unknown."""
+    if ifs is None or not ifs.strip(" \t\n"):
+        return line.split() if ifs is None or ifs else [line]
+    if UNKNOWN in ifs:
+        return None
+    return [f.strip(" \t\n") for f in re.split("[" + re.escape(ifs) + "]", line)]
 
 
 @dataclass(frozen=True)

@@ -192,7 +192,8 @@ def critical_kind(path: str, home: str | None, include_homes: bool = True) -> st
     """Why removing ``path`` (normalised, absolute or ``~``-based) would be a catastrophe, else None."""
     if path.startswith("~"):
         rest = path[1:]
-        path = "/home/~" + rest if not home else normalize(home + rest)
+        # An unknown home still lies one level below /home (or /root), so ``~/..`` reaches at least /home.
+        path = normalize("/home/~" + rest if not home else home + rest)
     if not path.startswith("/"):
         return None
     if path.rstrip("/") == "" or path == "/":

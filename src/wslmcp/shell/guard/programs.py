@@ -25,10 +25,21 @@ UNKNOWN_COMMAND = UNKNOWN
 
 _STRING = r"""(?:r|b|u|f)?(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")"""
 _SHELL_CALL = re.compile(
-    r"(?:os\.system|os\.popen|subprocess\.(?:getoutput|getstatusoutput)|commands\.getoutput|"
+    r"(?:os\.system|os\.popen|subprocess\.(?:getoutput|getstatusoutput|run|call|check_call|check_output|Popen)|"
+    r"commands\.getoutput|"
     r"\bsystem|\bexecSync|\bexec|\bspawnSync|\bpopen|\bqx|\bshell_exec|\bpassthru|\bproc_open|%x|"
-    r"IO\.popen|Open3\.\w+|Kernel\.(?:system|exec|spawn)|\bspawn)\s*\(?\s*" + _STRING
+    r"os\.execute|IO\.popen|Open3\.\w+|Kernel\.(?:system|exec|spawn)|\bspawn|\bexecFileSync|\bexecFile|\bpcntl_exec)"
+    r"\s*\(?\s*" + _STRING
 )
+# Perl's piped open: ``open(F, "|cmd")``, ``open(F, "cmd |")``, ``open my $f, "-|", "cmd"``.
+_PIPE_OPEN = re.compile(
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['\"](?:-\||\|-)['\"]\s*,\s*" + _STRING + r"|"
+    r"['\"]\s*\|\s*([^'\"]+)['\"]|['\"]([^'\"|<>]+?)\s*\|\s*['\"])"
+)
+# Names a program binds to a module or a function (``import subprocess as sp``, ``from os import
+# system as s``): read back as the module's own names, so the calls above see through them.
+_IMPORT_AS = re.compile(r"\bimport\s+([\w.]+)\s+as\s+(\w+)")
+_FROM_IMPORT = re.compile(r"\bfrom\s+([\w.]+)\s+import\s+\(?([\w\s,]+)")
 _LIST_CALL = re.compile(
     r"(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.exec\w*|os\.spawn\w*|os\.posix_spawnp?|"
     r"\bexecFileSync|\bexecFile|\bspawnSync|\bspawn|\bsystem|\bexec|pcntl_exec)\s*\(\s*(?:os\.P_\w+\s*,\s*)?"
@@ -51,9 +62,16 @@ _WRITE = re.compile(
     r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?['\"]\s*,\s*" + _STRING + r"|"
     r"\bopen\s*\(?\s*\w+\s*,\s*['\"]>>?\s*([^'\"]+)['\"])"
 )
+# A fork inside a loop that never ends, however the fork is reached (``os.fork()``,
+# ``__import__("os").fork()``, a bare ``fork``) and whichever way round the loop is written.
+_ENDLESS_ITERATOR = r"\bfor\s+\w+\s+in\s+(?:iter\s*\(|(?:itertools\s*\.\s*)?(?:count|cycle|repeat)\s*\()"
+_ENDLESS_LOOP = (
+    r"(?:\bwhile\s*\(?\s*(?:True|1|true|!0)\s*\)?\s*(?::|\bdo\b|\{)?|\bloop\s*(?:do|\{)|"
+    r"\bfor\s*\(\s*;\s*;\s*\)|" + _ENDLESS_ITERATOR + ")"
+)
 _FORK_BOMB = re.compile(
-    r"(?:while\s*\(?\s*(?:True|1|true)\s*\)?\s*:?\s*\{?\s*(?:os\.|Process\.)?fork\b|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\b|"
-    r"loop\s*(?:do|\{)\s*(?:Process\.)?fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*(?:pcntl_)?fork)"
+    _ENDLESS_LOOP + r"[\s\S]{0,120}?\b(?:pcntl_)?fork\b|"
+    r"\bfork\b[^\n]{0,80}?" + _ENDLESS_ITERATOR + r"|\bfork\s*(?:\(\s*\))?\s*(?:while|until)\b"
 )
 _DYNAMIC_CALL = re.compile(
     r"(?:os\.system|subprocess\.\w+|os\.exec\w*|os\.spawn\w*|\bsystem|\bexec(?:Sync)?|\bspawn(?:Sync)?|"
@@ -85,11 +103,28 @@ def _literal(m: re.Match[str], first: int = 1) -> str | None:
     return _unescape(groups[0]) if groups else None
 
 
+def _dealiased(program: str) -> str:
+    """``program`` with the names it imported under another name spelt as their module's."""
+    renames: dict[str, str] = {}
+    for m in _IMPORT_AS.finditer(program):
+        renames[m.group(2)] = m.group(1)
+    for m in _FROM_IMPORT.finditer(program):
+        for item in m.group(2).split(","):
+            name, _, alias = item.strip().partition(" as ")
+            if name.strip().isidentifier():
+                renames[(alias or name).strip()] = f"{m.group(1)}.{name.strip()}"
+    for alias, full in renames.items():
+        if alias.isidentifier() and alias != full:
+            program = re.sub(rf"(?<![\w.]){re.escape(alias)}\b(?!\s*(?:as\b|,|\)|$))", full, program)
+    return program
+
+
 def code_effects(program: str) -> Code:
     """Shell commands, deletions and writes of a one-line program (see the module docstring)."""
     out = Code()
     if not program:
         return out
+    program = _dealiased(program)
     if _FORK_BOMB.search(program):
         out.danger = "forks copies of itself without end (a fork bomb)"
         return out
@@ -110,6 +145,9 @@ def code_effects(program: str) -> Code:
         elif text is not None and not any(text == shlex.split(c)[0] for c in out.commands if c):
             out.commands.append(text)
     out.commands.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
+    out.commands.extend(
+        _unescape(next(g for g in m.groups() if g is not None)) for m in _PIPE_OPEN.finditer(program)
+    )
     out.commands.extend(m.group(1) for m in re.finditer(r"\bqx\s*[{(\[]([^})\]]+)[})\]]", program))
     if _DYNAMIC_CALL.search(program) and not out.commands:
         out.commands.append(UNKNOWN_COMMAND)
@@ -163,6 +201,15 @@ def _tar(args: list[Arg]) -> list[tuple[str, str]]:
             action, _, command = v.partition("=")
             if action in ("exec", "sleep") and action == "exec":
                 found.append(("tar --checkpoint-action", command))
+    return found
+
+
+def _helper_programs(name: str, args: list[Arg]) -> list[tuple[str, str]]:
+    """The helper a program runs as a command: ``sort --compress-program``, ``zip -TT``."""
+    option = {"sort": "--compress-program", "zip": "--unzip-command"}[name]
+    found = [(f"{name} {n}", v) for n, v in parse_as(name, args).opts if n == option and v]
+    texts = [a.text for a in args]  # zip's -TT is a two-letter option, not -T twice
+    found += [("zip -TT", texts[k + 1]) for k, t in enumerate(texts[:-1]) if name == "zip" and t == "-TT"]
     return found
 
 
@@ -251,6 +298,8 @@ def program_payloads(name: str, args: list[Arg], stdin: str | None) -> list[tupl
         return _tar(args)
     if name == "sed":
         return _sed(args)
+    if name in ("sort", "zip"):
+        return _helper_programs(name, args)
     if is_a(name, "awk"):
         return _awk(args)
     if is_a(name, "vim"):

@@ -83,10 +83,12 @@ gzip,gunzip,bzip2,bunzip2,xz,unxz,zip  S  suffix
 zstd,unzstd,lz4   oS              output suffix
 sed               efl             expression file line-length
 perl,ruby         eEIlMmx0        -
-sort              kotST           key output field-separator temporary-directory buffer-size
+uniq              fsw             skip-fields skip-chars check-chars
+sort              kotST           key output field-separator temporary-directory buffer-size compress-program
+zip               bnOt            unzip-command temp-path suffixes output-file
 curl              odDeEhHKmuUxXyYzCPrTwAbcFQ  output dump-header cookie-jar output-dir upload-file data header user request proxy referer user-agent cookie form config max-time connect-timeout retry range write-out cacert cert key data-binary data-raw data-urlencode url resolve
 wget              OoaPtTwQeUYiBlADRIXbd  output-document output-file append-output directory-prefix tries timeout wait quota execute user-agent input-file base level accept domains reject include-directories exclude-directories header post-data post-file user password
-awk,gawk,mawk,nawk  fvF           file assign field-separator
+awk,gawk,mawk,nawk  fvFi          file assign field-separator include
 git               Cc              git-dir work-tree namespace exec-path config-env super-prefix
 systemctl,loginctl  HMtpnosP      host machine type property lines output signal state root kill-whom job-mode
 docker,podman,nerdctl  Hcl        host context config log-level tlscacert tlscert tlskey
@@ -125,7 +127,7 @@ busctl            -               address machine host
 # --------------------------------------------------------------------- families
 _FAMILIES = """
 shell          sh bash dash zsh ksh ash mksh yash posh rbash busybox-sh fish csh tcsh
-interpreter    python python2 python3 perl ruby node nodejs php deno
+interpreter    python python2 python3 perl ruby node nodejs php deno lua luajit
 deleter        rm shred srm wipe unlink
 formatter      mkfs mke2fs mkswap mkdosfs mkntfs mkexfatfs
 disk           fdisk sfdisk parted sgdisk wipefs blkdiscard
@@ -158,7 +160,7 @@ builtin        cd echo printf pwd true false : test [ export unset set read eval
 # Option letters whose value is program text, per interpreter.
 CODE_OPTIONS: dict[str, str] = {
     "python": "c", "python2": "c", "python3": "c", "perl": "eE", "ruby": "e",
-    "node": "ep", "nodejs": "ep", "php": "r", "deno": "",
+    "node": "ep", "nodejs": "ep", "php": "r", "deno": "", "lua": "e", "luajit": "e",
 }  # fmt: skip
 
 COMMAND_VARIABLES = words(

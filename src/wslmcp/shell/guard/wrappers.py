@@ -32,6 +32,7 @@ class Payload:
     label: str
     text: str
     positional: list[str] | None = None
+    stdin_unknown: bool = False  # the script's stdin is data only known at run time
 
 
 @dataclass
