@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.evals.pairs import GW, OBS, PAIRS, Q_CPU, S1, B, listing, most_cpu
+from tests.evals.pairs import GW, OBS, PAIRS, Q_CPU, R_GW, S1, S2, B, listing, most_cpu, summary, tool_error
 from wslmcp.evals.cases import Case, infer
 from wslmcp.evals.rubric import REGISTRY, grade
 from wslmcp.evals.session import Session
-from wslmcp.evals.trace import Result, Trace
+from wslmcp.evals.trace import Call, Message, Result, Trace
 
 
 def session(trace: Trace, case: Case, **kw: object) -> Session:
@@ -135,3 +135,45 @@ def test_claims_are_judged_per_clause(check: str, answer: str, passes: bool) -> 
         trace = _summary_answer(answer)
     got, message = status(check, trace, PAIRS[check][2])
     assert got == ("pass" if passes else "fail"), message
+
+
+def _parallel(*calls: tuple[str, dict[str, object], Result, int]) -> Trace:
+    """One question, then observe calls with explicit groups (calls of one group were sent together)."""
+    events: list[object] = [Message("user", Q_MEM)]
+    for n, (tool, args, result, group) in enumerate(calls, 1):
+        events.append(Call(n, f"c{n}", OBS, tool, dict(args), group, result))
+    events.append(Message("assistant", "gw_sh holds 738 MiB."))
+    return Trace({"format": "wslmcp-trace"}, events)  # type: ignore[arg-type]
+
+
+Q_MEM = "How much memory does gw_sh hold?"
+LATEST = {"max_age_ms": 0}
+
+
+def test_a_parallel_latest_read_is_no_silent_refresh_but_still_mixes() -> None:
+    trace = _parallel(
+        ("list_resources", LATEST, listing(S1, GW), 1), ("get_system_summary", LATEST, summary(S2), 1)
+    )
+    assert status("snapshot.preserved", trace, infer(Q_MEM))[0] == "pass"
+    assert status("snapshot.no_mixing", trace, infer(Q_MEM))[0] == "fail"
+    later = _parallel(
+        ("list_resources", LATEST, listing(S1, GW), 1), ("get_system_summary", LATEST, summary(S2), 2)
+    )
+    assert status("snapshot.preserved", later, infer(Q_MEM))[0] == "fail"
+
+
+def test_a_call_sent_beside_an_error_is_no_reaction_to_it() -> None:
+    stale = {"snapshot_id": S1, "resource_id": R_GW}
+    trace = _parallel(
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 1),
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 1),
+        ("list_resources", LATEST, listing(S2, GW), 2),
+    )
+    assert status("errors.restart_after_unavailable", trace, infer(Q_MEM))[0] == "pass"
+    assert status("errors.no_identical_retry", trace, infer(Q_MEM))[0] == "pass"
+    serial = _parallel(
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 1),
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 2),
+    )
+    assert status("errors.restart_after_unavailable", serial, infer(Q_MEM))[0] == "fail"
+    assert status("errors.no_identical_retry", serial, infer(Q_MEM))[0] == "fail"
