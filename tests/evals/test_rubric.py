@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from tests.evals.pairs import GW, OBS, PAIRS, Q_CPU, R_GW, S1, S2, B, listing, most_cpu, summary, tool_error
+from tests.evals.pairs import (
+    GW,
+    MAKE,
+    OBS,
+    PAIRS,
+    Q_CPU,
+    R_GW,
+    S1,
+    S2,
+    B,
+    listing,
+    most_cpu,
+    summary,
+    tool_error,
+)
 from wslmcp.evals.cases import Case, infer
 from wslmcp.evals.rubric import REGISTRY, grade
 from wslmcp.evals.session import Session
@@ -177,3 +191,37 @@ def test_a_call_sent_beside_an_error_is_no_reaction_to_it() -> None:
     )
     assert status("errors.restart_after_unavailable", serial, infer(Q_MEM))[0] == "fail"
     assert status("errors.no_identical_retry", serial, infer(Q_MEM))[0] == "fail"
+
+
+def _follow_up(answer: str) -> Trace:
+    top_two = {"max_age_ms": 0, "sort_by": "cpu", "sort_order": "desc", "limit": 2}
+    return (
+        B()
+        .user(Q_CPU)
+        .obs("list_resources", top_two, listing(S1, GW, MAKE))
+        .say("gw_sh is the busiest, then make.")
+        .user("What is running underneath it?")
+        .obs("list_children", {"snapshot_id": S1, "resource_id": R_GW}, listing(S1))
+        .say(answer)
+        .trace
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong", "right"),
+    [
+        (
+            "answer.children_from_hierarchy",
+            "gw_sh spawned make as a child.",
+            "Nothing runs underneath gw_sh.",
+        ),
+        ("answer.cpu_scale", "gw_sh uses 6.25% of one core.", "gw_sh uses 100% of one core."),
+    ],
+)
+def test_a_follow_up_answer_is_judged_on_the_results_it_carries_on(
+    check: str, wrong: str, right: str
+) -> None:
+    follow_up = infer("What is running underneath it?", earlier=True)
+    assert not follow_up.intent.fresh
+    assert status(check, _follow_up(wrong), follow_up)[0] == "fail"
+    assert status(check, _follow_up(right), follow_up)[0] == "pass"
