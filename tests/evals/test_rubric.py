@@ -225,3 +225,9 @@ def test_a_follow_up_answer_is_judged_on_the_results_it_carries_on(
     assert not follow_up.intent.fresh
     assert status(check, _follow_up(wrong), follow_up)[0] == "fail"
     assert status(check, _follow_up(right), follow_up)[0] == "pass"
+
+
+def test_a_question_about_wsl_processes_asks_for_the_wsl_environment() -> None:
+    assert infer("Which WSL process is the busiest?").intent.environment == "wsl"
+    assert infer("List the WSL processes by CPU").intent.environment == "wsl"
+    assert infer("Is Windows or WSL using more CPU right now?").intent.environment is None
