@@ -114,6 +114,15 @@ def test_tokens_add_the_wire_column_to_every_home_block(homes: tuple[Path, Path,
     assert f"{anthropic['advertised_max']:,} o200k_base" in line
 
 
+def test_gates_judge_the_primary_home_only(homes: tuple[Path, Path, Path]) -> None:
+    primary, other, project = homes
+    base = ["--home", str(primary), "--project", str(project), "--also-home", str(other)]
+    doc = json.loads(_run([*base, "--json"]))
+    mine = [r for r in doc["wslmcp"]["servers"] if r["home"] == str(primary)]
+    total = sum(t["advertised_max"] for r in mine for t in r["tokens"] if t["wire"] == "anthropic")
+    _run([*base, "--fail-over", f"total={total}"])  # exit 0: the other home's rows are not added in
+
+
 def test_inside_wsl_the_windows_side_is_added_unless_turned_off(homes: tuple[Path, Path, Path]) -> None:
     primary, other, project = homes
     base = ["--home", str(primary), "--project", str(project), "--json"]
