@@ -22,7 +22,7 @@ from tests.evals.pairs import (
 from wslmcp.evals.cases import Case, infer
 from wslmcp.evals.rubric import REGISTRY, grade
 from wslmcp.evals.session import Session
-from wslmcp.evals.trace import Call, Message, Result, Trace
+from wslmcp.evals.trace import Call, Message, Result, Trace, text_content
 
 
 def session(trace: Trace, case: Case, **kw: object) -> Session:
@@ -231,3 +231,17 @@ def test_a_question_about_wsl_processes_asks_for_the_wsl_environment() -> None:
     assert infer("Which WSL process is the busiest?").intent.environment == "wsl"
     assert infer("List the WSL processes by CPU").intent.environment == "wsl"
     assert infer("Is Windows or WSL using more CPU right now?").intent.environment is None
+
+
+def test_repeating_a_call_the_client_itself_refused_is_an_identical_retry() -> None:
+    refused = Result(
+        "client_error",
+        text_content("<tool_use_error>InputValidationError: limit: expected number</tool_use_error>"),
+    )
+    bad = {"max_age_ms": 0, "limit": "5"}
+    same = _parallel(("list_resources", bad, refused, 1), ("list_resources", bad, refused, 2))
+    assert status("errors.no_identical_retry", same, infer(Q_MEM))[0] == "fail"
+    fixed = _parallel(
+        ("list_resources", bad, refused, 1), ("list_resources", {**bad, "limit": 5}, listing(S1, GW), 2)
+    )
+    assert status("errors.no_identical_retry", fixed, infer(Q_MEM))[0] == "pass"

@@ -39,10 +39,10 @@ def no_identical_retry(s: Session) -> Outcome:
     errors = [
         c
         for c in s.trace.calls
-        if c.server is not None and s.result(c).status in ("tool_error", "jsonrpc_error")
+        if c.server is not None and s.result(c).status in ("tool_error", "jsonrpc_error", "client_error")
     ]
     if not errors:
-        return skip("no tool or JSON-RPC error answer")
+        return skip("no tool, JSON-RPC or client error answer")
     found = []
     for call in errors:
         nxt = _next_on_server(s, call)
@@ -64,7 +64,7 @@ CHECKS = (
     CheckSpec(
         "errors.no_identical_retry",
         "errors",
-        "after a tool_error or jsonrpc_error answer",
+        "after a tool_error, jsonrpc_error or client_error answer (the client's own <tool_use_error>)",
         "fails when the next call to that server (sent after the answer, not beside it in a parallel group) has the same tool and equal arguments",
         no_identical_retry,
     ),
