@@ -258,3 +258,32 @@ def test_the_judge_plug_in(tmp_path: Path, kind: str) -> None:
     assert done.returncode == 0  # the judge never gates by default
     if kind == "fail":
         assert wslmcp(*args, "--judge-gates").returncode == 1
+
+
+def test_without_a_case_the_intent_is_read_from_the_graded_question_a_follow_up_included(
+    tmp_path: Path,
+) -> None:
+    from tests.evals.transcripts import cc_result, cc_text, cc_use, cc_user, write_jsonl
+
+    listing = json.dumps({"snapshot": {"snapshot_id": "s-1"}, "data": []})
+    rows = [
+        cc_user("Which process is using the most CPU right now?"),
+        cc_use(
+            "m1", "u1", "mcp__wsl-observe__list_resources", {"max_age_ms": 0, "sort_by": "cpu", "limit": 1}
+        ),
+        cc_result("u1", listing),
+        cc_text("m1", "Nothing is busy."),
+        cc_user("What is running underneath it?"),
+        cc_use("m2", "u2", "mcp__wsl-observe__list_children", {"snapshot_id": "s-1", "resource_id": "r-1"}),
+        cc_result("u2", listing),
+        cc_text("m2", "Nothing runs underneath it."),
+    ]
+    trace = write_jsonl(tmp_path / "followup.jsonl", rows)
+    checks = {}
+    for n in ("1", "2"):
+        done = wslmcp("run", trace, "--no-replay", "--investigation", n, "--json", "-")
+        checks[n] = {c["id"]: c["status"] for c in json.loads(done.stdout)["traces"][0]["checks"]}
+    assert checks["2"]["snapshot.fresh_start"] == "skip"  # a follow-up carries the snapshot on
+    assert checks["2"]["intent.sort_matches_question"] == "skip"  # nothing about sorting was asked
+    assert checks["1"]["snapshot.fresh_start"] == "pass"
+    assert checks["1"]["intent.sort_matches_question"] == "pass"

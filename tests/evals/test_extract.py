@@ -172,3 +172,14 @@ def test_claude_code_own_user_texts_start_no_investigation(tmp_path: Path) -> No
     ]
     got = read(write_jsonl(tmp_path / "s.jsonl", rows))
     assert [e.text for e in got.events if isinstance(e, Message)] == ["Which process is busiest?"]
+
+
+def test_a_file_of_no_json_objects_is_not_called_empty(tmp_path: Path) -> None:
+    files = LocalClientFiles()
+    garbage, blank = tmp_path / "garbage.jsonl", tmp_path / "blank.jsonl"
+    garbage.write_text("not json\n[1, 2]\n")
+    blank.write_text("\n\n")
+    with pytest.raises(TraceError, match=r"garbage\.jsonl: no JSON records: 2 of 2 lines unparseable"):
+        extract.read(files, str(garbage))
+    with pytest.raises(TraceError, match=r"blank\.jsonl: empty: no JSON records"):
+        extract.read(files, str(blank))

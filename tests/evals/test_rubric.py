@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from tests.evals.pairs import GW, OBS, PAIRS, Q_CPU, S1, B, listing, most_cpu
+from tests.evals.pairs import (
+    GW,
+    MAKE,
+    OBS,
+    PAIRS,
+    Q_CPU,
+    R_GW,
+    S1,
+    S2,
+    B,
+    listing,
+    most_cpu,
+    summary,
+    tool_error,
+)
 from wslmcp.evals.cases import Case, infer
 from wslmcp.evals.rubric import REGISTRY, grade
 from wslmcp.evals.session import Session
-from wslmcp.evals.trace import Result, Trace
+from wslmcp.evals.trace import Call, Message, Result, Trace, text_content
 
 
 def session(trace: Trace, case: Case, **kw: object) -> Session:
@@ -135,3 +149,99 @@ def test_claims_are_judged_per_clause(check: str, answer: str, passes: bool) -> 
         trace = _summary_answer(answer)
     got, message = status(check, trace, PAIRS[check][2])
     assert got == ("pass" if passes else "fail"), message
+
+
+def _parallel(*calls: tuple[str, dict[str, object], Result, int]) -> Trace:
+    """One question, then observe calls with explicit groups (calls of one group were sent together)."""
+    events: list[object] = [Message("user", Q_MEM)]
+    for n, (tool, args, result, group) in enumerate(calls, 1):
+        events.append(Call(n, f"c{n}", OBS, tool, dict(args), group, result))
+    events.append(Message("assistant", "gw_sh holds 738 MiB."))
+    return Trace({"format": "wslmcp-trace"}, events)  # type: ignore[arg-type]
+
+
+Q_MEM = "How much memory does gw_sh hold?"
+LATEST = {"max_age_ms": 0}
+
+
+def test_a_parallel_latest_read_is_no_silent_refresh_but_still_mixes() -> None:
+    trace = _parallel(
+        ("list_resources", LATEST, listing(S1, GW), 1), ("get_system_summary", LATEST, summary(S2), 1)
+    )
+    assert status("snapshot.preserved", trace, infer(Q_MEM))[0] == "pass"
+    assert status("snapshot.no_mixing", trace, infer(Q_MEM))[0] == "fail"
+    later = _parallel(
+        ("list_resources", LATEST, listing(S1, GW), 1), ("get_system_summary", LATEST, summary(S2), 2)
+    )
+    assert status("snapshot.preserved", later, infer(Q_MEM))[0] == "fail"
+
+
+def test_a_call_sent_beside_an_error_is_no_reaction_to_it() -> None:
+    stale = {"snapshot_id": S1, "resource_id": R_GW}
+    trace = _parallel(
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 1),
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 1),
+        ("list_resources", LATEST, listing(S2, GW), 2),
+    )
+    assert status("errors.restart_after_unavailable", trace, infer(Q_MEM))[0] == "pass"
+    assert status("errors.no_identical_retry", trace, infer(Q_MEM))[0] == "pass"
+    serial = _parallel(
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 1),
+        ("inspect_resource", stale, tool_error("snapshot_unavailable"), 2),
+    )
+    assert status("errors.restart_after_unavailable", serial, infer(Q_MEM))[0] == "fail"
+    assert status("errors.no_identical_retry", serial, infer(Q_MEM))[0] == "fail"
+
+
+def _follow_up(answer: str) -> Trace:
+    top_two = {"max_age_ms": 0, "sort_by": "cpu", "sort_order": "desc", "limit": 2}
+    return (
+        B()
+        .user(Q_CPU)
+        .obs("list_resources", top_two, listing(S1, GW, MAKE))
+        .say("gw_sh is the busiest, then make.")
+        .user("What is running underneath it?")
+        .obs("list_children", {"snapshot_id": S1, "resource_id": R_GW}, listing(S1))
+        .say(answer)
+        .trace
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong", "right"),
+    [
+        (
+            "answer.children_from_hierarchy",
+            "gw_sh spawned make as a child.",
+            "Nothing runs underneath gw_sh.",
+        ),
+        ("answer.cpu_scale", "gw_sh uses 6.25% of one core.", "gw_sh uses 100% of one core."),
+    ],
+)
+def test_a_follow_up_answer_is_judged_on_the_results_it_carries_on(
+    check: str, wrong: str, right: str
+) -> None:
+    follow_up = infer("What is running underneath it?", earlier=True)
+    assert not follow_up.intent.fresh
+    assert status(check, _follow_up(wrong), follow_up)[0] == "fail"
+    assert status(check, _follow_up(right), follow_up)[0] == "pass"
+
+
+def test_a_question_about_wsl_processes_asks_for_the_wsl_environment() -> None:
+    assert infer("Which WSL process is the busiest?").intent.environment == "wsl"
+    assert infer("List the WSL processes by CPU").intent.environment == "wsl"
+    assert infer("Is Windows or WSL using more CPU right now?").intent.environment is None
+
+
+def test_repeating_a_call_the_client_itself_refused_is_an_identical_retry() -> None:
+    refused = Result(
+        "client_error",
+        text_content("<tool_use_error>InputValidationError: limit: expected number</tool_use_error>"),
+    )
+    bad = {"max_age_ms": 0, "limit": "5"}
+    same = _parallel(("list_resources", bad, refused, 1), ("list_resources", bad, refused, 2))
+    assert status("errors.no_identical_retry", same, infer(Q_MEM))[0] == "fail"
+    fixed = _parallel(
+        ("list_resources", bad, refused, 1), ("list_resources", {**bad, "limit": 5}, listing(S1, GW), 2)
+    )
+    assert status("errors.no_identical_retry", fixed, infer(Q_MEM))[0] == "pass"

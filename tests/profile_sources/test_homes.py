@@ -97,6 +97,32 @@ def test_the_human_report_keeps_its_text_and_adds_a_block_per_home(homes: tuple[
     assert "windows-only" in extra and "linux-only" not in extra and "proj" not in extra
 
 
+def test_tokens_add_the_wire_column_to_every_home_block(homes: tuple[Path, Path, Path]) -> None:
+    primary, other, project = homes
+    both = _run(["--home", str(primary), "--project", str(project), "--also-home", str(other), "--tokens"])
+    doc = json.loads(
+        _run(["--home", str(primary), "--project", str(project), "--also-home", str(other), "--json"])
+    )
+    (row,) = [
+        r for r in doc["wslmcp"]["servers"] if r["home"] == str(other) and r["server"] == "windows-only"
+    ]
+    (anthropic,) = [t for t in row["tokens"] if t["wire"] == "anthropic"]
+    extra = both[both.index("== also profiled (wslmcp)") :]
+    (header,) = [ln for ln in extra.splitlines() if ln.startswith("SERVER ")]
+    assert "WIRE TOKENS" in header
+    (line,) = [ln for ln in extra.splitlines() if ln.startswith("windows-only ")]
+    assert f"{anthropic['advertised_max']:,} o200k_base" in line
+
+
+def test_gates_judge_the_primary_home_only(homes: tuple[Path, Path, Path]) -> None:
+    primary, other, project = homes
+    base = ["--home", str(primary), "--project", str(project), "--also-home", str(other)]
+    doc = json.loads(_run([*base, "--json"]))
+    mine = [r for r in doc["wslmcp"]["servers"] if r["home"] == str(primary)]
+    total = sum(t["advertised_max"] for r in mine for t in r["tokens"] if t["wire"] == "anthropic")
+    _run([*base, "--fail-over", f"total={total}"])  # exit 0: the other home's rows are not added in
+
+
 def test_inside_wsl_the_windows_side_is_added_unless_turned_off(homes: tuple[Path, Path, Path]) -> None:
     primary, other, project = homes
     base = ["--home", str(primary), "--project", str(project), "--json"]

@@ -29,7 +29,7 @@ INFERENCE_RULES = (
         "a follow-up: not fresh, keeps the snapshot",
     ),
     ("any other question", "fresh (the investigation starts with max_age_ms 0)"),
-    ("wsl together with memory", "environment wsl"),
+    ("wsl together with memory, or a wsl process", "environment wsl"),
     ("docker", "a list_resources with environment docker is required"),
     ("container", "list_resources with environment docker and with environment wslc are required"),
     ("no case and no rule", "mcp_only, fresh; nothing else is judged"),
@@ -225,7 +225,8 @@ def infer(question: str, earlier: bool = False) -> Case:
         ]
     elif re.search(r"\bdocker\b", q):
         required = [("list_resources", {"environment": "docker"})]
-    environment = "wsl" if memory and re.search(r"\bwsl\b", q) else None
+    wsl_process = re.search(r"\bwsl\s+process(?:es)?\b", q) is not None
+    environment = "wsl" if wsl_process or (memory and re.search(r"\bwsl\b", q)) else None
     follow_up = (
         earlier and re.search(r"\b(?:it|its|that|this|them|those|underneath|beneath)\b", q) is not None
     )

@@ -107,6 +107,17 @@ def _error(job: Job, message: str, fmt: str | None = None) -> dict[str, Any]:
     }
 
 
+def _inferred(session: Session) -> Case:
+    """The intent read from the question of the investigation graded; a question after an earlier one
+    may be a follow-up."""
+    index = session.target_index
+    prompts = [
+        [e.text for e in inv if isinstance(e, Message) and e.role == "user"] for inv in session.investigations
+    ]
+    question = prompts[index][-1] if prompts and prompts[index] else ""
+    return infer(question, earlier=any(prompts[:index]))
+
+
 async def grade_job(harness: Harness, job: Job, options: Options) -> dict[str, Any]:
     try:
         trace = extract.read(harness.files, str(job.trace), tuple(options.servers))
@@ -116,12 +127,17 @@ async def grade_job(harness: Harness, job: Job, options: Options) -> dict[str, A
         return _error(job, f"{job.trace}: {job.target_error}", trace.source.get("format"))
     info = job.target
     kinds = server_kinds(trace, options.servers, shell_tools())
-    case = job.case or infer(trace.question)
     session = Session(
-        trace, kinds, case, strict_intent=options.strict_intent, distro=info.distro if info else None
+        trace,
+        kinds,
+        job.case or infer(""),
+        strict_intent=options.strict_intent,
+        distro=info.distro if info else None,
     )
     if options.investigation is not None:
         session.target = options.investigation - 1
+    if job.case is None:
+        session.case = _inferred(session)
     outcome: ReplayOutcome | None = None
     if info is not None and not options.no_replay:
         try:

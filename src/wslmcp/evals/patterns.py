@@ -51,7 +51,7 @@ UNITS = {
 }  # fmt: skip
 TEXT_RULES = (
     "remove * and backticks; split at line breaks and after . ! ? followed by whitespace; names are "
-    "usage.name values of the investigation's successful results, matched case-sensitively as whole "
+    "usage.name values of the investigation's successful results (a follow-up's: those it carries on too), matched case-sensitively as whole "
     "words (?<![\\w-])NAME(?![\\w-]); a number shown with d decimals has tolerance 0.05 + 0.5*10^-d; "
     "claims about one thing (membership, children, memory, a zero) are judged per CLAUSE of a sentence"
 )

@@ -96,6 +96,14 @@ class Session:
     def case_events(self) -> list[Event]:
         return self.investigations[self.target_index] if self.investigations else []
 
+    @property
+    def seen_events(self) -> list[Event]:
+        """The results the answer may draw on: the case's investigation, and for a follow-up (the case's
+        intent is not fresh) every investigation before it, whose snapshot it carries on."""
+        if self.case.intent.fresh:
+            return self.case_events
+        return [e for inv in self.investigations[: self.target_index + 1] for e in inv]
+
     def args(self, call: Call) -> dict[str, Any]:
         return dict(call.arguments) if isinstance(call.arguments, dict) else {}
 

@@ -189,7 +189,7 @@ def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
         note = report.wslmcp.get("token_note")
         out.write(report_human.render(report, include_prune=args.prune, wire=shown, wire_note=note) + "\n")
         if report.other_homes:
-            out.write("\n" + report_homes.render(report) + "\n")
+            out.write("\n" + report_homes.render(report, wire=shown is not None) + "\n")
     return _gate_status(outcome)
 
 

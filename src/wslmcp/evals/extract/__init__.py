@@ -32,6 +32,8 @@ def read(files: ClientFiles, path: str, servers: Sequence[str] = ()) -> Trace:
     if stats.error is not None:
         raise TraceError(f"{path}: {stats.error}")
     if not rows:
+        if stats.bad:
+            raise TraceError(f"{path}: no JSON records: {stats.bad} of {stats.non_empty} lines unparseable")
         raise TraceError(f"{path}: empty: no JSON records")
     fmt = detect(rows)
     if fmt == "wslmcp-trace":

@@ -58,7 +58,7 @@ def _leaves(s: Session, suffix: str | None = None) -> list[float]:
         ):
             out.append(float(value))
 
-    for call in s.calls_in(s.case_events):
+    for call in s.calls_in(s.seen_events):
         if s.is_observe(call) and s.ok(call):
             walk(s.result(call).structured or {})
     return out
@@ -109,14 +109,14 @@ def _top_listings(s: Session, spec: Any) -> list[Call]:
 def null_not_zero(s: Session) -> Outcome:
     null_envs = {
         env
-        for data in s.summaries(s.case_events)
+        for data in s.summaries(s.seen_events)
         for env, value in (data.get("environments") or {}).items()
         if value is None and env in P.ENVIRONMENTS
     }
     null_names = sorted(
         {
             str(i["usage"].get("name"))
-            for _, i in s.resources(s.case_events)
+            for _, i in s.resources(s.seen_events)
             if i["usage"].get("cpu_percent", 0) is None
         },
         key=len,
@@ -144,7 +144,7 @@ _OVERLAP_KEYS = ("windows", "virtual_machines", "other")
 
 
 def no_overlap_sum(s: Session) -> Outcome:
-    summaries = list(s.summaries(s.case_events))
+    summaries = list(s.summaries(s.seen_events))
     if not summaries:
         return skip("no successful get_system_summary")
     parts: list[float] = []
@@ -180,7 +180,7 @@ def no_overlap_sum(s: Session) -> Outcome:
 
 def cpu_scale(s: Session) -> Outcome:
     resources = [
-        i for _, i in s.resources(s.case_events) if isinstance(i["usage"].get("cpu_percent"), int | float)
+        i for _, i in s.resources(s.seen_events) if isinstance(i["usage"].get("cpu_percent"), int | float)
     ]
     if not resources:
         return skip("no cpu_percent values in the results")
@@ -239,7 +239,7 @@ def no_memory_inference(s: Session) -> Outcome:
 
 def _by_name(s: Session) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    for _, item in s.resources(s.case_events):
+    for _, item in s.resources(s.seen_events):
         name = item["usage"].get("name")
         if isinstance(name, str):
             out.setdefault(name, item)
@@ -247,11 +247,11 @@ def _by_name(s: Session) -> dict[str, dict[str, Any]]:
 
 
 def container_membership(s: Session) -> Outcome:
-    names = s.names(s.case_events)
+    names = s.names(s.seen_events)
     if not names:
         return skip("no resource names in the results")
     by_name = _by_name(s)
-    by_id = {str(i.get("resource_id")): i for _, i in s.resources(s.case_events)}
+    by_id = {str(i.get("resource_id")): i for _, i in s.resources(s.seen_events)}
 
     def reaches_container(item: dict[str, Any]) -> bool:
         todo, seen = list(item.get("parent_ids") or []), set()
@@ -294,12 +294,12 @@ def children_from_hierarchy(s: Session) -> Outcome:
             listings.append((parent, data if isinstance(data, list) else []))
     if not listings:
         return skip("no successful list_children (or list_resources with parent)")
-    by_id = {str(i.get("resource_id")): i for _, i in s.resources(s.case_events)}
+    by_id = {str(i.get("resource_id")): i for _, i in s.resources(s.seen_events)}
     parents = {str(by_id[p]["usage"].get("name")) for p, _ in listings if p in by_id}
     children = {
         str(c.get("usage", {}).get("name")) for _, data in listings for c in data if isinstance(c, dict)
     }
-    names = s.names(s.case_events)
+    names = s.names(s.seen_events)
     found = []
     for sentence in _answer(s):
         for clause in P.clauses(sentence):
@@ -314,7 +314,7 @@ def children_from_hierarchy(s: Session) -> Outcome:
 
 
 def distro_from_data(s: Session) -> Outcome:
-    names = s.names(s.case_events)
+    names = s.names(s.seen_events)
     if not names:
         return skip("no resource names in the results")
     by_name = _by_name(s)

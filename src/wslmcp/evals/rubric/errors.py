@@ -8,7 +8,11 @@ from wslmcp.evals.trace import Call
 
 
 def _next_on_server(s: Session, call: Call) -> Call | None:
-    return next((c for c in s.trace.calls if c.n > call.n and c.server == call.server), None)
+    """The next call to that server sent after the answer (a call of the same parallel group is not)."""
+    return next(
+        (c for c in s.trace.calls if c.n > call.n and c.server == call.server and c.group != call.group),
+        None,
+    )
 
 
 def restart_after_unavailable(s: Session) -> Outcome:
@@ -35,10 +39,10 @@ def no_identical_retry(s: Session) -> Outcome:
     errors = [
         c
         for c in s.trace.calls
-        if c.server is not None and s.result(c).status in ("tool_error", "jsonrpc_error")
+        if c.server is not None and s.result(c).status in ("tool_error", "jsonrpc_error", "client_error")
     ]
     if not errors:
-        return skip("no tool or JSON-RPC error answer")
+        return skip("no tool, JSON-RPC or client error answer")
     found = []
     for call in errors:
         nxt = _next_on_server(s, call)
@@ -54,14 +58,14 @@ CHECKS = (
         "errors.restart_after_unavailable",
         "errors",
         "after a snapshot_unavailable answer",
-        "fails when the next call to that server is not a latest read with max_age_ms 0",
+        "fails when the next call to that server (sent after the answer, not beside it in a parallel group) is not a latest read with max_age_ms 0",
         restart_after_unavailable,
     ),
     CheckSpec(
         "errors.no_identical_retry",
         "errors",
-        "after a tool_error or jsonrpc_error answer",
-        "fails when the next call to that server has the same tool and equal arguments",
+        "after a tool_error, jsonrpc_error or client_error answer (the client's own <tool_use_error>)",
+        "fails when the next call to that server (sent after the answer, not beside it in a parallel group) has the same tool and equal arguments",
         no_identical_retry,
     ),
 )

@@ -54,12 +54,15 @@ def preserved(s: Session) -> Outcome:
         calls = _observe(s, index)
         restarts = set(_restarts(s, calls))
         # a follow-up question whose case says it is not fresh keeps the earlier snapshot
-        have = carried and index == s.target_index and s.case.fresh_declared and not s.case.intent.fresh
+        # the group whose results first carried a snapshot: calls sent with it (parallel) never saw it
+        have: int | None = None
+        if carried and index == s.target_index and s.case.fresh_declared and not s.case.intent.fresh:
+            have = -1
         for i, call in enumerate(calls):
-            if have and "snapshot_id" not in s.args(call) and i not in restarts:
+            if have not in (None, call.group) and "snapshot_id" not in s.args(call) and i not in restarts:
                 found.append((call.n, f"call {call.n} {call.tool} drops the snapshot_id (silent refresh)"))
-            if s.ok(call) and s.snapshot_of(call) is not None:
-                have = True
+            if have is None and s.ok(call) and s.snapshot_of(call) is not None:
+                have = call.group
         carried = carried or any(s.ok(c) and s.snapshot_of(c) for c in calls)
     return first_fail(found, "every follow-up passes the investigation's snapshot_id")
 
@@ -109,7 +112,8 @@ CHECKS = (
         "snapshot",
         "observe calls (per investigation; a declared fresh: false carries the earlier snapshot in)",
         "fails when, after the first successful result carrying a snapshot, an observe call has no "
-        "snapshot_id and is not a restart (a latest max_age_ms 0 read directly after snapshot_unavailable)",
+        "snapshot_id and is not a restart (a latest max_age_ms 0 read directly after snapshot_unavailable); "
+        "calls sent in parallel with that result's call are not after it",
         preserved,
     ),
     CheckSpec(
