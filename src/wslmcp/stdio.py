@@ -175,7 +175,7 @@ def judge(line: str) -> Judgement | None:
     except ValueError:  # includes RecursionError-free decode errors
         return Answer((error_line(None, PARSE_ERROR, f"Parse error: not JSON: {quote(line)}"),))
     except RecursionError:
-        return Answer((error_line(None, PARSE_ERROR, "Parse error: nested too deeply"),))
+        return Answer((error_line(_top_level_id(line), PARSE_ERROR, "Parse error: nested too deeply"),))
     if isinstance(frame, list):
         ids = [e["id"] for e in frame if isinstance(e, dict) and "method" in e and _valid_id(e.get("id"))]
         text = "Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line"
@@ -186,6 +186,40 @@ def judge(line: str) -> Judgement | None:
     if isinstance(frame, dict):
         return _judge_object(frame, refused)
     return Answer((error_line(None, INVALID_REQUEST, f"Invalid Request: not an object: {quote(frame)}"),))
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _top_level_id(line: str) -> object:
+    """The ``id`` member of the object ``line`` holds, found without decoding what is nested (a frame
+    too deep to decode still names the request it answers); ``None`` when there is none to find."""
+    depth, i, key, n = 0, 0, None, len(line)
+    while i < n:
+        c = line[i]
+        if c == '"':
+            try:
+                text, end = _DECODER.raw_decode(line, i)
+            except ValueError:
+                return None
+            if depth == 1 and line[end:].lstrip().startswith(":"):
+                key = text
+            i = end
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        elif c == ":" and depth == 1 and key == "id":
+            try:
+                value, _ = _DECODER.raw_decode(line[i + 1 :].lstrip())
+            except (ValueError, RecursionError):
+                return None
+            return value if _valid_id(value) else None
+        elif c == ",":
+            key = None
+        i += 1
+    return None
 
 
 class Gate:

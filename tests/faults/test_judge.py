@@ -42,3 +42,25 @@ def test_a_batch_is_always_refused(items: list[object]) -> None:
     verdict = judge(json.dumps(items, ensure_ascii=True))
     assert isinstance(verdict, Answer)
     assert all(json.loads(t)["error"]["code"] == -32600 for t in verdict.lines)
+
+
+@given(st.integers(0, 10**9) | TEXT, st.integers(1100, 6000), st.booleans())
+def test_a_frame_nested_too_deeply_is_answered_with_its_own_id(
+    rid: object, depth: int, id_first: bool
+) -> None:
+    """A request whose arguments are nested past what the decoder takes still names the request it
+    refuses (the client waits on that id), wherever the id stands in the frame."""
+    nested = "[" * depth + "]" * depth
+    members = ['"jsonrpc": "2.0"', '"method": "tools/call"', f'"params": {{"arguments": {{"a": {nested}}}}}']
+    members.insert(0 if id_first else 3, f'"id": {json.dumps(rid)}')
+    verdict = judge("{" + ", ".join(members) + "}")
+    assert isinstance(verdict, Answer)
+    [line] = verdict.lines
+    assert json.loads(line)["id"] == rid
+
+
+def test_a_nested_id_is_not_taken_for_the_frames_own() -> None:
+    nested = "[" * 3000 + "]" * 3000
+    verdict = judge('{"jsonrpc": "2.0", "method": "m", "params": {"id": 7, "a": ' + nested + "}}")
+    assert isinstance(verdict, Answer)
+    assert json.loads(verdict.lines[0])["id"] is None

@@ -201,3 +201,15 @@ def test_configuration_error_in_process(
     code, out, err = explain(["ls"], capsys, monkeypatch, WSL_DENY_PATTERNS="([unclosed")
     assert code == 2 and out is None
     assert "WSL_DENY_PATTERNS" in err
+
+
+def test_words_after_the_separator_are_one_command_each_word_one_argument(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`explain -- python3 -c "…"` as a shell hands it over: the code is one argument of python3,
+    not more commands; plain words and operators still read as typed (`explain ls '&&' rm -rf /`)."""
+    code = "import os; os.system('rm -rf /etc')"
+    rc, doc, _ = explain(["--json", "--", "python3", "-c", code], capsys, monkeypatch, WSL_DISTRO="Ubuntu")
+    assert rc == 0 and doc is not None and doc["verdict"] == "reject", doc
+    rc, doc, _ = explain(["--json", "ls", "&&", "rm", "-rf", "/"], capsys, monkeypatch, WSL_DISTRO="Ubuntu")
+    assert rc == 0 and doc is not None and doc["verdict"] == "reject", doc

@@ -20,7 +20,7 @@ from wslmcp.evals.cases import Case, infer
 from wslmcp.evals.replay import ReplayOutcome, replay
 from wslmcp.evals.rubric import CheckResult, grade
 from wslmcp.evals.session import Session, final_answer, server_kinds
-from wslmcp.evals.trace import TraceError
+from wslmcp.evals.trace import Message, TraceError
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 
@@ -50,13 +51,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _as_typed(word: str) -> str:
+    return shlex.quote(word) if not word or any(c.isspace() or c in "'\"" for c in word) else word
+
+
 def decide(
     guard: Guard, args: argparse.Namespace, default_cwd: str | None, p: argparse.ArgumentParser
 ) -> Decision:
     words: list[str] = list(args.command)
     if words and words[0] == "--":
         words = words[1:]
-    command = " ".join(words)
+    # one word is the command text as wsl_exec receives it; several are joined as typed, a word
+    # holding blanks or quotes quoted back as the one argument the caller's shell made of it
+    command = words[0] if len(words) == 1 else " ".join(_as_typed(w) for w in words)
     if args.path is not None or args.local is not None:
         if words:
             p.error("give either a COMMAND or --path/--local, not both")
