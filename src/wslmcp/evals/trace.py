@@ -50,9 +50,6 @@ class Result(ToolAnswer):
         return None
 
 
-MISSING = Result("missing")
-
-
 @dataclass
 class Call:
     n: int

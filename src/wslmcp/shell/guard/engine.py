@@ -366,35 +366,21 @@ class _Walker:
     def sourced(self, cmd: Simple, env: Env, seg: Segment, context: str, depth: int) -> None:
         """``source <(…)``, ``. <(…)``, ``bash <(…)`` and ``python3 <(…)`` run what the process
         substitution prints (for an interpreter, when it is the program operand)."""
-        if len(cmd.words) < 2:
+        interpreter = is_a(seg.name, "interpreter") and code_options(seg.name) is not None
+        if len(cmd.words) < 2 or not (interpreter or seg.name in _SOURCERS):
             return
         words = cmd.words[1:]
-        if is_a(seg.name, "interpreter") and code_options(seg.name) is not None:
+        if interpreter:  # only the program operand is run
             words = [w for w in words if not w.raw.startswith("-")][:1]
-            for word in words:
-                if len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
-                    text = self.expander.output_of(word.parts[0].body, env.child())
-                    if text is None:
-                        raise refuse(
-                            "unresolved.payload",
-                            seg,
-                            f"'{seg.name}' runs a program a process substitution prints, which is only known at "
-                            "run time; save the program first and run it by name once its text can be read",
-                        )
-                    self.interpreter_code(seg, text, env, seg.context, depth)
-            return
-        if seg.name not in _SOURCERS:
-            return
         for word in words:
-            if len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
-                text = self.expander.output_of(word.parts[0].body, env.child())
-                if text is None:
-                    raise refuse(
-                        "unresolved.payload",
-                        seg,
-                        f"'{seg.name}' runs what a process substitution prints, which is only known at run time; "
-                        "run the commands themselves instead",
-                    )
+            if len(word.parts) != 1 or not isinstance(word.parts[0], ProcessSub):
+                continue
+            text = self.expander.output_of(word.parts[0].body, env.child())
+            if text is None:
+                raise refuse("unresolved.payload", seg, _unknown_substitution(seg.name, interpreter))
+            if interpreter:
+                self.interpreter_code(seg, text, env, seg.context, depth)
+            else:
                 self.payload(seg, Payload(f"{seg.name} <(…)", text), env, [], context=context, depth=depth)
 
     def runs_input(self, seg: Segment, env: Env, context: str, depth: int) -> None:
@@ -1061,3 +1047,15 @@ def check_local_path(policy: Policy, path: str, access: Access) -> Decision:
             f"local path is protected and cannot be {verb}: {label} ({form}); {NOTHING_RUN}",
         )
     return Decision.allow()
+
+
+def _unknown_substitution(name: str, interpreter: bool) -> str:
+    if interpreter:
+        return (
+            f"'{name}' runs a program a process substitution prints, which is only known at "
+            "run time; save the program first and run it by name once its text can be read"
+        )
+    return (
+        f"'{name}' runs what a process substitution prints, which is only known at run time; "
+        "run the commands themselves instead"
+    )
