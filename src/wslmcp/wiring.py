@@ -12,30 +12,35 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
-from wslmcp.boundaries.audit_log import AppendOnlyFile
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
-from wslmcp.boundaries.clock import AdvancingClock, SystemClock
-from wslmcp.boundaries.distro_homes import WslDistroHomes
-from wslmcp.boundaries.docker_api import ApiAnswer, DockerApi, DockerEndpoint
-from wslmcp.boundaries.local_files import OsLocalFiles
-from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
-from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
-from wslmcp.boundaries.pdh import PdhCounters
-from wslmcp.boundaries.procfs import LocalProcSource
-from wslmcp.boundaries.shell_transport import ShellTransport
+from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.tokens import RandomTokens
 from wslmcp.boundaries.windows_home import InteropWindowsHome
-from wslmcp.boundaries.windows_processes import WindowsProcesses
-from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
-from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.recorder import ScenarioWriter
-from wslmcp.scenario.sections import read_section, shell_env
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from wslmcp.boundaries.audit_log import AuditLogFile
+    from wslmcp.boundaries.clock import AdvancingClock
+    from wslmcp.boundaries.distro_homes import DistroHomes
+    from wslmcp.boundaries.docker_api import ApiAnswer, DockerApi, DockerEndpoint
+    from wslmcp.boundaries.local_files import LocalFiles
+    from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+    from wslmcp.boundaries.mcp_session import McpSessions, ReplayTarget
+    from wslmcp.boundaries.pdh import PdhCounters
+    from wslmcp.boundaries.procfs import ProcSource
+    from wslmcp.boundaries.shell_transport import ShellTransport
+    from wslmcp.boundaries.windows_processes import WindowsProcesses
+    from wslmcp.boundaries.wsl_exe import WslExe
+    from wslmcp.scenario.loader import Scenario
+    from wslmcp.scenario.recorder import ScenarioWriter
 
 __all__ = [
     "Boundaries", "Host", "Recording", "Replay", "Wired", "real", "real_host", "recording", "recording_shell",
@@ -89,9 +94,11 @@ def _wsl_exe_path(environ: Mapping[str, str]) -> str:
 def _real_transports(environ: Mapping[str, str]) -> TransportChooser:
     """``auto``: local when this process already runs inside ``distro`` or no wsl.exe is reachable,
     wsl.exe otherwise."""
-    from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
 
     def choose(choice: str, distro: str, user: str | None) -> ShellTransport:
+        from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
+        from wslmcp.boundaries.wsl_exe import WslExeCli
+
         executable = _wsl_exe_path(environ)
         if choice == "auto":
             inside = environ.get("WSL_DISTRO_NAME", "")
@@ -114,6 +121,31 @@ def _recorded_transports(wsl_exe: WslExe) -> TransportChooser:
         return WslExeTransport(wsl_exe, distro, user)
 
     return choose
+
+
+class _OnDemand:
+    """A real adapter built (its module imported) at its first use, for a boundary that many runs
+    never touch: the profiler reads no /proc, the observe server launches no MCP server. Every
+    attribute is the built adapter's."""
+
+    def __init__(self, module: str, name: str, *args: object) -> None:
+        self._module, self._name, self._args = module, name, args
+        self._lock = threading.Lock()
+        self._inner: object | None = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        with self._lock:
+            if self._inner is None:
+                import importlib
+
+                self._inner = getattr(importlib.import_module(self._module), self._name)(*self._args)
+        return getattr(self._inner, attribute)
+
+
+def _append_only_file(path: str) -> AuditLogFile:
+    from wslmcp.boundaries.audit_log import AppendOnlyFile
+
+    return AppendOnlyFile(path)
 
 
 class _OnDemandDockerApi:
@@ -144,6 +176,8 @@ def _docker_api(environ: Mapping[str, str], windows: bool) -> DockerApi:
     from wslmcp.boundaries.docker_host import RefusedEndpoint, UnsupportedDockerHost, resolve_endpoint
 
     try:
+        from pathlib import Path
+
         return EngineApi(resolve_endpoint(environ, Path(os.path.expanduser("~")), windows=windows))
     except UnsupportedDockerHost as exc:
         return RefusedEndpoint(exc)
@@ -158,15 +192,26 @@ def _windows_side(windows: bool) -> tuple[PdhCounters | None, WindowsProcesses |
     return PdhQuery(), PsutilWindowsProcesses()
 
 
-def state_dir(environ: Mapping[str, str]) -> Path:
+def state_dir(environ: Mapping[str, str]) -> str:
     """Where wslmcp keeps state that must outlive a process (the shell servers' temp-file
     ledgers): ``WSLMCP_STATE_DIR``, else ``%LOCALAPPDATA%\\wslmcp`` on Windows, else
     ``$XDG_STATE_HOME/wslmcp``, else ``~/.local/state/wslmcp``."""
     if environ.get("WSLMCP_STATE_DIR"):
-        return Path(environ["WSLMCP_STATE_DIR"])
+        return environ["WSLMCP_STATE_DIR"]
     if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
-        return Path(environ["LOCALAPPDATA"]) / "wslmcp"
-    return Path(environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "wslmcp"
+        return os.path.join(environ["LOCALAPPDATA"], "wslmcp")
+    return os.path.join(environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"), "wslmcp")
+
+
+def cache_dir(environ: Mapping[str, str]) -> str:
+    """Where wslmcp keeps data it can derive again (the profiler's token ranks): ``WSLMCP_CACHE_DIR``,
+    else ``%LOCALAPPDATA%\\wslmcp\\cache`` on Windows, else ``$XDG_CACHE_HOME/wslmcp``, else
+    ``~/.cache/wslmcp``."""
+    if environ.get("WSLMCP_CACHE_DIR"):
+        return environ["WSLMCP_CACHE_DIR"]
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return os.path.join(environ["LOCALAPPDATA"], "wslmcp", "cache")
+    return os.path.join(environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "wslmcp")
 
 
 def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> Boundaries:
@@ -174,24 +219,30 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
     env = _environ(environ)
     windows = sys.platform == "win32"
     pdh, windows_processes = _windows_side(windows)
+    real_wsl_exe = cast("WslExe", _OnDemand("wslmcp.boundaries.wsl_exe", "WslExeCli", _wsl_exe_path(env)))
     return Boundaries(
         clock=SystemClock(),
-        procfs=LocalProcSource(proc_root),
-        wsl_exe=WslExeCli(_wsl_exe_path(env)),
+        procfs=cast("ProcSource", _OnDemand("wslmcp.boundaries.procfs", "LocalProcSource", proc_root)),
+        wsl_exe=real_wsl_exe,
         client_files=LocalClientFiles(),
-        local_files=OsLocalFiles(state_dir(env) / "shell"),
+        local_files=cast(
+            "LocalFiles",
+            _OnDemand("wslmcp.boundaries.local_files", "OsLocalFiles", os.path.join(state_dir(env), "shell")),
+        ),
         mcp_launcher=_OnDemandMcpLauncher(),
         shell_transport=_real_transports(env),
         tokens=RandomTokens(),
         host_facts=None,
-        audit_log=AppendOnlyFile,
+        audit_log=_append_only_file,
         pdh=pdh,
         windows_processes=windows_processes,
         docker_api=_OnDemandDockerApi(env, windows),
         wslc=WslcCli(find_wslc(env, windows=windows)),
         windows_home=InteropWindowsHome(env),
-        distro_homes=WslDistroHomes(WslExeCli(_wsl_exe_path(env))),
-        mcp_sessions=ForkedMcpSessions(),
+        distro_homes=cast(
+            "DistroHomes", _OnDemand("wslmcp.boundaries.distro_homes", "WslDistroHomes", real_wsl_exe)
+        ),
+        mcp_sessions=cast("McpSessions", _OnDemand("wslmcp.boundaries.mcp_session", "ForkedMcpSessions")),
     )
 
 
@@ -239,10 +290,13 @@ def real_host(environ: Mapping[str, str] | None = None, *, interactive: bool = F
         shell_env=env,
         interactive=interactive,
         real_time=True,
+        cache_dir=cache_dir(env),
     )
 
 
 def _scenario(scenario: Scenario | str | Path) -> Scenario:
+    from wslmcp.scenario.loader import Scenario
+
     return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
 
 
@@ -254,6 +308,8 @@ def replay(scenario: Scenario | str | Path) -> Boundaries:
 def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | None = None) -> Host:
     """The host as the scenario states it. ``environ`` is what the scenario's ``shell.env`` is laid
     over (the process environment for ``wslmcp shell --replay``; nothing for the replay layer)."""
+    from wslmcp.scenario.sections import read_section, shell_env
+
     sc = _scenario(scenario)
     section = read_section(sc)
     profile = sc.section("profile")
@@ -304,6 +360,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
     from fakes.windows_processes import FakeWindowsProcesses
     from fakes.wsl_exe import FakeWslExe
     from fakes.wslc import FakeWslc
+    from wslmcp.scenario.sections import read_section
 
     sc = _scenario(scenario)
     clock = FakeClock(0.0, sc.start_wall)
@@ -320,7 +377,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         shell_transport=_recorded_transports(wsl_exe),
         tokens=tokens,
         host_facts=StatedHost(stated) if stated is not None else None,
-        audit_log=AppendOnlyFile,  # a replay asked for an audit log writes it, as the real server does
+        audit_log=_append_only_file,  # a replay asked for an audit log writes it, as the real server does
         pdh=FakePdhCounters(sc, clock) if _has_samples(sc, "pdh") else None,
         windows_processes=FakeWindowsProcesses(sc, clock) if _has_samples(sc, "windows") else None,
         docker_api=FakeDockerApi.from_scenario(sc, clock),
@@ -340,11 +397,16 @@ def _eval_sessions(sc: Scenario) -> McpSessions:
         from fakes.mcp_session import FakeMcpSessions
 
         return FakeMcpSessions.load(sc.file(recorded))
+    from wslmcp.boundaries.mcp_session import ForkedMcpSessions
+
     return ForkedMcpSessions()
 
 
 def replay_target(scenario: Scenario | str | Path) -> ReplayTarget:
     """What ``wslmcp eval`` replays against. Raises ``ScenarioError`` for an invalid scenario."""
+    from wslmcp.boundaries.mcp_session import ReplayTarget
+    from wslmcp.scenario.sections import read_section
+
     sc = _scenario(scenario)
     section = read_section(sc)
     return ReplayTarget(str(sc.root), sc.name, section.args, section.distro)
@@ -366,6 +428,7 @@ def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wa
     from fakes.clock import FakeClock
     from fakes.tokens import CountingTokens
     from fakes.wsl_exe import RecordingWslExe
+    from wslmcp.boundaries.wsl_exe import WslExeCli
 
     real_boundaries = real(environ)
     clock = FakeClock(0.0, start_wall)
@@ -390,5 +453,5 @@ def wire(
     """What an entry point runs on: the scenario at ``replay_dir`` when given, else this machine.
     Raises ``ScenarioError`` for an invalid scenario."""
     if replay_dir is not None:
-        return replaying(Path(replay_dir), environ)
+        return replaying(os.fspath(replay_dir), environ)
     return Wired(real(environ), real_host(environ, interactive=interactive))

@@ -8,25 +8,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from wslmcp.boundaries.audit_log import AuditLogFile
-from wslmcp.boundaries.client_files import ClientFiles
-from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.distro_homes import DistroHomes
-from wslmcp.boundaries.docker_api import DockerApi
-from wslmcp.boundaries.host_facts import HostProbe
-from wslmcp.boundaries.local_files import LocalFiles
-from wslmcp.boundaries.mcp_launcher import McpLauncher
-from wslmcp.boundaries.mcp_session import McpSessions
-from wslmcp.boundaries.pdh import PdhCounters
-from wslmcp.boundaries.procfs import ProcSource
-from wslmcp.boundaries.shell_transport import ShellTransport
-from wslmcp.boundaries.tokens import TokenSource
-from wslmcp.boundaries.windows_home import WindowsHome
-from wslmcp.boundaries.windows_processes import WindowsProcesses
-from wslmcp.boundaries.wsl_exe import WslExe
-from wslmcp.boundaries.wslc import Wslc
+if TYPE_CHECKING:
+    from wslmcp.boundaries.audit_log import AuditLogFile
+    from wslmcp.boundaries.client_files import ClientFiles
+    from wslmcp.boundaries.clock import Clock
+    from wslmcp.boundaries.distro_homes import DistroHomes
+    from wslmcp.boundaries.docker_api import DockerApi
+    from wslmcp.boundaries.host_facts import HostProbe
+    from wslmcp.boundaries.local_files import LocalFiles
+    from wslmcp.boundaries.mcp_launcher import McpLauncher
+    from wslmcp.boundaries.mcp_session import McpSessions
+    from wslmcp.boundaries.pdh import PdhCounters
+    from wslmcp.boundaries.procfs import ProcSource
+    from wslmcp.boundaries.shell_transport import ShellTransport
+    from wslmcp.boundaries.tokens import TokenSource
+    from wslmcp.boundaries.windows_home import WindowsHome
+    from wslmcp.boundaries.windows_processes import WindowsProcesses
+    from wslmcp.boundaries.wsl_exe import WslExe
+    from wslmcp.boundaries.wslc import Wslc
 
 
 class TransportChooser(Protocol):
@@ -77,6 +78,8 @@ class Host:
     ``interactive``    whether progress may be drawn on stderr (a terminal, not a replay)
     ``real_time``      whether the clock is this machine's, so background work may wait on it (a
                        replay's virtual clock only moves when the replay moves it)
+    ``cache_dir``      where derived data may be kept between runs (the profiler's token ranks),
+                       or ``None`` (a replay keeps nothing)
     """
 
     platform: str
@@ -88,3 +91,4 @@ class Host:
     shell_env: Mapping[str, str]
     interactive: bool = False
     real_time: bool = False
+    cache_dir: str | None = None

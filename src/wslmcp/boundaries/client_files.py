@@ -33,6 +33,7 @@ does not keep them.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat as stat_mod
 from collections.abc import Iterator
@@ -100,8 +101,8 @@ def read_limited(fh: BinaryIO, shown: str, limit: int = MAX_FILE_BYTES) -> bytes
 
 
 def pieces(fh: BinaryIO) -> Iterator[bytes]:
-    while piece := fh.readline(MAX_LINE_PIECE):
-        yield piece
+    """``fh``'s lines, each in pieces of at most ``MAX_LINE_PIECE`` bytes (a C-level iterator)."""
+    return iter(functools.partial(fh.readline, MAX_LINE_PIECE), b"")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ with (they are part of the recorded wsl.exe argument vectors): ``fakes.tokens.Co
 
 from __future__ import annotations
 
-import secrets
 from typing import Protocol
 
 
@@ -22,4 +21,6 @@ class TokenSource(Protocol):
 
 class RandomTokens:
     def next(self) -> str:
+        import secrets  # at first use: it costs a fresh process the startup of hmac and OpenSSL
+
         return secrets.token_hex(8)

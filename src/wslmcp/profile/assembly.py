@@ -4,6 +4,7 @@ it was handed, and the home, project and directory the host (or the scenario) na
 from __future__ import annotations
 
 import argparse
+import functools
 import posixpath
 import sys
 from dataclasses import dataclass, replace
@@ -31,12 +32,14 @@ class Profiler:
     #: Count wire tokens (the output shows them or a gate compares them); the vocabulary then
     #: loads in a thread while servers answer.
     count_tokens: bool = False
+    #: Where the token ranks are kept between runs (``rank_cache.py``); None keeps nothing.
+    cache_dir: str | None = None
 
     def report(self) -> tuple[engine.Report, datetime]:
         b, request = self.boundaries, self.request
         # unqueried servers (--no-query) have no definitions to count: nothing to preload then
         queried = self.count_tokens and not request.no_query
-        preload = wire_tokens.Preload() if queried else None
+        preload = wire_tokens.Preload(self.cache_dir) if queried else None
         report = self._run(request, project_files=True)
         for home, side in self.other_homes:
             other = self._run(replace(request, home=home), project_files=False)
@@ -44,7 +47,11 @@ class Profiler:
         if not self.count_tokens:
             report.wslmcp = engine.extras(report, request)
         else:
-            loader = wire_tokens.load if preload is None else preload.result
+            loader = (
+                functools.partial(wire_tokens.load, cache_dir=self.cache_dir)
+                if preload is None
+                else preload.result
+            )
             every = [report, *(o.report for o in report.other_homes)]
             counted = [wire_tokens.for_report(one.clis, loader) for one in every]
             report.wslmcp = engine.extras(report, request, [counts for counts, _ in counted])
@@ -124,6 +131,7 @@ def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Pr
         progress=host.interactive,
         other_homes=homes,
         count_tokens=wants_wire_tokens(args),
+        cache_dir=host.cache_dir,
     )
 
 

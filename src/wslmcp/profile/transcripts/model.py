@@ -73,10 +73,19 @@ class CallLog:
             return True
         return False
 
-    def claim(self, call_id: object) -> None:
-        """Reserve a string id even for a call that is not kept (it still collides later)."""
+    def add_new(self, call: ToolCall | None, call_id: object) -> None:
+        """``add`` the call unless its id is ``repeated``; a new string id is reserved even with
+        no call to keep (a nameless one): it still collides later."""
         if isinstance(call_id, str):
+            if call_id in self._seen:
+                self._collisions.add(call_id)
+                self.duplicates += 1
+                return
             self._seen.add(call_id)
+            if call is not None:
+                self._by_id[call_id] = call
+        if call is not None:
+            self.calls.append(call)
 
     def add(self, call: ToolCall, call_id: object) -> None:
         self.calls.append(call)
@@ -131,6 +140,8 @@ def utf8_size(text: str) -> int | None:
     string's stand-in (``long_lines.Measured``) carries the size of the whole string."""
     if isinstance(text, Measured):
         return text.utf8
+    if text.isascii():  # a flag CPython keeps: no copy to measure
+        return len(text)
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
