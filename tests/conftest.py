@@ -23,6 +23,7 @@ def pytest_configure(config: pytest.Config) -> None:
     home = tempfile.mkdtemp(prefix="wslmcp-test-home-")
     config.stash[_HOME] = home
     os.environ["HOME"] = home
+    os.environ["WSLMCP_CACHE_DIR"] = os.path.join(home, "cache")  # even where XDG_CACHE_HOME is set
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

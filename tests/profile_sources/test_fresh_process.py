@@ -17,6 +17,28 @@ SDK_ROOTS = ("mcp", "mcp_types", "pydantic", "anyio", "httpx", "httpx2")
 #: Not the SDK, but most of a fresh run's import time if loaded (~30 ms): the launcher blocks a
 #: pool thread per query instead, as mcp-top does.
 HEAVY = ("asyncio",)
+#: What a profiler run has no use for: the other areas, the boundaries wiring builds on demand,
+#: the scenario format, and the writers and parsers only some runs need.
+UNUSED = (
+    "wslmcp.observe",
+    "wslmcp.shell",
+    "wslmcp.guard",
+    "wslmcp.evals",
+    "wslmcp.scenario.loader",
+    "wslmcp.boundaries.procfs",
+    "wslmcp.boundaries.local_files",
+    "wslmcp.boundaries.shell_transport",
+    "wslmcp.boundaries.distro_homes",
+    "wslmcp.boundaries.mcp_session",
+    "wslmcp.boundaries.audit_log",
+    "wslmcp.boundaries.docker_api",
+    "wslmcp.profile.snapshot",
+    "wslmcp.profile.diff",
+    "wslmcp.profile.report_human",
+    "tomllib",
+    "secrets",
+    "urllib.parse",
+)
 
 
 @pytest.mark.parametrize("era", ["dual", "handshake"])
@@ -46,7 +68,9 @@ def _fresh_run(home: Path, *args: str) -> tuple[dict[str, object], list[str]]:
         "from wslmcp.cli import main\n"
         "code = main(sys.argv[1:])\n"
         f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {(*SDK_ROOTS, *HEAVY)!r})\n"
+        f"unused = sorted(m for m in sys.modules if m.startswith({UNUSED!r}))\n"
         "print(json.dumps(loaded), file=sys.stderr)\n"
+        "print(json.dumps(unused), file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
     done = subprocess.run(
@@ -56,7 +80,9 @@ def _fresh_run(home: Path, *args: str) -> tuple[dict[str, object], list[str]]:
         timeout=60,
         check=True,
     )
-    return json.loads(done.stdout), json.loads(done.stderr.strip().splitlines()[-1])
+    *_, loaded, unused = done.stderr.strip().splitlines()
+    assert json.loads(unused) == []  # wiring builds those on demand; the rest import where used
+    return json.loads(done.stdout), json.loads(loaded)
 
 
 def _home(tmp_path: Path) -> Path:

@@ -36,10 +36,20 @@ class Profiler:
     cache_dir: str | None = None
 
     def report(self) -> tuple[engine.Report, datetime]:
-        b, request = self.boundaries, self.request
+        request = self.request
         # unqueried servers (--no-query) have no definitions to count: nothing to preload then
         queried = self.count_tokens and not request.no_query
         preload = wire_tokens.Preload(self.cache_dir) if queried else None
+        try:
+            return self._report(request, preload)
+        finally:
+            if preload is not None:  # even when no count was needed (every query failed)
+                preload.join()
+
+    def _report(
+        self, request: engine.Request, preload: wire_tokens.Preload | None
+    ) -> tuple[engine.Report, datetime]:
+        b = self.boundaries
         report = self._run(request, project_files=True)
         for home, side in self.other_homes:
             other = self._run(replace(request, home=home), project_files=False)

