@@ -69,3 +69,12 @@ def test_a_scenario_gets_the_twins_and_pdh_only_when_it_recorded_samples(tmp_pat
     assert isinstance(windows.pdh, FakePdhCounters) and isinstance(
         windows.windows_processes, FakeWindowsProcesses
     )
+
+
+def test_an_adapter_built_on_demand_survives_copy_and_says_what_it_lacks(tmp_path: Path) -> None:
+    import copy
+
+    b = wiring.real({"PATH": str(tmp_path)})
+    assert copy.copy(b.procfs) is not b.procfs  # no recursion through the proxy's own attributes
+    with pytest.raises(AttributeError):
+        b.procfs.no_such_method  # noqa: B018 (the built adapter answers, not the proxy)

@@ -137,6 +137,20 @@ def test_a_file_without_every_single_byte_token_is_ignored(tokens: list[bytes], 
     assert rank_cache.read(str(tmp_path), PIN) is None  # b"a" alone has no rank: a merge could fail
 
 
+def test_a_cache_that_reads_but_encodes_wrong_is_rebuilt_from_the_verified_vocabulary(
+    tokens: list[bytes], tmp_path: Path
+) -> None:
+    swapped = list(tokens)
+    swapped[24912], swapped[2375] = swapped[2375], swapped[24912]  # "hello" and " world" trade ranks
+    rank_cache.write(str(tmp_path), PIN, swapped)
+    assert rank_cache.read(str(tmp_path), PIN) is not None  # well formed: only the id check can tell
+    loaded = fresh_load(tmp_path)
+    assert isinstance(loaded.encoder._encoding._ranks, dict)  # type: ignore[attr-defined]
+    assert_exact(loaded)
+    rebuilt = rank_cache.read(str(tmp_path), PIN)
+    assert rebuilt is not None and rebuilt.get(tokens[24912]) == 24912
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_a_fifo_at_the_cache_path_is_not_read(tmp_path: Path) -> None:
     os.mkfifo(cache_file(tmp_path))
