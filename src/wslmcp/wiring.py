@@ -9,11 +9,12 @@ platform and environment).
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -29,13 +30,10 @@ if TYPE_CHECKING:
 
     from wslmcp.boundaries.audit_log import AuditLogFile
     from wslmcp.boundaries.clock import AdvancingClock
-    from wslmcp.boundaries.distro_homes import DistroHomes
-    from wslmcp.boundaries.docker_api import ApiAnswer, DockerApi, DockerEndpoint
-    from wslmcp.boundaries.local_files import LocalFiles
+    from wslmcp.boundaries.docker_api import DockerApi
     from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
     from wslmcp.boundaries.mcp_session import McpSessions, ReplayTarget
     from wslmcp.boundaries.pdh import PdhCounters
-    from wslmcp.boundaries.procfs import ProcSource
     from wslmcp.boundaries.shell_transport import ShellTransport
     from wslmcp.boundaries.windows_processes import WindowsProcesses
     from wslmcp.boundaries.wsl_exe import WslExe
@@ -124,12 +122,12 @@ def _recorded_transports(wsl_exe: WslExe) -> TransportChooser:
 
 
 class _OnDemand:
-    """A real adapter built (its module imported) at its first use, for a boundary that many runs
-    never touch: the profiler reads no /proc, the observe server launches no MCP server. Every
-    attribute is the built adapter's."""
+    """A real adapter built by ``build`` (its module imported) at its first use, for a boundary that
+    many runs never touch: the profiler reads no /proc and asks no Docker daemon, the observe
+    server launches no MCP server. Every attribute is the built adapter's."""
 
-    def __init__(self, module: str, name: str, *args: object) -> None:
-        self._module, self._name, self._args = module, name, args
+    def __init__(self, build: Callable[[], object]) -> None:
+        self._build = build
         self._lock = threading.Lock()
         self._inner: object | None = None
 
@@ -138,37 +136,25 @@ class _OnDemand:
             raise AttributeError(attribute)
         with self._lock:
             if self._inner is None:
-                import importlib
-
-                self._inner = getattr(importlib.import_module(self._module), self._name)(*self._args)
+                self._inner = self._build()
         return getattr(self._inner, attribute)
+
+
+def _adapter(module: str, name: str, *args: object) -> Any:
+    """``module.name(*args)``, imported and built at its first use (``_OnDemand``)."""
+
+    def build() -> object:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return _OnDemand(build)
 
 
 def _append_only_file(path: str) -> AuditLogFile:
     from wslmcp.boundaries.audit_log import AppendOnlyFile
 
     return AppendOnlyFile(path)
-
-
-class _OnDemandDockerApi:
-    """The Engine client, built (its endpoint resolved, its module and asyncio imported) at first
-    use: a run that never asks the daemon (the profiler, the shell server) does not pay for it."""
-
-    def __init__(self, environ: Mapping[str, str], windows: bool) -> None:
-        self._environ, self._windows = environ, windows
-        self._inner: DockerApi | None = None
-
-    def _api(self) -> DockerApi:
-        if self._inner is None:
-            self._inner = _docker_api(self._environ, self._windows)
-        return self._inner
-
-    @property
-    def endpoint(self) -> DockerEndpoint:
-        return self._api().endpoint
-
-    async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
-        return await self._api().get(path, query, timeout_s=timeout_s)
 
 
 def _docker_api(environ: Mapping[str, str], windows: bool) -> DockerApi:
@@ -235,15 +221,14 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
     env = _environ(environ)
     windows = sys.platform == "win32"
     pdh, windows_processes = _windows_side(windows)
-    real_wsl_exe = cast("WslExe", _OnDemand("wslmcp.boundaries.wsl_exe", "WslExeCli", _wsl_exe_path(env)))
+    real_wsl_exe: WslExe = _adapter("wslmcp.boundaries.wsl_exe", "WslExeCli", _wsl_exe_path(env))
     return Boundaries(
         clock=SystemClock(),
-        procfs=cast("ProcSource", _OnDemand("wslmcp.boundaries.procfs", "LocalProcSource", proc_root)),
+        procfs=_adapter("wslmcp.boundaries.procfs", "LocalProcSource", proc_root),
         wsl_exe=real_wsl_exe,
         client_files=LocalClientFiles(),
-        local_files=cast(
-            "LocalFiles",
-            _OnDemand("wslmcp.boundaries.local_files", "OsLocalFiles", os.path.join(state_dir(env), "shell")),
+        local_files=_adapter(
+            "wslmcp.boundaries.local_files", "OsLocalFiles", os.path.join(state_dir(env), "shell")
         ),
         mcp_launcher=_OnDemandMcpLauncher(),
         shell_transport=_real_transports(env),
@@ -252,13 +237,11 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         audit_log=_append_only_file,
         pdh=pdh,
         windows_processes=windows_processes,
-        docker_api=_OnDemandDockerApi(env, windows),
+        docker_api=cast("DockerApi", _OnDemand(functools.partial(_docker_api, env, windows))),
         wslc=WslcCli(find_wslc(env, windows=windows)),
         windows_home=InteropWindowsHome(env),
-        distro_homes=cast(
-            "DistroHomes", _OnDemand("wslmcp.boundaries.distro_homes", "WslDistroHomes", real_wsl_exe)
-        ),
-        mcp_sessions=cast("McpSessions", _OnDemand("wslmcp.boundaries.mcp_session", "ForkedMcpSessions")),
+        distro_homes=_adapter("wslmcp.boundaries.distro_homes", "WslDistroHomes", real_wsl_exe),
+        mcp_sessions=_adapter("wslmcp.boundaries.mcp_session", "ForkedMcpSessions"),
     )
 
 

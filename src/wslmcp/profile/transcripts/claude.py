@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from wslmcp.boundaries.client_files import ClientFiles
-from wslmcp.profile.transcripts.jsonl import LineStats, parse_timestamp, records
+from wslmcp.profile.transcripts.jsonl import LineStats, latest, records
 from wslmcp.profile.transcripts.model import (
     PAIRED,
     PARTIAL,
@@ -71,11 +71,7 @@ def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -
                 malformed_version = True
             elif version not in versions:
                 versions.append(version)
-        stamp = record.get("timestamp")
-        if isinstance(stamp, str):  # jsonl.latest, inline: this runs for every line
-            when = parse_timestamp(stamp)
-            if when is not None and (last is None or when > last):
-                last = when
+        last = latest(last, record.get("timestamp"))
         kind = record.get("type")
         if kind not in {"user", "assistant"}:
             continue

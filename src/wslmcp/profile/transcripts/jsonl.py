@@ -19,6 +19,7 @@ alone (the default).
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -110,6 +111,7 @@ def records(
         stats.error = f"unreadable: {err}"
 
 
+@functools.cache
 def _fast_loads() -> Callable[[bytes], Any] | None:
     """orjson's ``loads``, imported at the first scan (it costs a fresh process some 5 ms)."""
     try:

@@ -76,16 +76,12 @@ class CallLog:
     def add_new(self, call: ToolCall | None, call_id: object) -> None:
         """``add`` the call unless its id is ``repeated``; a new string id is reserved even with
         no call to keep (a nameless one): it still collides later."""
-        if isinstance(call_id, str):
-            if call_id in self._seen:
-                self._collisions.add(call_id)
-                self.duplicates += 1
-                return
-            self._seen.add(call_id)
-            if call is not None:
-                self._by_id[call_id] = call
+        if self.repeated(call_id):
+            return
         if call is not None:
-            self.calls.append(call)
+            self.add(call, call_id)
+        elif isinstance(call_id, str):
+            self._seen.add(call_id)
 
     def add(self, call: ToolCall, call_id: object) -> None:
         self.calls.append(call)
