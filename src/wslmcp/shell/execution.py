@@ -150,6 +150,7 @@ def render(
     transport_kind: str,
     cwd: str | None,
     cwd_note: str | None = None,
+    sandbox_note: str | None = None,
 ) -> str:
     code = outcome.exit_code
     if code is None:
@@ -176,6 +177,8 @@ def render(
         )
     if cwd_note:
         lines.append(cwd_note)
+    if sandbox_note:
+        lines.append(sandbox_note)
     lines += ["", "--- stdout ---", _with_marker(outcome.stdout) or "(empty)"]
     if outcome.stderr.text or outcome.stderr.capped:
         lines += ["", "--- stderr ---", _with_marker(outcome.stderr)]

@@ -65,6 +65,7 @@ def render(result: Result) -> Reply:
                     transport_kind=result.transport_kind,
                     cwd=result.cwd,
                     cwd_note=result.cwd_note,
+                    sandbox_note=result.sandbox_note,
                 )
             )
         case Opened():
@@ -172,6 +173,8 @@ def _hosts(h: Hosts) -> str:
         lines.append(f"    {cfg.description}")
     lines.append(f"    {status_line(h.state, h.facts, h.transport_kind)}")
     lines += [f"    {line}" for line in policy_lines(cfg)]
+    if h.sandbox:
+        lines.append(f"    {h.sandbox}")
     if cfg.cwd:
         lines.append(f"    new sessions start in: {cfg.cwd}")
     return "\n".join(lines)
@@ -189,6 +192,8 @@ def render_check(c: Checked) -> tuple[str, bool]:
     assert c.state is not None
     if not c.state.installed:
         return "\n".join([*lines, f"  FAILED  {status_line(c.state, None, c.transport_kind)}"]), False
+    if c.sandbox_failed:
+        return "\n".join([*lines, f"  FAILED  {c.sandbox}"]), False
     if c.refused is not None:
         return "\n".join([*lines, f"  FAILED  {c.endpoint}", pad + c.refused.render()]), False
     if c.failure is not None:
@@ -201,6 +206,8 @@ def render_check(c: Checked) -> tuple[str, bool]:
         return "\n".join([*lines, f"  FAILED  {c.endpoint}  {what}", pad + said]), False
     lines.append(f"  OK      {c.stdout}  ({c.duration_ms}ms)")
     lines.append(pad + status_line(c.state, c.facts, c.transport_kind))
+    if c.sandbox:
+        lines.append(pad + c.sandbox)
     return "\n".join(lines), True
 
 

@@ -9,6 +9,7 @@ from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused
 from wslmcp.shell.execution import ExecOutcome
 from wslmcp.shell.files import Listing, ReadResult, Transfer
+from wslmcp.shell.sandbox import SandboxView
 from wslmcp.shell.status import DistroState, Facts
 
 
@@ -38,6 +39,8 @@ class Ran:
     transport_kind: str
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
+    sandbox: SandboxView | None = None  # the sandbox the command ran in (WSL_SANDBOX=on)
+    sandbox_note: str | None = None  # the "[sandbox]" line when the command failed on it
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class Hosts:
     transport_kind: str
     state: DistroState
     facts: Facts | None
+    sandbox: str | None = None  # the sandbox's line (WSL_SANDBOX=on): its profile, or why it cannot run
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,11 @@ class Checked:
     stderr: str = ""
     duration_ms: int = 0
     facts: Facts | None = None
+    sandbox: str | None = None  # the sandbox's line after its probe (WSL_SANDBOX=on)
+
+    @property
+    def sandbox_failed(self) -> bool:
+        return self.sandbox is not None and self.sandbox.startswith("sandbox: REQUIRED BUT NOT RUNNING")
 
 
 Result = (

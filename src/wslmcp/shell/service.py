@@ -25,9 +25,12 @@ from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
+from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
 from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Runner
+from wslmcp.shell.sandbox import SandboxView, stopped_by, summary, under, view
+from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
     FACTS_SCRIPT,
@@ -113,13 +116,21 @@ class ShellService:
         )
 
     async def startup(self) -> None:
-        """Clean up after servers that were killed mid-transfer: their local partial files now, their
-        temp files beside targets now on the local transport, else before the first file-tool call
-        (never starting a stopped distro just for that)."""
+        """Probe the sandbox (on the local transport; through wsl.exe before the first call, never
+        starting a stopped distro just for that) and clean up after servers that were killed
+        mid-transfer: their local partial files now, their temp files beside targets now on the local
+        transport, else before the first file-tool call."""
         if self.files is None:
             return
         self.files.reclaim()
         if self.transport_kind == "local":
+            gate = self.sandbox
+            if gate is not None and self.runner is not None:
+                failure = await gate.probe(self.runner)
+                if failure is not None:
+                    self.log.warn(
+                        "the sandbox cannot run; every tool that runs something refuses", reason=failure
+                    )
             await self.files.remove_orphans()
 
     async def shutdown(self) -> None:
@@ -133,6 +144,35 @@ class ShellService:
             await self.files.shutdown()
 
     # -- shared -----------------------------------------------------------------------------------
+
+    @property
+    def sandbox(self) -> SandboxGate | None:
+        """The sandbox every script runs in (WSL_SANDBOX=on), or None."""
+        gate = self.runner.gate if self.runner is not None else None
+        return gate if isinstance(gate, SandboxGate) else None
+
+    def sandbox_view(self) -> SandboxView | None:
+        gate = self.sandbox
+        return view(gate.profile, gate.home) if gate is not None else None
+
+    def _sandbox_note(self, text: str) -> str | None:
+        """The ``[sandbox]`` line for a failure whose text shows the sandbox stopped it."""
+        gate = self.sandbox
+        return stopped_by(gate.profile, gate.home, text) if gate is not None else None
+
+    async def _inside_writable_root(self, path: str) -> None:
+        """Under the sandbox a write outside its writable roots would fail (or, under the private
+        /tmp, vanish with the call): refuse it before anything runs."""
+        gate = self.sandbox
+        if gate is None or self.runner is None or not path.startswith("/"):
+            return
+        await gate.check(self.runner)
+        roots = gate.profile.shown(gate.profile.writable, gate.home)
+        if not any(under(normalize(path), root) for root in roots):
+            raise ToolFailure(
+                f"{path} is outside the sandbox's writable roots ({', '.join(roots) or 'none: read-only mode'}); "
+                "nothing was written"
+            )
 
     @property
     def transport(self) -> ShellTransport | None:
@@ -169,7 +209,8 @@ class ShellService:
 
     def _failure(self, tool: str, exc: Exception) -> results.Failed:
         self.log.info(f"{tool} failed", error=str(exc))
-        return results.Failed(tool, str(exc))
+        note = self._sandbox_note(str(exc))
+        return results.Failed(tool, str(exc) + (f"\n{note}" if note else ""))
 
     def _check_command(self, command: str, cwd: str | None) -> None:
         """The command with its working directory (``check_command`` screens the cwd too)."""
@@ -254,6 +295,9 @@ class ShellService:
         if sess is not None:
             sess.commands += 1
             note, shown_cwd = self._adopt(sess, outcome.reported_cwd)
+        stopped = None
+        if outcome.exit_code != 0:
+            stopped = self._sandbox_note(outcome.stderr.text + "\n" + outcome.stdout.text)
         return results.Ran(
             outcome,
             timeout_ms=timeout_ms,
@@ -262,6 +306,8 @@ class ShellService:
             transport_kind=self.transport_kind,
             cwd=shown_cwd,
             cwd_note=note,
+            sandbox=self.sandbox_view(),
+            sandbox_note=stopped,
         )
 
     def _adopt(self, sess: Session, reported: str | None) -> tuple[str | None, str | None]:
@@ -378,12 +424,14 @@ class ShellService:
         self, path: str, content: str, append: bool = False, session: str | None = None
     ) -> Result:
         files = self._files(session)
+        await self._inside_writable_root(path)
         target, n = await files.write(path, content.encode("utf-8"), append=append)
         return results.Wrote(path, target.resolved, n, append)
 
     @_answers("wsl_upload")
     async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Result:
         files = self._files(session)
+        await self._inside_writable_root(remote_path)
         return results.Transferred("upload", await files.upload(local_path, remote_path))
 
     @_answers("wsl_download")
@@ -400,15 +448,31 @@ class ShellService:
         return DistroState(True, "Running") if listing is None else parse_listing(listing, self.config.distro)
 
     async def state(self) -> tuple[DistroState, Facts | None]:
-        """The distro's state; facts are probed only when it is running (probing would start it)."""
+        """The distro's state; facts are probed only when it is running (probing would start it), and
+        not when the sandbox they would run in cannot run (its line says why)."""
         runner, _ = self._require()
         state = await self._distro_state()
         if state.state != "Running":
             return state, None
-        return state, await self.facts(runner)
+        try:
+            return state, await self.facts(runner)
+        except ToolFailure:
+            if self.sandbox is None or self.sandbox.failure is None:
+                raise
+            return state, None
+
+    def _sandbox_line(self) -> str | None:
+        gate = self.sandbox
+        if gate is None:
+            return None
+        if gate.failure is not None:
+            return f"sandbox: REQUIRED BUT NOT RUNNING, nothing runs: {gate.failure}"
+        return summary(gate.profile, gate.home)
 
     async def facts(self, runner: Runner) -> Facts:
-        run = await runner.run(ScriptCall(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16))
+        run = await runner.run(
+            ScriptCall(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16, confine="distro-pids")
+        )
         return parse_facts(run.exchange.stdout.decode("utf-8", "replace"))
 
     @_answers("wsl_list_hosts")
@@ -416,7 +480,9 @@ class ShellService:
         if not self.config.configured:
             return results.NotSetUp()
         state, facts = await self.state()
-        return results.Hosts(self.config, self._endpoint(), self.transport_kind, state, facts)
+        return results.Hosts(
+            self.config, self._endpoint(), self.transport_kind, state, facts, self._sandbox_line()
+        )
 
     async def check(self) -> results.Checked:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
@@ -431,6 +497,12 @@ class ShellService:
         checked = replace(checked, state=state)
         if not state.installed:
             return checked
+        gate = self.sandbox
+        if gate is not None:
+            failure = await gate.probe(runner)
+            checked = replace(checked, sandbox=self._sandbox_line())
+            if failure is not None:
+                return checked
         try:
             self._check_command("id", self.config.cwd)
             run = await runner.run(
