@@ -66,6 +66,7 @@ def render(result: Result) -> Reply:
                     cwd=result.cwd,
                     cwd_note=result.cwd_note,
                     sandbox_note=result.sandbox_note,
+                    sandboxed=result.sandbox is not None,
                 )
             )
         case Opened():
