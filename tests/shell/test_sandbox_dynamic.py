@@ -239,7 +239,8 @@ async def test_writable_roots_are_wsl_allowed_paths_and_none_when_read_only(
     work = world.home / "proj"
     only_proj = LocalTransport(confinement=confinement(world, WSL_ALLOWED_PATHS=str(work)))
     said = await output(
-        only_proj, f"echo a > {work}/a.txt; echo b > ~/b.txt; echo b > {world.outside}/b.txt; cat {work}/a.txt"
+        only_proj,
+        f"echo a > {work}/a.txt; echo b > ~/b.txt; echo b > {world.outside}/b.txt; cat {work}/a.txt",
     )
     assert (work / "a.txt").read_text() == "a\n"
     assert not (world.home / "b.txt").exists() and not (world.outside / "b.txt").exists()
