@@ -162,6 +162,16 @@ def _windows_names(hidden: tuple[str, ...]) -> str:
     return "declare -A WIN=(" + " ".join(f"[{quote(k)}]={v}" for k, v in want.items()) + ")"
 
 
+def _grouped(paths: tuple[str, ...]) -> list[str]:
+    """``RD``/``RN``: the paths grouped by their directory (one name per line), so the launcher looks
+    each directory up once."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        directory, _, name = path.rpartition("/")
+        groups.setdefault(directory or "/", []).append(name)
+    return [_array("RD", tuple(groups)), _array("RN", tuple("\n".join(names) for names in groups.values()))]
+
+
 def launcher(profile: Profile) -> str:
     """The fixed bash script that confines one command (``$1`` own | distro-pids | probe, ``$2`` the
     shell's flag, ``$3`` the script): the profile as bash data, then ``_LAUNCHER``."""
@@ -170,8 +180,7 @@ def launcher(profile: Profile) -> str:
     block = "\n".join(
         [
             _array("W", profile.writable),
-            _array("RH", tuple(p[2:] for p in profile.runs_later if p.startswith("~/"))),
-            _array("RA", tuple(p for p in profile.runs_later if p.startswith("/"))),
+            *_grouped(profile.runs_later),
             _array("RP", profile.runs_later_in_project),
             _array("HH", tuple(p[2:] for p in hidden if p.startswith("~/"))),
             _windows_names(hidden),
@@ -183,7 +192,7 @@ def launcher(profile: Profile) -> str:
             _array("RO", profile.read_only),
             f"NET={int(profile.network)} IOP={int(profile.interop)} NPROC={profile.max_processes} "
             f"FSIZE={profile.max_file_bytes // 1024}",
-            f"secret() {{ case ${{1^^}} in {secrets}) return 0 ;; esac; return 1; }}",
+            f"SECRETS={quote(secrets)}",
         ]
     )
     return block + "\n" + _LAUNCHER
@@ -365,13 +374,13 @@ _LAUNCHER = r"""# wslmcp's sandbox launcher: confines one command with bubblewra
 # $1 own | distro-pids | probe; $2 the shell's flag (-lc or -c); $3 the script. Paths are looked up
 # at every call (builtins, no new process), so a file made after the server started is hidden too,
 # and nothing is ever created outside the sandbox: where a file that would run later is missing, its
-# directory is made read-only with each entry in it writable on its own.
+# directory stays read-only and only the directories in it are writable, each mounted on its own.
 m=$1 f=$2 s=$3 H=${HOME:-/nonexistent} here=$PWD
 command -v bwrap >/dev/null || [ "$m" = probe ] || {
   printf 'wslmcp-sandbox: bubblewrap (bwrap) is not installed in the distro; nothing ran\n' >&2; exit 125; }
 shopt -s nullglob dotglob
 IFS=$'\n'
-declare -A seen did rd
+declare -A seen did rd ro hh mode=([/]=ro [/tmp]=rw)
 wr=() hid=() used=()
 res() {  # r = $1 with every symbolic link resolved (its missing tail kept); fails when its top is gone
   local d=${1%/*} b=${1##*/} t=
@@ -383,10 +392,13 @@ res() {  # r = $1 with every symbolic link resolved (its missing tail kept); fai
     if [ -d "$r" ]; then cd -P -- "$r" && r=$PWD; else r=$(realpath -m -- "$r"); fi
   fi
 }
-add() {  # add ORDER PATH: one mount; mounts are made by depth, then by ORDER (0-1 writable, 2-3
-  # read-only, 4 hidden): a read-only mount covers a writable one of the same path
-  local key=$1; [ "$1" = 1 ] && key=0
-  [ -n "${seen[$key$2]}" ] && return; seen[$key$2]=1
+# Mounts, made by depth, then by kind: 0 a writable root, 1 a directory in a read-only directory
+# (writable), 2 a directory between a root and a file kept (a mount point, so it cannot be renamed
+# away), 3 a directory kept read-only so nothing new is made in it, 4 a file or directory kept
+# read-only, 5 hidden.
+add() {
+  local c=w; case $1 in 3|4) c=r; ro[$2]=1 ;; 5) c=h; hh[$2]=1 ;; esac
+  [ -n "${seen[$c$2]}" ] && return; seen[$c$2]=1
   local d=${2%/}; d=${d//[^\/]/}; local i=$(( ${#d} * 8 + $1 ))
   used[$i]=1; local -n b=B$i; b+=("$2")
 }
@@ -397,61 +409,81 @@ root_of() {  # root = the deepest writable root holding $1; fails when none does
   done
   [ -n "$root" ]
 }
-between() {  # each directory between the root and $1 made a mount point: none can be renamed away
+between() {
   local a=${1%/*}
-  while [[ $a == "${root%/}"/* ]] && [ "$a" != "$root" ]; do add 1 "$a"; a=${a%/*}; done
+  while [[ $a == "${root%/}"/* ]] && [ "$a" != "$root" ]; do add 2 "$a"; a=${a%/*}; done
 }
-split() {  # $1 read-only, each entry in it writable on its own: nothing new can be made in $1
+split() {
   [ -n "${did[$1]}" ] && return; did[$1]=1
-  add 2 "$1"; local x
-  for x in "$1"/*; do [ -L "$x" ] || add 1 "$x"; done
+  add 3 "$1"; local x
+  for x in "$1"/*; do [ -d "$x" ] && [ ! -L "$x" ] && add 1 "$x"; done
   between "$1"
 }
 keep() {  # $1 (as given) stays as it is: read-only when it exists, else not makeable
   res "$1" && root_of "$r" || return 0
   if [ -L "$1" ]; then
     local t=$r; res "${1%/*}"; split "$r"
-    [ -e "$t" ] && root_of "$t" && { add 3 "$t"; between "$t"; }
-  elif [ -e "$r" ]; then add 3 "$r"; between "$r"
+    [ -e "$t" ] && root_of "$t" && { add 4 "$t"; between "$t"; }
+  elif [ -e "$r" ]; then add 4 "$r"; between "$r"
   else local a=$r; while [ ! -d "$a" ]; do a=${a%/*}; done; split "${a:-/}"; fi
 }
-hide() { { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && add 4 "$r"; }
+hide() { { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && add 5 "$r"; }
 walk() {  # hide what WIN names under a Windows user profile, spelled in any case
   local e n; for e in "$1"/*; do
     n=${e##*/}; n=$2${n,,}
     case ${WIN[$n]} in 1) hide "$e" ;; 0) [ -d "$e" ] && walk "$e" "$n/" ;; esac
   done
 }
+open_at() {  # whether $1 lies in a writable part of the sandbox, as mounted so far
+  local a=$1
+  while :; do
+    case ${mode[$a]} in rw) return 0 ;; ro|h) return 1 ;; esac
+    [ -z "$a" ] || [ "$a" = / ] && return 1
+    a=${a%/*}; a=${a:-/}
+  done
+}
 for p in "${W[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && { wr+=("$r"); add 0 "$r"; }; done
-if res "$H" && root_of "$r"; then for p in "${RH[@]}"; do keep "$H/$p"; done; fi
-for p in "${RA[@]}"; do keep "$p"; done
+for i in "${!RD[@]}"; do  # what runs later, a directory at a time
+  d=${RD[$i]/#\~/$H}
+  if [ -d "$d" ] && res "$d" && root_of "$r"; then
+    d=$r; for n in ${RN[$i]}; do
+      p=$d/$n
+      if [ -L "$p" ]; then keep "$p"; elif [ -e "$p" ]; then add 4 "$p"; between "$p"; else split "$d"; fi
+    done
+  elif [ -d "$d" ]; then  # outside the writable roots only a link can lead into one
+    for n in ${RN[$i]}; do [ -L "$d/$n" ] && keep "$d/$n"; done
+  else
+    for n in ${RN[$i]}; do keep "$d/$n"; done
+  fi
+done
 for w in "${wr[@]}"; do
   for x in "$w" "$w"/*/; do x=${x%/}; for p in "${RP[@]}"; do [ -e "$x/$p" ] && keep "$x/$p"; done; done
 done
 for p in "${HH[@]}"; do hide "$H/$p"; done
 for u in $PROFILES/; do walk "${u%/}" ""; done
 for g in "${HA[@]}"; do for p in $g; do hide "$p"; done; done
-for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" && add 2 "$r"; done; done
+for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" && add 4 "$r"; done; done
 cd -- "$here" 2>/dev/null || cd /
 a=(--unshare-user --cap-drop ALL --unshare-ipc --unshare-uts --die-with-parent --new-session
    --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
 [ "$m" = distro-pids ] || a+=(--unshare-pid --proc /proc)
 [ "$NET" = 1 ] || a+=(--unshare-net)
-for i in "${!used[@]}"; do
-  unset -n b; declare -n b=B$i
+for i in "${!used[@]}"; do  # a mount is made only where it changes something
+  unset -n b; declare -n b=B$i; k=$(( i % 8 ))
   for p in "${b[@]}"; do
     for h in "${hid[@]}"; do [[ $p == "$h" || $p == "$h"/* ]] && continue 2; done
-    case $(( i % 8 )) in
-      0|1) a+=(--bind "$p" "$p") ;;
-      2|3) a+=(--ro-bind "$p" "$p") ;;
-      4) hid+=("$p")
+    case $k in
+      0|1) [ -n "${ro[$p]}${hh[$p]}" ] && continue; a+=(--bind "$p" "$p"); mode[$p]=rw ;;
+      2) [ -z "${ro[$p]}${hh[$p]}" ] && open_at "$p" || continue; a+=(--bind "$p" "$p"); mode[$p]=rw ;;
+      3|4) open_at "$p" && a+=(--ro-bind "$p" "$p"); mode[$p]=ro ;;
+      5) hid+=("$p") mode[$p]=h
          if [ -d "$p" ]; then a+=(--perms 0000 --tmpfs "$p" --remount-ro "$p")
          else exec {fd}</dev/null; a+=(--perms 0000 --ro-bind-data "$fd" "$p"); fi ;;
     esac
   done
 done
 mapfile -d '' -t env < /proc/$$/environ
-for v in "${env[@]}"; do v=${v%%=*}; secret "$v" && unset "$v"; done
+for v in "${env[@]}"; do v=${v%%=*}; [[ ${v^^} == @($SECRETS) ]] && unset "$v"; done
 [ "$IOP" = 1 ] || unset WSL_INTEROP
 ulimit -f "$FSIZE" 2>/dev/null
 if [ "$m" = probe ]; then
