@@ -411,6 +411,31 @@ async def test_secret_looking_variables_are_not_passed_in(
     assert world.secret not in said and "ORDINARY=kept" in said
 
 
+async def test_the_launcher_runs_nothing_of_the_users_outside_the_sandbox(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The launcher runs before bubblewrap, unconfined: a program the user's PATH puts first (an
+    earlier command may have written ~/.local/bin/bwrap), BASH_ENV and exported functions must not run
+    there. Each would create a canary where only an unconfined process can write."""
+    ran = world.outside / "ran-unconfined"
+    fake = world.home / ".local" / "bin" / "bwrap"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f"#!/bin/sh\ntouch {ran}\nexit 0\n")
+    fake.chmod(0o755)
+    hook = world.home / "hook.sh"
+    hook.write_text(f"touch {ran}\n")
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("BASH_ENV", str(hook))
+    monkeypatch.setenv("BASH_FUNC_realpath%%", f"() {{ touch {ran}; }}")
+    # reachable: a shell taking this environment as it is runs all three
+    for naive in ("bwrap --version", "true", "realpath /"):
+        subprocess.run(["bash", "-c", naive], capture_output=True, check=False)
+        assert ran.exists(), naive
+        ran.unlink()
+    said = await output(LocalTransport(confinement=confinement(world)), "echo inside; ls ~/.local/bin")
+    assert "inside" in said and "bwrap" in said and not ran.exists(), said
+
+
 async def test_limits_namespaces_and_privileges_inside(world: World) -> None:
     command = "ulimit -u; ulimit -f; grep NoNewPrivs /proc/self/status; grep CapEff /proc/self/status; ps -e | wc -l"
     plain = (await output(LocalTransport(), command)).split()
@@ -533,7 +558,10 @@ def test_an_ordinary_user_is_confined_the_same_way(tester_world: World) -> None:
 
 
 def serve(world: World, **env: str) -> ShellService:
-    environ = {**os.environ, **world.env(WSLMCP_SHELL_TRANSPORT="local", WSL_MCP_LOG_LEVEL="silent", **env)}
+    environ = {
+        **os.environ,
+        **world.env(**{"WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", **env}),
+    }
     wired = wiring.wire(None, environ)
     return assemble(wired.boundaries, wired.host).service
 
@@ -572,33 +600,42 @@ async def test_the_file_tools_run_in_the_sandbox(world: World) -> None:
     assert not local.exists() or world.secret not in local.read_text()
 
 
-def _without_bwrap(tmp_path: Path) -> str:
-    """A PATH holding what the launcher needs but bubblewrap, and an apt-get to name."""
-    bin_dir = tmp_path / "nobwrap"
-    bin_dir.mkdir()
-    for tool in ("bash", "cat", "realpath", "true", "env", "touch", "id"):
-        found = shutil.which(tool)
-        assert found is not None
-        (bin_dir / tool).symlink_to(found)
-    (bin_dir / "apt-get").symlink_to(shutil.which("true") or "/bin/true")
-    return str(bin_dir)
+def _distro_without_bwrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A distro where bubblewrap is not installed: the wsl.exe stand-in, run in a mount namespace of
+    its own where bwrap is not executable (the rest of the machine is left as it is)."""
+    if not ROOT or shutil.which("unshare") is None:
+        pytest.skip("hiding bubblewrap in a mount namespace of its own needs root and unshare")
+    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    bwrap, nothing = shutil.which("bwrap"), outer / "not-a-program"
+    nothing.write_text("")
+    (outer / "wsl.exe").write_text(
+        "#!/bin/sh\n"
+        f'exec unshare -m --propagation private sh -c \'mount --bind {nothing} {bwrap} && exec "$0" "$@"\' '
+        f'{standin.executable} "$@"\n'
+    )
+    (outer / "wsl.exe").chmod(0o755)
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("PATH", f"{outer}:{os.environ['PATH']}")
 
 
 async def test_without_bubblewrap_nothing_runs_and_every_tool_says_why(
     world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("PATH", _without_bwrap(tmp_path))
-    service = serve(world, WSL_SANDBOX="on")
+    _distro_without_bwrap(tmp_path, monkeypatch)
+    service = serve(world, WSL_SANDBOX="on", WSLMCP_SHELL_TRANSPORT="wsl.exe")
     canary = world.home / "ran"
-    calls = [
-        service.exec(f"touch {canary}"),
-        service.connect(),
-        service.write_file(str(world.home / "w.txt"), "x"),
-        service.read_file(str(world.home / ".bashrc")),
-        service.list_dir(str(world.home)),
-    ]
-    for call in calls:
-        reply = render(await call)
+    assert "ran" in render(await serve(world, WSLMCP_SHELL_TRANSPORT="wsl.exe").exec("echo ran")).text
+    for call in [
+        lambda: service.exec(f"touch {canary}"),
+        service.connect,
+        lambda: service.write_file(str(world.home / "w.txt"), "x"),
+        lambda: service.read_file(str(world.home / ".bashrc")),
+        lambda: service.list_dir(str(world.home)),
+    ]:
+        reply = render(await call())
         assert reply.is_error, reply.text
         assert "WSL_SANDBOX=on and the sandbox cannot run, so nothing ran" in reply.text
         assert "bubblewrap (bwrap) is not installed in 'Ubuntu'" in reply.text
@@ -606,13 +643,14 @@ async def test_without_bubblewrap_nothing_runs_and_every_tool_says_why(
     assert not canary.exists() and not (world.home / "w.txt").exists()
     hosts = render(await service.list_hosts())
     assert "sandbox: REQUIRED BUT NOT RUNNING, nothing runs" in hosts.text and not hosts.is_error
-    text, ok = render_check(await serve(world, WSL_SANDBOX="on").check())
+    text, ok = render_check(await serve(world, WSL_SANDBOX="on", WSLMCP_SHELL_TRANSPORT="wsl.exe").check())
     assert not ok and "FAILED  sandbox: REQUIRED BUT NOT RUNNING" in text
     # the launcher refuses on its own too, whatever a probe said before
     config = load_config(world.env(WSL_SANDBOX="on"))
     gate = SandboxGate(profile_for(config.policy, config.sandbox), "Ubuntu")
     gate.ready = True
-    run = await Runner(LocalTransport(confinement=confinement(world)), gate=gate).run(
+    cli = WslExeCli("wsl.exe", kill_on_overflow=True)
+    run = await Runner(WslExeTransport(cli, "Ubuntu", None, confinement(world)), gate=gate).run(
         ScriptCall(f"touch {canary}", timeout_s=30)
     )
     assert run.exchange.exit_code == 125 and b"bubblewrap (bwrap) is not installed" in run.exchange.stderr

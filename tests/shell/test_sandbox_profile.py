@@ -103,6 +103,7 @@ def test_both_transports_build_the_same_command_and_nothing_changes_when_off() -
     confined = Confinement("LAUNCHER")
     assert distro_argv(call, confined) == [
         "bash",
+        "-p",
         "-c",
         "LAUNCHER",
         "wslmcp-sandbox",

@@ -25,7 +25,7 @@ Errors
     is decoded from UTF-16LE or UTF-8), bash missing, or a local user mismatch.
 
 The wsl.exe transport builds ``wsl.exe -d DISTRO [-u USER] --exec bash -lc SCRIPT`` (under a sandbox
-``--exec bash -c LAUNCHER wslmcp-sandbox own -lc SCRIPT``, the launcher then runs bubblewrap): never ``--``
+``--exec bash -p -c LAUNCHER wslmcp-sandbox own -lc SCRIPT``, the launcher then runs bubblewrap): never ``--``
 (which would hand the script to the distro's default shell for a second parse), never ``--cd``
 (which silently falls back to ``/``). The local transport runs ``bash -lc SCRIPT`` directly; it is
 used when the server already runs inside the configured distro, or on a Linux machine with no
@@ -94,8 +94,9 @@ def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
     without login), or under a sandbox ``bash -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT``."""
     if confinement is None:
         return ["bash", bash_flags(call.login), call.script]
-    return [
+    return [  # -p: the launcher runs outside the sandbox, so it takes no BASH_ENV, no exported function
         "bash",
+        "-p",
         "-c",
         confinement.launcher,
         "wslmcp-sandbox",

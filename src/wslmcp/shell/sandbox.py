@@ -375,8 +375,10 @@ _LAUNCHER = r"""# wslmcp's sandbox launcher: confines one command with bubblewra
 # at every call (builtins, no new process), so a file made after the server started is hidden too,
 # and nothing is ever created outside the sandbox: where a file that would run later is missing, its
 # directory stays read-only and only the directories in it are writable, each mounted on its own.
-m=$1 f=$2 s=$3 H=${HOME:-/nonexistent} here=$PWD
-command -v bwrap >/dev/null || [ "$m" = probe ] || {
+m=$1 f=$2 s=$3 H=${HOME:-/nonexistent} here=$PWD path=$PATH
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # no program of the user's runs here
+bw=; for x in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do [ -f "$x/bwrap" ] && [ -x "$x/bwrap" ] && { bw=$x/bwrap; break; }; done
+[ -n "$bw" ] || [ "$m" = probe ] || {
   printf 'wslmcp-sandbox: bubblewrap (bwrap) is not installed in the distro; nothing ran\n' >&2; exit 125; }
 shopt -s nullglob dotglob
 IFS=$'\n'
@@ -427,7 +429,7 @@ keep() {  # $1 (as given) stays as it is: read-only when it exists, else not mak
   elif [ -e "$r" ]; then add 4 "$r"; between "$r"
   else local a=$r; while [ ! -d "$a" ]; do a=${a%/*}; done; split "${a:-/}"; fi
 }
-hide() { { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && add 5 "$r"; }
+hide() { { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && [ "$r" != / ] && add 5 "$r"; }
 walk() {  # hide what WIN names under a Windows user profile, spelled in any case
   local e n; for e in "$1"/*; do
     n=${e##*/}; n=$2${n,,}
@@ -465,7 +467,7 @@ for g in "${HA[@]}"; do for p in $g; do hide "$p"; done; done
 for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" && add 4 "$r"; done; done
 cd -- "$here" 2>/dev/null || cd /
 a=(--unshare-user --cap-drop ALL --unshare-ipc --unshare-uts --die-with-parent --new-session
-   --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
+   --setenv PATH "$path" --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
 [ "$m" = distro-pids ] || a+=(--unshare-pid --proc /proc)
 [ "$NET" = 1 ] || a+=(--unshare-net)
 for i in "${!used[@]}"; do  # a mount is made only where it changes something
@@ -487,14 +489,14 @@ for v in "${env[@]}"; do v=${v%%=*}; [[ ${v^^} == @($SECRETS) ]] && unset "$v"; 
 [ "$IOP" = 1 ] || unset WSL_INTEROP
 ulimit -f "$FSIZE" 2>/dev/null
 if [ "$m" = probe ]; then
-  printf 'home=%s\nbwrap=%s\nkernel=%s\nuserns=%s\n' "$H" "$(command -v bwrap)" \
+  printf 'home=%s\nbwrap=%s\nkernel=%s\nuserns=%s\n' "$H" "$bw" \
     "$(cat /proc/sys/kernel/osrelease 2>/dev/null)" "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)"
   for x in apt-get dnf yum zypper pacman apk; do command -v $x >/dev/null && { printf 'installer=%s\n' $x; break; }; done
-  command -v bwrap >/dev/null || exit 0
-  printf 'version=%s\n' "$(bwrap --version 2>/dev/null)"
-  e=$(bwrap "${a[@]}" -- true 2>&1); printf 'status=%s\nerror=%s\n' $? "${e//$'\n'/ }"
+  [ -n "$bw" ] || exit 0
+  printf 'version=%s\n' "$("$bw" --version 2>/dev/null)"
+  e=$("$bw" "${a[@]}" -- true 2>&1); printf 'status=%s\nerror=%s\n' $? "${e//$'\n'/ }"
   exit 0
 fi
 [ "$m" = own ] && s="ulimit -u $NPROC 2>/dev/null; $s"
-exec bwrap "${a[@]}" -- bash "$f" "$s"
+exec "$bw" "${a[@]}" -- bash "$f" "$s"
 """
