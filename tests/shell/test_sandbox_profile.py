@@ -16,6 +16,7 @@ from wslmcp.shell.sandbox import (
     ProbeFacts,
     Profile,
     explain,
+    is_hidden,
     launcher,
     parse_probe,
     probe_failure,
@@ -179,3 +180,26 @@ def test_explain_shows_the_whole_profile() -> None:
     assert "/home/dev/.bashrc" in shown["read_only_inside_writable"]  # type: ignore[operator]
     assert "/home/dev/.aws" in shown["hidden"]  # type: ignore[operator]
     assert shown["limits"] == {"processes": 1024, "file_bytes": 4 << 30}
+
+
+def test_a_path_is_hidden_when_it_lies_in_what_the_profile_hides() -> None:
+    p = profile(WSL_HIDE_PATHS="/srv/*/keys")
+    hidden = [
+        "/home/dev/.aws",
+        "/home/dev/.aws/credentials",
+        "/home/dev/.config/gcloud/x",
+        "/srv/app/keys/id",
+        "/run/docker.sock",
+        "/mnt/c/Users/Bob/AppData/Roaming/Claude/config.json",
+        "/mnt/c/users/bob/.SSH/id_rsa",
+    ]
+    shown = [
+        "/home/dev/.awsome",
+        "/home/dev/proj/.aws-notes",
+        "/srv/app/keyring",
+        "/home/other/.aws",
+        "/run/docker",
+    ]
+    assert [path for path in hidden if not is_hidden(p, "/home/dev", path)] == []
+    assert [path for path in shown if is_hidden(p, "/home/dev", path)] == []
+    assert not is_hidden(p, None, "/home/dev/.aws")  # the home unknown: nothing home-relative matched

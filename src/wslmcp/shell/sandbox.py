@@ -10,7 +10,10 @@ Why a launcher and not a fixed ``bwrap`` argument vector: bubblewrap cannot moun
 does not exist without creating it (under a read-only root it fails; under a writable root it would
 make an empty file or directory in the user's real home), and a file made after the server started
 (an operator adds ``~/.aws`` later) must be hidden too. So existence is looked up inside the distro
-at every call, by builtins and one ``realpath``.
+at every call, by bash builtins. The launcher itself runs unconfined, so it runs as ``bash -p`` (no
+``BASH_ENV``, no exported function) on a fixed ``PATH`` (no program the user put first on theirs).
+Each bind mount costs bubblewrap a read of the mount table, so a mount is made only where it changes
+something.
 
 The profile, in the order the mounts are made (deeper paths after shallower ones):
 - the root read-only; a fresh ``/dev`` and ``/proc``, a private ``/tmp``; new user (all capabilities
@@ -22,8 +25,10 @@ The profile, in the order the mounts are made (deeper paths after shallower ones
 - inside writable roots, what runs later (``guard.paths.RUNS_LATER``, and ``RUNS_LATER_IN_PROJECT``
   in each root and each directory directly in it) is read-only, and every directory between the
   root and it is a mount point of its own, so it cannot be renamed away and made again; where such a
-  file is missing (or a symbolic link), its directory is made read-only with each entry in it
-  writable on its own, so the file cannot be made;
+  file is missing (or a symbolic link), its directory stays read-only and only the directories in it
+  are writable (each mounted on its own): the file cannot be made, nor anything else new there, and
+  the files directly in it stay read-only (in practice: the top of the home, and ``~/.config``
+  while ``~/.config/systemd`` or another of its entries is missing);
 - hidden (an empty read-only directory or file with mode 000, so reading says "Permission denied"):
   the operator paths the guard knows, under the home and under every Windows user profile, the
   sockets that give host control, WSL's interop sockets unless Windows is allowed, and
@@ -34,6 +39,7 @@ The profile, in the order the mounts are made (deeper paths after shallower ones
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -271,13 +277,16 @@ class SandboxView:
         }
 
 
-def view(profile: Profile, home: str | None) -> SandboxView:
-    return SandboxView(
-        "on",
-        profile.shown(profile.writable, home),
-        profile.shown(profile.hidden + profile.sockets, home),
-        profile.network,
-    )
+def view(profile: Profile, home: str | None, hide_paths: tuple[str, ...] = ()) -> SandboxView:
+    """What a structured result carries, on every call (so what is hidden is named by kind; ``wslmcp
+    shell explain --sandbox`` lists every path): the writable roots, what is hidden, the network."""
+    hidden = [
+        "credentials, keys and MCP client configuration in the home and every Windows user profile",
+        "the sockets of Docker, containerd, Podman, D-Bus and systemd",
+    ]
+    if not profile.interop:
+        hidden.append("Windows interop (/run/WSL)")
+    return SandboxView("on", profile.shown(profile.writable, home), (*hidden, *hide_paths), profile.network)
 
 
 def explain(profile: Profile, home: str | None = None) -> dict[str, object]:
@@ -303,11 +312,11 @@ def explain(profile: Profile, home: str | None = None) -> dict[str, object]:
     }
 
 
-def summary(profile: Profile, home: str | None) -> str:
+def summary(profile: Profile, home: str | None, version: str = "") -> str:
     """One line for wsl_list_hosts and ``--check``."""
     writable = ", ".join(profile.shown(profile.writable, home)) or "none (read-only)"
     return (
-        f"sandbox: on (bubblewrap)  ·  writable: {writable}  ·  read-only inside: shell startup files, git "
+        f"sandbox: on ({version or 'bubblewrap'})  ·  writable: {writable}  ·  read-only inside: shell startup files, git "
         f"hooks and config, systemd and autostart  ·  hidden: credentials, MCP client configuration, "
         f"{len(profile.sockets)} host sockets  ·  network {'on' if profile.network else 'off'}  ·  "
         f"Windows interop {'open' if profile.interop else 'closed'}"
@@ -321,18 +330,20 @@ _STOPPED: tuple[tuple[re.Pattern[str], str], ...] = (
         "setuid programs (sudo, su, ping…) cannot gain privileges inside the sandbox",
     ),
     (re.compile(r"File size limit exceeded"), "a file may not grow past the sandbox's file size limit"),
-    (re.compile(r"Read-only file system"), "only the writable roots can be written"),
+    (
+        re.compile(r"Read-only file system"),
+        "only the writable roots can be written; in them what runs later (shell startup files, git hooks "
+        "and config, …) is read-only, and where such a file is missing (the top of the home) nothing new "
+        "can be made",
+    ),
     (
         re.compile(
             r"docker daemon|docker\.sock|dbus|system bus|systemd/private|Failed to connect to bus", re.I
         ),
         "the sockets of Docker, D-Bus and systemd are hidden",
     ),
-    (
-        re.compile(r"UtilConnectToInteropServer|interop|Exec format error", re.I),
-        "Windows interop is closed (WSL_ALLOW_WINDOWS=false)",
-    ),
 )
+_INTEROP = re.compile(r"UtilConnectToInteropServer|interop|Exec format error", re.I)
 _NO_NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
     r"Name or service not known|network is unreachable",
@@ -349,8 +360,10 @@ def stopped_by(profile: Profile, home: str | None, stderr: str) -> str | None:
         if pattern.search(stderr):
             rule = said
             break
-    if rule is None and "Permission denied" in stderr and _names_hidden(profile, home, stderr):
-        rule = "this path is hidden by the sandbox"
+    if rule is None and not profile.interop and _INTEROP.search(stderr):
+        rule = "Windows interop is closed (WSL_ALLOW_WINDOWS=false)"
+    if rule is None and _names_hidden(profile, stderr):
+        rule = HIDDEN_NOTE.removeprefix("[sandbox] ")
     if rule is None and not profile.network and _NO_NETWORK.search(stderr):
         rule = "the network is off (WSL_SANDBOX_NETWORK=off)"
     if rule is None:
@@ -358,11 +371,31 @@ def stopped_by(profile: Profile, home: str | None, stderr: str) -> str | None:
     return f"[sandbox] {rule}; writable: {writable}"
 
 
-def _names_hidden(profile: Profile, home: str | None, stderr: str) -> bool:
-    """Whether a 'Permission denied' line names a hidden path (its last component, or a socket)."""
+def is_hidden(profile: Profile, home: str | None, path: str) -> bool:
+    """Whether the normalised absolute ``path`` lies in something the profile hides (``*`` matches
+    one component; under a Windows user profile names match in any case)."""
+    parts = path.strip("/").split("/")
+    for pattern in profile.shown(profile.hidden + profile.sockets, home):
+        wanted = pattern.strip("/").split("/")
+        if pattern.startswith("~") or len(parts) < len(wanted):
+            continue
+        fold = pattern.startswith(WINDOWS_PROFILES + "/")
+        if all(
+            fnmatch.fnmatchcase(part.lower() if fold else part, want.lower() if fold else want)
+            for part, want in zip(parts, wanted, strict=False)
+        ):
+            return True
+    return False
+
+
+HIDDEN_NOTE = "[sandbox] this path is hidden by the sandbox"
+
+
+def _names_hidden(profile: Profile, stderr: str) -> bool:
+    """Whether a 'permission denied' line names a hidden path (by a component of its name)."""
     names = {p.rstrip("/").rsplit("/", 1)[-1].lower() for p in profile.hidden + profile.sockets}
     for line in stderr.splitlines():
-        if "Permission denied" not in line:
+        if "permission denied" not in line.lower():
             continue
         for word in re.findall(r"[~/][^\s:'\"‘’]*", line):
             if any(part.lower() in names for part in word.split("/")):

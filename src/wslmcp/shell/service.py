@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Concatenate, ParamSpec
 
@@ -29,7 +29,7 @@ from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
 from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Runner
-from wslmcp.shell.sandbox import SandboxView, stopped_by, summary, under, view
+from wslmcp.shell.sandbox import HIDDEN_NOTE, SandboxView, is_hidden, stopped_by, summary, under, view
 from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
@@ -153,12 +153,30 @@ class ShellService:
 
     def sandbox_view(self) -> SandboxView | None:
         gate = self.sandbox
-        return view(gate.profile, gate.home) if gate is not None else None
+        return view(gate.profile, gate.home, self.config.sandbox.hide_paths) if gate is not None else None
 
     def _sandbox_note(self, text: str) -> str | None:
         """The ``[sandbox]`` line for a failure whose text shows the sandbox stopped it."""
         gate = self.sandbox
-        return stopped_by(gate.profile, gate.home, text) if gate is not None else None
+        if gate is None or "[sandbox]" in text:
+            return None
+        return stopped_by(gate.profile, gate.home, text)
+
+    @contextlib.contextmanager
+    def _on_path(self, path: str) -> Iterator[None]:
+        """A file tool's failure on a path the sandbox hides says so (inside the sandbox a hidden
+        file cannot even be looked at, so the tool itself only sees 'no such file')."""
+        try:
+            yield
+        except ToolFailure as exc:
+            gate = self.sandbox
+            if (
+                gate is None
+                or not path.startswith("/")
+                or not is_hidden(gate.profile, gate.home, normalize(path))
+            ):
+                raise
+            raise ToolFailure(f"{exc}\n{HIDDEN_NOTE}") from exc
 
     async def _inside_writable_root(self, path: str) -> None:
         """Under the sandbox a write outside its writable roots would fail (or, under the private
@@ -411,13 +429,15 @@ class ShellService:
     @_answers("wsl_list_dir")
     async def list_dir(self, path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return results.Listed(path, await files.list_dir(path))
+        with self._on_path(path):
+            return results.Listed(path, await files.list_dir(path))
 
     @_answers("wsl_read_file")
     async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Result:
         files = self._files(session)
         limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
-        return results.FileRead(path, await files.read(path, limit), limit)
+        with self._on_path(path):
+            return results.FileRead(path, await files.read(path, limit), limit)
 
     @_answers("wsl_write_file")
     async def write_file(
@@ -437,7 +457,8 @@ class ShellService:
     @_answers("wsl_download")
     async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return results.Transferred("download", await files.download(remote_path, local_path))
+        with self._on_path(remote_path):
+            return results.Transferred("download", await files.download(remote_path, local_path))
 
     # -- host status ------------------------------------------------------------------------------
 
@@ -467,7 +488,7 @@ class ShellService:
             return None
         if gate.failure is not None:
             return f"sandbox: REQUIRED BUT NOT RUNNING, nothing runs: {gate.failure}"
-        return summary(gate.profile, gate.home)
+        return summary(gate.profile, gate.home, gate.facts.version if gate.facts is not None else "")
 
     async def facts(self, runner: Runner) -> Facts:
         run = await runner.run(
