@@ -47,7 +47,7 @@ class FakeWslExe:
     def __init__(self, scenario: Scenario, on_miss: Callable[[Sequence[str]], None] | None = None) -> None:
         self._scenario = scenario
         self._on_miss = on_miss  # told the argument vector of every miss (the replay's run tokens)
-        self._items = ProcessExchange.recorded(scenario, self.boundary)
+        self._items = scenario.process_exchanges(self.boundary)
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 

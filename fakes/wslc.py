@@ -36,7 +36,7 @@ class FakeWslc:
     scenario without wslc exchanges has no wslc.exe; anything else is a ``ReplayMiss``."""
 
     def __init__(self, scenario: Scenario) -> None:
-        self._items = ProcessExchange.recorded(scenario, _WslcExchanges.boundary)
+        self._items = scenario.process_exchanges(_WslcExchanges.boundary)
         self._exchanges = _WslcExchanges(scenario)
 
     async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange:

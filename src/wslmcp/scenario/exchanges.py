@@ -24,13 +24,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wslmcp.boundaries.mcp_launcher import ServerAnswer
-from wslmcp.scenario.fields import MANIFEST_NAME, Fields
-
-if TYPE_CHECKING:
-    from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.fields import Fields
 
 #: How a recorded stream is encoded: a Linux command's raw ``bytes``, or wsl.exe's own messages.
 ENCODINGS = ("bytes", "utf-16le", "utf-8")
@@ -112,16 +109,6 @@ class ProcessExchange:
         if self.overflowed:
             out["overflowed"] = True
         return out
-
-    @classmethod
-    def recorded(cls, scenario: Scenario, boundary: str) -> list[ProcessExchange]:
-        """The scenario's records of ``boundary`` (``wsl_exe``, ``wslc``), in recorded order."""
-        fields = Fields(scenario.root / MANIFEST_NAME)
-        items = scenario.manifest.get("exchanges", {}).get(boundary, [])
-        return [
-            cls.read(item, f"exchanges.{boundary}[{i}]", fields, scenario.root)
-            for i, item in enumerate(items)
-        ]
 
 
 def _stream(record: Mapping[str, Any], name: str, key: str, fields: Fields, root: Path) -> Stream | None:
