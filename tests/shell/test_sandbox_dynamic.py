@@ -571,17 +571,17 @@ async def test_a_command_stopped_by_the_sandbox_says_so_and_carries_the_sandbox(
     reply = render(await service.exec(f"echo x > {world.outside}/keep.txt"))
     assert "[sandbox] only the writable roots can be written;" in reply.text
     assert reply.text.split("[sandbox]")[1].split("\n")[0].endswith(f"; writable: {world.home}")
-    result = await service.exec(f"cat {world.outside}/vault/key")
-    reply = render(result)
+    reply = render(await service.exec(f"cat {world.outside}/vault/key"))
     assert "[sandbox] this path is hidden by the sandbox" in reply.text and world.secret not in reply.text
-    view = result.sandbox  # type: ignore[union-attr]
-    assert view is not None and view.as_json()["writable"] == [str(world.home)]
-    assert str(world.outside / "vault") in view.hidden and view.network is True
+    sandbox = reply.structured["sandbox"]
+    assert sandbox["mode"] == "on" and sandbox["writable"] == [str(world.home)] and sandbox["network"] is True
+    assert str(world.outside / "vault") in sandbox["hidden"]
+    assert reply.structured["sandboxNote"].startswith("[sandbox] this path is hidden")
     ok = render(await service.exec("echo fine"))
-    assert "[sandbox]" not in ok.text and "fine" in ok.text
+    assert "[sandbox]" not in ok.text and "fine" in ok.text and "sandboxNote" not in ok.structured
     # off: nothing of it
-    plain = await serve(world).exec(f"echo x > {world.outside}/new.txt")
-    assert "[sandbox]" not in render(plain).text and plain.sandbox is None  # type: ignore[union-attr]
+    plain = render(await serve(world).exec(f"echo x > {world.outside}/new.txt"))
+    assert "[sandbox]" not in plain.text and "sandbox" not in plain.structured
 
 
 async def test_the_file_tools_run_in_the_sandbox(world: World) -> None:
@@ -663,7 +663,9 @@ async def test_check_and_list_hosts_show_the_sandbox(world: World) -> None:
     text, ok = render_check(await serve(world, WSL_SANDBOX="on").check())
     assert ok, text
     assert "sandbox: on (bubblewrap 0." in text and f"writable: {world.home}  ·  " in text
-    hosts = render(await serve(world, WSL_SANDBOX="on", WSL_SANDBOX_NETWORK="off").list_hosts()).text
+    listed = render(await serve(world, WSL_SANDBOX="on", WSL_SANDBOX_NETWORK="off").list_hosts())
+    hosts = listed.text
+    assert listed.structured["sandbox"].startswith("sandbox: on (bubblewrap")
     assert (
         "sandbox: on (bubblewrap 0." in hosts and "network off" in hosts and "Windows interop closed" in hosts
     )
