@@ -499,6 +499,45 @@ def test_a_crashed_server_leaves_no_process_behind(world: World, tmp_path: Path)
                 os.kill(pid, signal.SIGKILL)
 
 
+def test_over_real_stdio_what_the_guard_lets_through_stays_confined(world: World) -> None:
+    """The server as a client sees it (WSL_SANDBOX=on, local transport, the real stdio transport):
+    hidden files, writes outside the roots, and the sandbox in each result."""
+    command = (
+        f"grep -r CANARY ~ {world.outside}; cat {world.outside}/vault/key; find ~ -type f -exec cat {{}} +"
+    )
+    plain = Server(shell_command(), shell_env(world.home, WSL_CWD=str(world.home)))
+    try:
+        plain.handshake()
+        assert world.secret in json.dumps(plain.call(1, "wsl_exec", {"command": command}))  # reachable
+        assert plain.close() == 0
+    finally:
+        if plain.proc.poll() is None:
+            plain.proc.kill()
+    server = Server(
+        shell_command(),
+        shell_env(
+            world.home, WSL_SANDBOX="on", WSL_HIDE_PATHS=str(world.outside / "vault"), WSL_CWD=str(world.home)
+        ),
+    )
+    try:
+        server.handshake()
+        said = server.call(1, "wsl_exec", {"command": command})["result"]
+        assert not said["isError"], said
+        assert world.secret not in json.dumps(said) and said["structuredContent"]["sandbox"]["mode"] == "on"
+        wrote = server.call(
+            2, "wsl_exec", {"command": f"echo pwned >> ~/.profile; echo x > {world.outside}/keep.txt"}
+        )
+        assert "[sandbox] only the writable roots can be written" in wrote["result"]["content"][0]["text"]
+        assert (world.home / ".profile").read_text() == "export FROM_PROFILE=yes\n"
+        assert (world.outside / "keep.txt").read_text() == "keep me\n"
+        read = server.call(3, "wsl_read_file", {"path": str(world.outside / "vault" / "key")})["result"]
+        assert read["isError"] and world.secret not in json.dumps(read)
+        assert server.close() == 0 and server.only_jsonrpc_on_stdout() == []
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
 def _comm(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
