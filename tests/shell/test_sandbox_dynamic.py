@@ -346,10 +346,11 @@ def unix_listener(path: Path, answer: str) -> Iterator[Listener]:
                 directory.rmdir()
 
 
-SOCKETS = {  # the stand-ins: Docker's socket, WSL's interop socket, the system D-Bus socket
+SOCKETS = {  # the stand-ins: Docker's, WSL's interop, the system D-Bus and a user's gpg-agent sockets
     "docker": Path("/run/docker.sock"),
     "interop": Path("/run/WSL/1_interop"),
     "dbus": Path("/run/dbus/system_bus_socket"),
+    "gpg-agent": Path(f"/run/user/{os.getuid()}/gnupg/S.gpg-agent"),
 }
 
 
@@ -621,6 +622,23 @@ async def test_a_command_stopped_by_the_sandbox_says_so_and_carries_the_sandbox(
     # off: nothing of it
     plain = render(await serve(world).exec(f"echo x > {world.outside}/new.txt"))
     assert "[sandbox]" not in plain.text and "sandbox" not in plain.structured
+
+
+async def test_the_private_tmp_keeps_wsl_cwd_visible_and_says_why_another_directory_is_not(
+    world: World, tmp_path: Path
+) -> None:
+    start, other = tmp_path / "start", tmp_path / "other"
+    start.mkdir()
+    other.mkdir()
+    (start / "here.txt").write_text("here\n")
+    service = serve(world, WSL_SANDBOX="on", WSL_CWD=str(start))
+    reply = render(await service.exec("pwd; cat here.txt; echo x > new.txt"))
+    assert f"{start}\nhere\n" in reply.text and not (start / "new.txt").exists()
+    assert "[sandbox] only the writable roots can be written" in reply.text
+    reply = render(await service.exec("pwd", cwd=str(other)))
+    assert "[sandbox] /tmp and /run/user are private to each call" in reply.text
+    plain = render(await serve(world, WSL_CWD=str(start)).exec("pwd", cwd=str(other)))
+    assert f"{other}\n" in plain.text  # reachable without the sandbox
 
 
 async def test_the_file_tools_run_in_the_sandbox(world: World) -> None:

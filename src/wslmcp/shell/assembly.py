@@ -46,7 +46,7 @@ def assemble(
     if config.distro is not None:
         gate = confinement = None
         if config.sandbox.on:  # WSL_SANDBOX=on: every script runs under bubblewrap, or nothing runs
-            profile = profile_for(config.policy, config.sandbox)
+            profile = profile_for(config.policy, config.sandbox, config.cwd)
             confinement = Confinement(launcher(profile))
             gate = SandboxGate(profile, config.distro)
         transport = boundaries.shell_transport(config.transport, config.distro, config.user, confinement)

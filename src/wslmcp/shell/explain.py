@@ -102,7 +102,10 @@ def main(argv: Sequence[str]) -> int:
     if args.sandbox:
         if args.command or args.path or args.local or args.cwd or args.access:
             p.error("--sandbox takes no other argument")
-        shown = {"mode": config.sandbox.mode, **explain_sandbox(profile_for(config.policy, config.sandbox))}
+        shown = {
+            "mode": config.sandbox.mode,
+            **explain_sandbox(profile_for(config.policy, config.sandbox, config.cwd)),
+        }
         print(json.dumps(shown, ensure_ascii=False))
         return 0
     decision = decide(Guard(config.policy), args, config.cwd, p)

@@ -248,7 +248,11 @@ def policy_lines(config: ShellConfig) -> list[str]:
         )
     ]
     if p.allowed_paths:
-        lines.append(f"file tools limited to: {', '.join(p.allowed_paths)} (does not restrict wsl_exec)")
+        under_sandbox = "and, under the sandbox, where wsl_exec may write"
+        lines.append(
+            f"file tools limited to: {', '.join(p.allowed_paths)} "
+            f"({under_sandbox if config.sandbox.on else 'does not restrict wsl_exec'})"
+        )
     if p.allow_commands:
         lines.append(f"commands limited to: {', '.join(p.allow_commands)}")
     if p.deny_patterns:

@@ -106,6 +106,7 @@ class Profile:
     network: bool
     interop: bool
     left_read_only: tuple[str, ...] = ()  # configured roots on a Windows drive while Windows is closed
+    visible: tuple[str, ...] = ()  # shown read-only where the sandbox is private (WSL_CWD under /tmp)
     max_processes: int = MAX_PROCESSES
     max_file_bytes: int = MAX_FILE_BYTES
     secret_variables: tuple[str, ...] = SECRET_VARIABLES
@@ -129,8 +130,9 @@ def under(path: str, root: str) -> bool:
     return root in ("/", path) or path.startswith(root.rstrip("/") + "/")
 
 
-def profile_for(policy: Policy, settings: SandboxSettings) -> Profile:
-    """The sandbox ``policy`` and ``settings`` ask for (see the module docstring)."""
+def profile_for(policy: Policy, settings: SandboxSettings, cwd: str | None = None) -> Profile:
+    """The sandbox ``policy`` and ``settings`` ask for (see the module docstring); ``cwd`` is the
+    configured start directory, kept visible even where the sandbox is private."""
     roots: tuple[str, ...] = () if policy.readonly else (policy.allowed_paths or ("~",))
     on_drive = tuple(r for r in roots if mount_of(r) is not None)
     writable = roots if policy.allow_windows else tuple(r for r in roots if r not in on_drive)
@@ -148,6 +150,7 @@ def profile_for(policy: Policy, settings: SandboxSettings) -> Profile:
         network=settings.network,
         interop=policy.allow_windows,
         left_read_only=() if policy.allow_windows else on_drive,
+        visible=(cwd,) if cwd else (),
     )
 
 
@@ -196,6 +199,7 @@ def launcher(profile: Profile) -> str:
                 tuple(p for p in hidden if p.startswith("/") and not p.startswith(WINDOWS_PROFILES + "/")),
             ),
             _array("RO", profile.read_only),
+            _array("VIS", profile.visible),
             f"NET={int(profile.network)} IOP={int(profile.interop)} NPROC={profile.max_processes} "
             f"FSIZE={profile.max_file_bytes // 1024}",
             f"SECRETS={quote(secrets)}",
@@ -302,11 +306,13 @@ def explain(profile: Profile, home: str | None = None) -> dict[str, object]:
         "windows_interop": profile.interop,
         "private": [
             "/tmp",
+            "/run/user/*",
             "/dev",
             "/proc",
             "PID, IPC and UTS namespaces",
             "a user namespace with no capabilities",
         ],
+        "visible_read_only": list(profile.visible),
         "limits": {"processes": profile.max_processes, "file_bytes": profile.max_file_bytes},
         "variables_not_passed": list(profile.secret_variables) + ([] if profile.interop else ["WSL_INTEROP"]),
     }
@@ -343,6 +349,7 @@ _STOPPED: tuple[tuple[re.Pattern[str], str], ...] = (
         "the sockets of Docker, D-Bus and systemd are hidden",
     ),
 )
+_PRIVATE_CWD = re.compile(r"cannot enter the working directory '?/(tmp|run/user)/")
 _INTEROP = re.compile(r"UtilConnectToInteropServer|interop|Exec format error", re.I)
 _NO_NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
@@ -364,6 +371,11 @@ def stopped_by(profile: Profile, home: str | None, stderr: str) -> str | None:
         rule = "Windows interop is closed (WSL_ALLOW_WINDOWS=false)"
     if rule is None and _names_hidden(profile, stderr):
         rule = HIDDEN_NOTE.removeprefix("[sandbox] ")
+    if rule is None and _PRIVATE_CWD.search(stderr):
+        rule = (
+            "/tmp and /run/user are private to each call: a directory there is seen only when it lies in a "
+            "writable root (WSL_ALLOWED_PATHS) or is WSL_CWD"
+        )
     if rule is None and not profile.network and _NO_NETWORK.search(stderr):
         rule = "the network is off (WSL_SANDBOX_NETWORK=off)"
     if rule is None:
@@ -462,7 +474,9 @@ keep() {  # $1 (as given) stays as it is: read-only when it exists, else not mak
   elif [ -e "$r" ]; then add 4 "$r"; between "$r"
   else local a=$r; while [ ! -d "$a" ]; do a=${a%/*}; done; split "${a:-/}"; fi
 }
-hide() { { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && [ "$r" != / ] && add 5 "$r"; }
+hide() {  # (nothing under /run/user: every runtime directory there is private, see below)
+  { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && case $r in /|/run/user/*) ;; *) add 5 "$r" ;; esac
+}
 walk() {  # hide what WIN names under a Windows user profile, spelled in any case
   local e n; for e in "$1"/*; do
     n=${e##*/}; n=$2${n,,}
@@ -498,9 +512,13 @@ for p in "${HH[@]}"; do hide "$H/$p"; done
 for u in $PROFILES/; do walk "${u%/}" ""; done
 for g in "${HA[@]}"; do for p in $g; do hide "$p"; done; done
 for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" && add 4 "$r"; done; done
+for p in "${VIS[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && ! root_of "$r" && add 4 "$r"; done
 cd -- "$here" 2>/dev/null || cd /
 a=(--unshare-user --cap-drop ALL --unshare-ipc --unshare-uts --die-with-parent --new-session
    --setenv PATH "$path" --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
+for x in /run/user/*; do  # private runtime directories: their sockets (D-Bus, systemd, gpg-agent, ...) stay out
+  [ -d "$x" ] && [ ! -L "$x" ] && a+=(--perms 0700 --tmpfs "$x") && mode[$x]=rw
+done
 [ "$m" = distro-pids ] || a+=(--unshare-pid --proc /proc)
 [ "$NET" = 1 ] || a+=(--unshare-net)
 for i in "${!used[@]}"; do  # a mount is made only where it changes something
