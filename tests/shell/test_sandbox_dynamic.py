@@ -465,6 +465,32 @@ async def test_a_timeout_ends_the_whole_sandbox_and_leaves_no_process(
     assert await survivors(marker) == []
 
 
+async def test_the_sweep_finds_a_sandbox_whose_parent_outlives_wsl_exe(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in a real distro, the Linux side's parent lives on when wsl.exe is killed (here a shell
+    between the stand-in and the launcher, in a session of its own): only the token sweep, from a
+    sandbox that shares the distro's PID namespace, can end the command's sandbox."""
+    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
+    script = Path(standin.executable)
+    script.write_text(
+        script.read_text().replace('exec setsid -w "$@"', 'exec setsid -w sh -c \'"$@"; exit $?\' sh "$@"')
+    )
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    transport = WslExeTransport(
+        WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", None, confinement(world)
+    )
+    marker = "sleep 38.31"
+    run = await Runner(transport).run(
+        ScriptCall(f"{marker}1 & setsid {marker}2 & {marker}3", timeout_s=2, max_output=1 << 16)
+    )
+    assert run.exchange.timed_out and run.sweep_error is None, run
+    named = [k.split(" ", 1)[1] for k in run.swept]
+    assert named.count("bwrap") == 2 and named.count("sleep") == 3, run.swept
+    assert await survivors(marker) == []
+
+
 def test_a_crashed_server_leaves_no_process_behind(world: World, tmp_path: Path) -> None:
     server = Server(shell_command(), shell_env(world.home, WSL_SANDBOX="on"))
     server.handshake()

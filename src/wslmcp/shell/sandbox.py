@@ -57,7 +57,6 @@ from wslmcp.shell.guard.paths import (
 from wslmcp.shell.runner import quote
 
 SandboxMode = Literal["off", "on"]
-SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "on")
 
 # Names of variables not passed into the sandbox (case-insensitive globs), and why: they look like
 # secrets; the SSH agent's socket signs with the operator's keys.
@@ -67,7 +66,6 @@ SECRET_VARIABLES = ("*TOKEN*", "*SECRET*", "*PASSWORD*", "*_KEY", "SSH_AUTH_SOCK
 # for root only the deadline bounds a fork bomb, and it ends the whole PID namespace in one kill.
 MAX_PROCESSES = 1024
 MAX_FILE_BYTES = 4 << 30  # RLIMIT_FSIZE: no single file past 4 GiB (many smaller files still can be)
-FAILED_EXIT = 125  # the launcher's own refusal (bubblewrap missing): nothing ran
 
 INSTALL_COMMANDS = {
     "apt-get": "sudo apt-get install -y bubblewrap",
