@@ -46,7 +46,11 @@ def test_every_request_gets_an_answer(sdk_server: Server, line: bytes) -> None:
     assert _answered_before_the_next_ping(sdk_server, line)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="mcp 2.3 answers -32602 'Invalid request parameters', naming no cause")
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="mcp 2.3 answers -32602 'Invalid request parameters', naming no cause",
+)
 def test_a_request_before_initialize_is_told_why_it_is_refused(sdk_server: Server) -> None:
     answer = sdk_server.request(7, "tools/list")
     assert "initializ" in answer["error"]["message"]
