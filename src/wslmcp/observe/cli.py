@@ -20,9 +20,8 @@ def main(argv: Sequence[str]) -> int:
         sys.stdout.write(HELP)
         return 0
     from wslmcp import stdio, wiring
-    from wslmcp.observe.assembly import windows_native
     from wslmcp.observe.tools import SERVER
-    from wslmcp.scenario.manifest import ScenarioError
+    from wslmcp.scenario.fields import ScenarioError
 
     try:
         wired = wiring.wire(options.replay, os.environ)
@@ -35,7 +34,7 @@ def main(argv: Sequence[str]) -> int:
         except UsageError as exc:
             print(f"wslmcp observe: error: the scenario's observe.args: {exc}", file=sys.stderr)
             return 2
-    if options.distro is not None and not windows_native(wired.host):
+    if options.distro is not None and not wired.host.windows_native:
         print(
             "wslmcp observe: error: --distro is only supported on Windows (inside WSL the primary "
             "distribution is the one the server runs in)",

@@ -9,9 +9,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from wslmcp.boundaries.shell_transport import TransportError
 from wslmcp.cliargs import parser
-from wslmcp.scenario.manifest import ScenarioError
+from wslmcp.scenario.fields import ScenarioError
 from wslmcp.shell.config import VARIABLES, ConfigError, ShellConfig
 from wslmcp.shell.log import Log
 
@@ -39,6 +38,7 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     p.add_argument("--replay", metavar="DIR", help="serve from a scenario's recorded wsl.exe exchanges")
     args = p.parse_args(list(argv))
     from wslmcp import wiring
+    from wslmcp.boundaries.shell_transport import TransportError
     from wslmcp.shell.config import load_config
 
     try:
@@ -72,6 +72,7 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
 
 
 def _check(wired: Wired, config: ShellConfig) -> int:
+    from wslmcp.boundaries.shell_transport import TransportError
     from wslmcp.shell.assembly import assemble
     from wslmcp.shell.replies import render_check
 
