@@ -16,6 +16,7 @@ from wslmcp.cliargs import ArgumentParser, parser
 from wslmcp.scenario.checks import run_checks
 from wslmcp.scenario.loader import Scenario, discover
 from wslmcp.scenario.manifest import ScenarioError
+from wslmcp.wording import one_line
 
 DEFAULT_DIR = "scenarios"
 AREAS = ("observe", "shell", "profile")
@@ -201,19 +202,15 @@ def _replay(args: argparse.Namespace) -> int:
         counts = Counter(r.kind for r in results)
         kinds = ",".join(k if n == 1 else f"{k} x{n}" for k, n in counts.items()) or "(none declared)"
         if ok:
-            detail = _shorten("; ".join(r.detail for r in results), 100)
+            detail = one_line("; ".join(r.detail for r in results), 100)
         else:
-            detail = "; ".join(r.detail for r in results if not r.ok) or "no checks declared"
+            detail = one_line("; ".join(r.detail for r in results if not r.ok), 2000) or "no checks declared"
         print(f"{sc.name:<24} {'match' if ok else 'MISMATCH':<9} {kinds:<24} {detail}")
         for r in results:
             if r.report:
                 print("\n".join("    " + line for line in r.report.splitlines()))
     print(f"{len(paths) - mismatches} matched, {mismatches} mismatched")
     return 1 if mismatches else 0
-
-
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _record(args: argparse.Namespace) -> int:
