@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
@@ -21,12 +20,12 @@ def main(argv: Sequence[str]) -> int:
         sys.stdout.write(HELP)
         return 0
     from wslmcp import wiring
-    from wslmcp.observe.assembly import build_service, windows_native
+    from wslmcp.observe.assembly import build, windows_native
     from wslmcp.observe.server import serve_stdio
     from wslmcp.scenario.manifest import ScenarioError
 
     try:
-        wired = wiring.wire(options.replay, os.environ)
+        wired = wiring.wire(options.replay)
     except (ScenarioError, OSError) as exc:
         print(f"wslmcp observe: error: {exc}", file=sys.stderr)
         return 2
@@ -42,7 +41,7 @@ def main(argv: Sequence[str]) -> int:
     import anyio
 
     async def serve() -> None:
-        await serve_stdio(build_service(wired.boundaries, wired.host, options))
+        await serve_stdio(build(wired.boundaries, wired.host, options))
 
     try:
         anyio.run(serve)

@@ -18,14 +18,14 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from wslmcp import wiring
-from wslmcp.observe.assembly import build_service
+from wslmcp.observe.assembly import build
 from wslmcp.observe.options import parse_options
 from wslmcp.observe.server import build_server
 from wslmcp.replay.client import connect
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import ObserveSection, read_section
+from wslmcp.wiring.replay import replaying
 
 KIND = "observe-tools"
 _REF = re.compile(r"\{\{(snapshot|resource):(\d+)(?::(\d+))?\}\}")
@@ -49,8 +49,8 @@ async def drive(
 ) -> list[dict[str, Any]]:
     """Answers to ``calls`` from a replaying server, each ``{"result": ..., "is_error": bool}`` or
     ``{"jsonrpc_error": code}``. The text block must equal structuredContent, or this raises."""
-    run = wiring.replaying(scenario)
-    server = build_server(build_service(run.boundaries, run.host, parse_options(args)))
+    run = replaying(scenario)
+    server = build_server(build(run.boundaries, run.host, parse_options(args)))
     answers: list[dict[str, Any]] = []
     async with connect(server) as client:
         for call in calls:

@@ -15,6 +15,14 @@ from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 
 
+@dataclass(frozen=True)
+class Options:
+    """What the command line asks of the server; its configuration is the host's ``shell_env``.
+    ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL asks for it (``--check`` prints its own)."""
+
+    quiet: bool = False
+
+
 @dataclass
 class Assembly:
     config: ShellConfig
@@ -22,12 +30,11 @@ class Assembly:
     log: Log
 
 
-def assemble(boundaries: Boundaries, host: Host, *, quiet: bool = False) -> Assembly:
-    """Config, transport, guard, runner and service. Raises ConfigError / TransportError.
-    ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL asks for it (``--check`` prints its own)."""
+def build(boundaries: Boundaries, host: Host, options: Options) -> Assembly:
+    """Config, transport, guard, runner and service. Raises ConfigError / TransportError."""
     env = host.shell_env
     config = load_config(env)
-    if quiet and "WSL_MCP_LOG_LEVEL" not in env:
+    if options.quiet and "WSL_MCP_LOG_LEVEL" not in env:
         config = replace(config, log_level="silent")
     log = Log(config.log_level, sys.stderr, boundaries.clock)
     runner = None

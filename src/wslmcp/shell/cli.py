@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -35,11 +34,11 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     p.add_argument("--replay", metavar="DIR", help="serve from a scenario's recorded wsl.exe exchanges")
     args = p.parse_args(list(argv))
     from wslmcp import wiring
-    from wslmcp.shell.assembly import assemble
+    from wslmcp.shell.assembly import Options, build
 
     try:
         wired = wiring.wire(args.replay, environ)
-        assembly = assemble(wired.boundaries, wired.host, quiet=args.check)
+        assembly = build(wired.boundaries, wired.host, Options(quiet=args.check))
     except (ConfigError, TransportError, ScenarioError) as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
         return 1
@@ -85,13 +84,11 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
+    from wslmcp import wiring
+
     args = list(argv)
     if args and args[0] == "explain":
         from wslmcp.shell.explain import main as explain_main
 
-        return explain_main(args[1:])
-    return serve(args, os.environ)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
+        return explain_main(args[1:], wiring.environment())
+    return serve(args, wiring.environment())

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from wslmcp.cliargs import parser
 from wslmcp.shell.config import ConfigError, load_config
@@ -83,18 +82,15 @@ def decide(
     return guard.check_command(command, args.cwd if args.cwd is not None else default_cwd)
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
+    """``environ``: where the server's ``WSL_*`` configuration is read from (the entry point's, from wiring)."""
     p = _parser()
     args = p.parse_args(list(argv))
     try:
-        config = load_config(os.environ)
+        config = load_config(environ)
     except ConfigError as exc:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 2
     decision = decide(Guard(config.policy), args, config.cwd, p)
     print(json.dumps(decision.as_json(), ensure_ascii=False))
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
