@@ -193,7 +193,7 @@ def execute(options: Options, profiler: Profiler, out: TextIO) -> int:
         doc = snapshot.build(
             report, when, sessions=options.sessions, days=options.days, redact=options.redact_identifiers
         )
-        return _emit_snapshot(report_json.dumps(doc), options.out, out) or _gate_status(outcome)
+        return _emit_snapshot(report_json.dumps(doc.to_json()), options.out, out) or _gate_status(outcome)
     if options.json:
         out.write(report_json.dumps(report_json.document(report, include_prune=options.prune)) + "\n")
     else:
