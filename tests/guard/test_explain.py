@@ -33,7 +33,7 @@ def explain(
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     try:
-        code = main(args, os.environ)
+        code = main(args)
     except SystemExit as exc:
         code = int(exc.code or 0)
     out, err = capsys.readouterr()

@@ -25,6 +25,7 @@ from wslmcp.evals.grading import Job, Options
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 from wslmcp.wiring.replay import replay_target, replaying
+from wslmcp.wording import counted
 
 KIND = "eval-traces"
 JOBS = 4
@@ -87,9 +88,14 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     if wrong:
         return CheckResult(KIND, False, "; ".join(wrong), table)
     graded = report_json.summary(reports)
+    note = (
+        "Every verdict below is the one expected: a FAIL grades a bundled session that makes the "
+        "mistakes its checks must catch."
+    )
     return CheckResult(
         KIND,
         True,
-        f"{len(reports)} agent sessions graded as expected ({graded['passed']} pass, {graded['failed']} fail)",
-        table,
+        f"{counted(len(reports), 'agent session')} graded as expected "
+        f"({graded['passed']} pass, {graded['failed']} fail)",
+        f"{note}\n{table}",
     )

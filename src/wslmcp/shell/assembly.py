@@ -17,10 +17,14 @@ from wslmcp.shell.service import ShellService
 
 @dataclass(frozen=True)
 class Options:
-    """What the command line asks of the server; its configuration is the host's ``shell_env``.
-    ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL asks for it (``--check`` prints its own)."""
+    """What the entry point asks of the server. ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL
+    asks for it (``--check`` prints its own); ``config`` and ``log``, when the entry point has them
+    already (it reads the configuration before serving and logs from the start), else the
+    configuration is read from the host's ``shell_env`` and the log made here."""
 
     quiet: bool = False
+    config: ShellConfig | None = None
+    log: Log | None = None
 
 
 @dataclass
@@ -31,12 +35,13 @@ class Assembly:
 
 
 def build(boundaries: Boundaries, host: Host, options: Options) -> Assembly:
-    """Config, transport, guard, runner and service. Raises ConfigError / TransportError."""
+    """Config (read from the host's shell environment unless given), transport, guard, runner and
+    service. Raises ConfigError / TransportError."""
     env = host.shell_env
-    config = load_config(env)
+    config = options.config or load_config(env)
     if options.quiet and "WSL_MCP_LOG_LEVEL" not in env:
         config = replace(config, log_level="silent")
-    log = Log(config.log_level, sys.stderr, boundaries.clock)
+    log = options.log or Log(config.log_level, sys.stderr, boundaries.clock)
     runner = None
     if config.distro is not None:
         transport = boundaries.shell_transport(config.transport, config.distro, config.user)
@@ -50,5 +55,6 @@ def build(boundaries: Boundaries, host: Host, options: Options) -> Assembly:
         log=log,
         local_files=boundaries.local_files,
         audit=audit,
+        plain_linux=host.platform == "linux" and host.distro is None and not host.wsl_reachable,
     )
     return Assembly(config, service, log)

@@ -15,7 +15,7 @@ import argparse
 import json
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from wslmcp.cliargs import parser
 from wslmcp.shell.config import ConfigError, load_config
@@ -82,12 +82,15 @@ def decide(
     return guard.check_command(command, args.cwd if args.cwd is not None else default_cwd)
 
 
-def main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
-    """``environ``: where the server's ``WSL_*`` configuration is read from (the entry point's, from wiring)."""
+def main(argv: Sequence[str]) -> int:
+    """The ``wslmcp shell explain`` entry point: the server's ``WSL_*`` configuration comes from the
+    environment wiring reads."""
+    from wslmcp import wiring
+
     p = _parser()
     args = p.parse_args(list(argv))
     try:
-        config = load_config(environ)
+        config = load_config(wiring.environment())
     except ConfigError as exc:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 2

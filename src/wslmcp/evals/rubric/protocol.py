@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from wslmcp.evals.rubric.base import Checks, Outcome, first_fail, skip
 from wslmcp.evals.session import Session
+from wslmcp.evals.trace import Result
 
 CHECKS = Checks()
 
@@ -28,18 +29,23 @@ def known_tools(s: Session) -> Outcome:
 @CHECKS.add(
     "protocol.valid_arguments",
     applies="MCP calls to a known tool",
-    rule="fails when such a call has a recorded JSON-RPC error -32602 (invalid params)",
+    rule="fails when the server refused such a call's arguments (JSON-RPC -32602, or from protocol "
+    "2025-11-25 on a tool error coded invalid_arguments)",
 )
 def valid_arguments(s: Session) -> Outcome:
     calls = [c for c in s.trace.calls if c.server is not None and c.tool in s.tools.get(c.server, set())]
     if not calls:
         return skip("no MCP call to a known tool")
     found = [
-        (c.n, f"call {c.n} {c.tool}: JSON-RPC -32602 {(c.result.error or {}).get('message', '')}".rstrip())
-        for c in calls
-        if c.result.status == "jsonrpc_error" and c.result.code == -32602
+        (c.n, f"call {c.n} {c.tool}: {_refusal(c.result)}") for c in calls if c.result.rejected_arguments
     ]
     return first_fail(found, "no call was rejected for its arguments")
+
+
+def _refusal(result: Result) -> str:
+    if result.status == "jsonrpc_error":
+        return f"JSON-RPC -32602 {(result.error or {}).get('message', '')}".rstrip()
+    return f"arguments refused: {result.text}"
 
 
 @CHECKS.add(
