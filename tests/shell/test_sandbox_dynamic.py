@@ -43,7 +43,7 @@ from wslmcp.boundaries.shell_transport import (
     distro_argv,
 )
 from wslmcp.boundaries.wsl_exe import WslExeCli
-from wslmcp.shell.assembly import assemble
+from wslmcp.shell.assembly import Options, build
 from wslmcp.shell.config import load_config
 from wslmcp.shell.replies import render, render_check
 from wslmcp.shell.runner import Runner
@@ -629,7 +629,7 @@ def serve(world: World, **env: str) -> ShellService:
         **world.env(**{"WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", **env}),
     }
     wired = wiring.wire(None, environ)
-    return assemble(wired.boundaries, wired.host).service
+    return build(wired.boundaries, wired.host, Options()).service
 
 
 async def test_a_command_stopped_by_the_sandbox_says_so_and_carries_the_sandbox(world: World) -> None:

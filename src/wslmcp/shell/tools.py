@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wslmcp.catalogue import Hints, ServerSpec, ToolSpec
+from wslmcp.catalogue import Hints, ServerSpec, ToolSpec, nullable, output_schema
 
 INSTRUCTIONS = """Runs commands and moves files in ONE WSL distro as ONE Linux user, both fixed by this server's configuration; no tool takes a distro or user.
 Start with wsl_list_hosts: it shows the distro, its state and the guard policy that decides what the other tools accept.
@@ -49,11 +49,6 @@ def _arguments(properties: dict[str, Any], required: tuple[str, ...] = ()) -> di
     return schema
 
 
-def _answer(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
-    """A success's ``structuredContent`` (a failure's is ``{"error": {"code", "message"}}``)."""
-    return {"type": "object", "properties": properties, "required": list(required)}
-
-
 _SESSION = _text("Session id from wsl_connect; omit for a one-off call.")
 _FILE_SESSION = _text(
     "Optional session id from wsl_connect; only checked to exist. File tools do not use the "
@@ -62,7 +57,7 @@ _FILE_SESSION = _text(
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
-_MAYBE_STRING = {"type": ["string", "null"]}
+_MAYBE_STRING = nullable("string")
 _STRINGS = {"type": "array", "items": _STRING}
 # WSL_SANDBOX=on: the sandbox the command ran in (sandboxNote: the "[sandbox]" line when it stopped it)
 _SANDBOX = {
@@ -92,7 +87,7 @@ _ENTRY = {
     "properties": {"name": _STRING, "kind": _STRING, "mode": _STRING, "size": _INTEGER, "mtime": _STRING},
     "required": ["name", "kind", "mode", "size", "mtime"],
 }
-_TRANSFER = _answer(
+_TRANSFER = output_schema(
     {"local": _STRING, "remote": _STRING, "bytes": _INTEGER, "sha256": _STRING},
     ("local", "remote", "bytes", "sha256"),
 )
@@ -107,7 +102,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "every other tool accepts. A stopped distro is reported, not started. In mirrored networking a port "
         "Windows holds cannot be bound inside the distro. Without WSL_DISTRO it returns setup instructions.",
         _arguments({}),
-        _answer(
+        output_schema(
             {
                 "configured": _BOOLEAN,
                 "name": _STRING,
@@ -135,7 +130,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _arguments(
             {"cwd": _text("Absolute directory to start in. Defaults to WSL_CWD, else the login directory.")}
         ),
-        _answer(
+        output_schema(
             {"session": _STRING, "cwd": _MAYBE_STRING, "readOnly": _BOOLEAN}, ("session", "cwd", "readOnly")
         ),
         _MEMORY,
@@ -147,7 +142,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "only this server's memory of the directory goes. An unknown or expired id is an error that "
         "lists the open sessions.",
         _arguments({"session": _text("Session id returned by wsl_connect.")}, ("session",)),
-        _answer({"session": _STRING}, ("session",)),
+        output_schema({"session": _STRING}, ("session",)),
         _FORGETS,
     ),
     ToolSpec(
@@ -157,7 +152,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "time left before idle expiry. Use it to recover a session id; use wsl_list_hosts for the distro "
         "itself.",
         _arguments({}),
-        _answer(
+        output_schema(
             {"sessions": {"type": "array", "items": _SESSION_ROW}, "limit": _INTEGER}, ("sessions", "limit")
         ),
         _LOOKS,
@@ -193,9 +188,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("command",),
         ),
-        _answer(
+        output_schema(
             {
-                "exitCode": {"type": ["integer", "null"]},
+                "exitCode": nullable("integer"),
                 "durationMs": _INTEGER,
                 "timedOut": _BOOLEAN,
                 "timeoutMs": _INTEGER,
@@ -225,7 +220,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path",),
         ),
-        _answer(
+        output_schema(
             {
                 "path": _STRING,
                 "resolved": _STRING,
@@ -253,7 +248,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path",),
         ),
-        _answer(
+        output_schema(
             {
                 "path": _STRING,
                 "resolved": _STRING,
@@ -289,7 +284,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path", "content"),
         ),
-        _answer(
+        output_schema(
             {"path": _STRING, "resolved": _STRING, "bytes": _INTEGER, "append": _BOOLEAN},
             ("path", "resolved", "bytes", "append"),
         ),
