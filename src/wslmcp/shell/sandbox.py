@@ -54,7 +54,6 @@ from wslmcp.shell.guard.paths import (
     WINDOWS_PROFILES,
     mount_of,
 )
-from wslmcp.shell.runner import quote
 
 SandboxMode = Literal["off", "on"]
 
@@ -152,8 +151,14 @@ def profile_for(policy: Policy, settings: SandboxSettings, cwd: str | None = Non
     )
 
 
+def _quote(text: str) -> str:
+    from wslmcp.shell.runner import quote  # (not at import: the configuration reads this module)
+
+    return quote(text)
+
+
 def _array(name: str, items: tuple[str, ...]) -> str:
-    return f"{name}=(" + " ".join(quote(item) for item in items) + ")"
+    return f"{name}=(" + " ".join(_quote(item) for item in items) + ")"
 
 
 def _windows_names(hidden: tuple[str, ...]) -> str:
@@ -166,7 +171,7 @@ def _windows_names(hidden: tuple[str, ...]) -> str:
             for n in range(1, len(parts)):
                 want.setdefault("/".join(parts[:n]), 0)
             want["/".join(parts)] = 1
-    return "declare -A WIN=(" + " ".join(f"[{quote(k)}]={v}" for k, v in want.items()) + ")"
+    return "declare -A WIN=(" + " ".join(f"[{_quote(k)}]={v}" for k, v in want.items()) + ")"
 
 
 def _grouped(paths: tuple[str, ...]) -> list[str]:
@@ -200,7 +205,7 @@ def launcher(profile: Profile) -> str:
             _array("VIS", profile.visible),
             f"NET={int(profile.network)} IOP={int(profile.interop)} NPROC={profile.max_processes} "
             f"FSIZE={profile.max_file_bytes // 1024}",
-            f"SECRETS={quote(secrets)}",
+            f"SECRETS={_quote(secrets)}",
         ]
     )
     return block + "\n" + _LAUNCHER
