@@ -116,5 +116,6 @@ def main() -> None:
     if shutil.which("bwrap") is None:
         print("   skipped: bubblewrap (bwrap) is not installed")
         return
-    with tempfile.TemporaryDirectory(prefix="wslmcp-bench-sandbox-") as tmp:
+    # not under /tmp: the sandbox makes /tmp private, and a home there would cost one more mount
+    with tempfile.TemporaryDirectory(prefix="wslmcp-bench-sandbox-", dir="/var/tmp") as tmp:
         asyncio.run(_measure(_home(Path(tmp))))

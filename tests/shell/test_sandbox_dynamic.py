@@ -169,6 +169,7 @@ cd ~/.ssh && cat id_ed25519; cd {outside}/vault && cat key
 cat {outside}/vault/key
 unshare -Urm sh -c 'umount ~/.aws; umount {outside}/vault; cat ~/.aws/credentials {outside}/vault/key' 2>&1
 cat /proc/1/root{outside}/vault/key /proc/1/root$HOME/.netrc 2>&1
+chmod 700 ~/.aws {outside}/vault 2>&1; cat ~/.aws/credentials {outside}/vault/key 2>&1
 true"""
 
 

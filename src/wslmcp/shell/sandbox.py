@@ -29,7 +29,7 @@ The profile, in the order the mounts are made (deeper paths after shallower ones
   are writable (each mounted on its own): the file cannot be made, nor anything else new there, and
   the files directly in it stay read-only (in practice: the top of the home, and ``~/.config``
   while ``~/.config/systemd`` or another of its entries is missing);
-- hidden (an empty read-only directory or file with mode 000, so reading says "Permission denied"):
+- hidden (an empty directory or read-only file with mode 000, so reading says "Permission denied"):
   the operator paths the guard knows, under the home and under every Windows user profile, the
   sockets that give host control, WSL's interop sockets unless Windows is allowed, and
   ``WSL_HIDE_PATHS``;
@@ -533,7 +533,7 @@ for i in "${!used[@]}"; do  # a mount is made only where it changes something
       2) [ -z "${ro[$p]}${hh[$p]}" ] && open_at "$p" || continue; a+=(--bind "$p" "$p"); mode[$p]=rw ;;
       3|4) open_at "$p" && a+=(--ro-bind "$p" "$p"); mode[$p]=ro ;;
       5) hid+=("$p") mode[$p]=h
-         if [ -d "$p" ]; then a+=(--perms 0000 --tmpfs "$p" --remount-ro "$p")
+         if [ -d "$p" ]; then a+=(--perms 0000 --tmpfs "$p")  # (empty; a remount would cost a bind)
          else exec {fd}</dev/null; a+=(--perms 0000 --ro-bind-data "$fd" "$p"); fi ;;
     esac
   done
