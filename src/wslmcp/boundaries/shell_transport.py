@@ -4,14 +4,15 @@ Contract
 --------
 ``kind``            ``"wsl.exe"`` or ``"local"``.
 ``user``            the Linux user scripts run as, or None for the distro's default user.
-``confinement``      the sandbox every script runs in (``Confinement``), or None.
+``confinement``     the sandbox every script runs in (``Confinement``), or None.
 ``run(ScriptCall(script, stdin=None, timeout_s=None, max_output=..., stdout_sink=None, login=True,
 confine="own"))``
     ``-> Exchange``. ``ScriptCall`` is the one request value (adapters, twins and the runner take it).
     Runs ``script`` (one bash script, passed as ONE argument) in a login bash (``bash -lc``; with
     ``login=False`` a plain ``bash -c`` that sources no profile, for fixed scripts) as the configured
-    user; with a confinement, inside it (``distro_argv``: the one place the command is built). stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are
-    the Linux command's bytes, untouched; ``stdout_sink`` takes stdout as it arrives. A non-zero exit
+    user; with a confinement, inside it (``distro_argv``: the one place the command is built).
+    stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are the
+    Linux command's bytes, untouched; ``stdout_sink`` takes stdout as it arrives. A non-zero exit
     is a normal result. At the deadline (or once a stream passes ``max_output`` bytes,
     ``overflowed``) the transport's own process is killed; the local transport stops its process
     group first and names every member in ``Exchange.killed``. Killing what runs *inside the
@@ -24,11 +25,11 @@ Errors
     failure of its own (unknown distro, WSL service down: exit status 4294967295 / -1; its message
     is decoded from UTF-16LE or UTF-8), bash missing, or a local user mismatch.
 
-The wsl.exe transport builds ``wsl.exe -d DISTRO [-u USER] --exec bash -lc SCRIPT`` (under a sandbox
-``--exec bash -p -c LAUNCHER wslmcp-sandbox own -lc SCRIPT``, the launcher then runs bubblewrap): never ``--``
-(which would hand the script to the distro's default shell for a second parse), never ``--cd``
-(which silently falls back to ``/``). The local transport runs ``bash -lc SCRIPT`` directly; it is
-used when the server already runs inside the configured distro, or on a Linux machine with no
+The wsl.exe transport builds ``wsl.exe -d DISTRO [-u USER] --exec bash -lc SCRIPT`` (under a
+sandbox ``--exec bash -p -c LAUNCHER wslmcp-sandbox own -lc SCRIPT``, the launcher then running
+bubblewrap): never ``--`` (which would hand the script to the distro's default shell for a second
+parse), never ``--cd`` (which silently falls back to ``/``). The local transport runs
+``bash -lc SCRIPT`` directly (or the same under a sandbox); it is used when the server already runs inside the configured distro, or on a Linux machine with no
 wsl.exe (CI), where WSL_DISTRO is only a label and WSL_USER must be the user running the server.
 """
 
@@ -91,7 +92,7 @@ def bash_flags(login: bool) -> str:
 
 def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
     """What runs in the distro for ``call``, whatever the transport: ``bash -lc SCRIPT`` (``-c``
-    without login), or under a sandbox ``bash -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT``."""
+    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT``."""
     if confinement is None:
         return ["bash", bash_flags(call.login), call.script]
     return [  # -p: the launcher runs outside the sandbox, so it takes no BASH_ENV, no exported function
