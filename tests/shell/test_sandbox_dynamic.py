@@ -408,9 +408,10 @@ async def test_secret_looking_variables_are_not_passed_in(
     ):
         monkeypatch.setenv(name, world.secret)
     monkeypatch.setenv("ORDINARY", "kept")
+    monkeypatch.setenv("W", "mine")  # named like one of the launcher's own variables
     assert (await output(LocalTransport(), "env")).count(world.secret) == 6
     said = await output(LocalTransport(confinement=confinement(world)), "env")
-    assert world.secret not in said and "ORDINARY=kept" in said
+    assert world.secret not in said and "ORDINARY=kept" in said and "\nW=mine\n" in said
 
 
 async def test_the_launcher_runs_nothing_of_the_users_outside_the_sandbox(

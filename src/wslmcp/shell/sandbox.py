@@ -187,7 +187,7 @@ def _grouped(paths: tuple[str, ...]) -> list[str]:
 def launcher(profile: Profile) -> str:
     """The fixed bash script that confines one command (``$1`` own | distro-pids | probe, ``$2`` the
     shell's flag, ``$3`` the script): the profile as bash data, then ``_LAUNCHER``."""
-    secrets = "|".join(profile.secret_variables)
+    secrets = "|".join(profile.secret_variables + (() if profile.interop else ("WSL_INTEROP",)))
     hidden = profile.hidden + profile.sockets
     block = "\n".join(
         [
@@ -203,9 +203,10 @@ def launcher(profile: Profile) -> str:
             ),
             _array("RO", profile.read_only),
             _array("VIS", profile.visible),
-            f"NET={int(profile.network)} IOP={int(profile.interop)} NPROC={profile.max_processes} "
+            f"NET={int(profile.network)} NPROC={profile.max_processes} "
             f"FSIZE={profile.max_file_bytes // 1024}",
-            f"SECRETS={_quote(secrets)}",
+            # the variables kept from the launcher's environment (a case pattern written out once)
+            f"passed() {{ case ${{1^^}} in {secrets}) return 1 ;; esac; }}",
         ]
     )
     return block + "\n" + _LAUNCHER
@@ -423,7 +424,7 @@ _LAUNCHER = r"""# wslmcp's sandbox launcher: confines one command with bubblewra
 # at every call (builtins, no new process), so a file made after the server started is hidden too,
 # and nothing is ever created outside the sandbox: where a file that would run later is missing, its
 # directory stays read-only and only the directories in it are writable, each mounted on its own.
-m=$1 f=$2 s=$3 H=${HOME:-/nonexistent} here=$PWD path=$PATH
+m=$1 f=$2 s=$3 H=${HOME:-/nonexistent} here=$PWD
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # no program of the user's runs here
 bw=; for x in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do [ -f "$x/bwrap" ] && [ -x "$x/bwrap" ] && { bw=$x/bwrap; break; }; done
 [ -n "$bw" ] || [ "$m" = probe ] || {
@@ -518,7 +519,7 @@ for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" 
 for p in "${VIS[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && ! root_of "$r" && add 4 "$r"; done
 cd -- "$here" 2>/dev/null || cd /
 a=(--unshare-user --cap-drop ALL --unshare-ipc --unshare-uts --die-with-parent --new-session
-   --setenv PATH "$path" --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
+   --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
 for x in /run/user/*; do  # private runtime directories: their sockets (D-Bus, systemd, gpg-agent, ...) stay out
   [ -d "$x" ] && [ ! -L "$x" ] && a+=(--perms 0700 --tmpfs "$x") && mode[$x]=rw
 done
@@ -538,9 +539,11 @@ for i in "${!used[@]}"; do  # a mount is made only where it changes something
     esac
   done
 done
+# the command gets the environment this launcher was started with (not its own variables), but for
+# what passed() keeps out
 mapfile -d '' -t env < /proc/$$/environ
-for v in "${env[@]}"; do v=${v%%=*}; [[ ${v^^} == @($SECRETS) ]] && unset "$v"; done
-[ "$IOP" = 1 ] || unset WSL_INTEROP
+a+=(--clearenv)
+for v in "${env[@]}"; do passed "${v%%=*}" && a+=(--setenv "${v%%=*}" "${v#*=}"); done
 ulimit -f "$FSIZE" 2>/dev/null
 if [ "$m" = probe ]; then
   printf 'home=%s\nbwrap=%s\nkernel=%s\nuserns=%s\n' "$H" "$bw" \
