@@ -16,7 +16,8 @@ Each bind mount costs bubblewrap a read of the mount table, so a mount is made o
 something.
 
 The profile, in the order the mounts are made (deeper paths after shallower ones):
-- the root read-only; a fresh ``/dev`` and ``/proc``, a private ``/tmp``; new user (all capabilities
+- the root read-only; a fresh ``/dev`` and ``/proc``; a private ``/tmp`` and ``/run/user/<uid>`` (their
+  sockets stay out; ``WSL_CWD`` stays visible, read-only); new user (all capabilities
   dropped, root included), PID, IPC and UTS namespaces; the sandbox dies with its parent and runs in
   a new session; the network unshared when ``WSL_SANDBOX_NETWORK=off``;
 - writable roots: ``WSL_ALLOWED_PATHS`` when set, else the home; none in read-only mode; roots on a
