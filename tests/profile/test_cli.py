@@ -184,4 +184,5 @@ def test_the_human_diff_shows_how_much_each_clients_definitions_grew(
         return sum(s["advertised_max_tokens"]["value"] for s in servers if s.get("advertised_max_tokens"))
 
     a, b = total(before, "claude-code"), total(after, "claude-code")
-    assert f"  advertised tokens: ~{a:,} -> ~{b:,} ({b - a:+d}, {(b - a) * 100 / a:+.1f}%)" in out
+    assert f"  claude-code: ~{a:,} -> ~{b:,} ({b - a:+,}, {(b - a) * 100 / a:+.1f}%)" in out
+    assert out.index("Advertised tokens") > out.index("=== cursor ===")  # after mcp-top's part

@@ -134,7 +134,12 @@ def test_snapshots_and_diffs_match(home: Path, tmp_path: Path, capsys: pytest.Ca
         theirs = mcp_top(["diff", str(old), str(new), *extra], tmp_path)
         code, mine = ours(["diff", str(old), str(new), *extra], capsys)
         assert code == 0
-        assert mine == theirs.stdout
+        if extra:
+            assert mine == theirs.stdout
+        else:  # mcp-top's text, then our token growth block
+            head, _, growth = mine.rpartition("\n\nAdvertised tokens (")
+            assert head + "\n" == theirs.stdout
+            assert growth.startswith("chars/4 estimates") and "claude-code: ~" in growth
     assert "population/scope differs" in mine
 
 

@@ -164,8 +164,8 @@ def _int_delta(old: Any, new: Any) -> dict[str, Any] | None:
 
 
 def render(doc: dict[str, Any], totals: tuple[Mapping[str, int], Mapping[str, int]] | None = None) -> str:
-    """The diff for people; ``totals`` (each client's advertised tokens in the old and the new
-    snapshot, ``gates.advertised_totals``) adds how much the definitions grew."""
+    """The diff for people, as mcp-top writes it; ``totals`` (each client's advertised tokens in the
+    old and the new snapshot, ``gates.advertised_totals``) adds how much the definitions grew, below."""
     lines = [
         "Snapshot diff",
         f"old generated_at: {_ascii(str(doc.get('old_generated_at')))}",
@@ -174,10 +174,6 @@ def render(doc: dict[str, Any], totals: tuple[Mapping[str, int], Mapping[str, in
     for cli in doc["clis"]:
         lines.append("")
         lines.append(f"=== {_ascii(cli['cli'])} ===")
-        if totals is not None:
-            lines.append(
-                f"  advertised tokens: {_growth(totals[0].get(cli['cli'], 0), totals[1].get(cli['cli'], 0))}"
-            )
         if cli["added"]:
             lines.append("  added: " + ", ".join(map(_ascii, cli["added"])))
         if cli["removed"]:
@@ -196,17 +192,19 @@ def render(doc: dict[str, Any], totals: tuple[Mapping[str, int], Mapping[str, in
                     if key != "server":
                         lines.append(f"      {key}: {_ascii(_delta(delta))}")
         lines.append(f"  unchanged: {cli['unchanged']} server(s)")
+    if totals is not None:  # after mcp-top's lines, which stay as mcp-top writes them
+        lines += ["", "Advertised tokens (chars/4 estimates, as --fail-on-growth sums them):"]
+        lines += [
+            f"  {_ascii(cli['cli'])}: {_growth(totals[0].get(cli['cli'], 0), totals[1].get(cli['cli'], 0))}"
+            for cli in doc["clis"]
+        ]
     return "\n".join(lines)
 
 
 def _growth(old: int, new: int) -> str:
     """``~1,200 -> ~1,500 (+300, +25.0%)``: chars/4 estimates, as mcp-top counts them."""
-    change = f"{_signed(new - old)}" + (f", {_signed_percent((new - old) * 100 / old)}" if old else "")
+    change = f"{new - old:+,}" + (f", {(new - old) * 100 / old:+.1f}%" if old else "")
     return f"~{old:,} -> ~{new:,} ({change})"
-
-
-def _signed_percent(value: float) -> str:
-    return f"+{value:.1f}%" if value >= 0 else f"{value:.1f}%"
 
 
 def _window(window: dict[str, Any]) -> str:
