@@ -1,9 +1,15 @@
-"""From two raw samples to rows and a summary: per-process CPU from matched deltas, kernel WSL CPU.
+"""From two raw samples to rows and a summary: per-process CPU by identity, kernel WSL CPU.
 
-A process's CPU rate needs the *same* process in both samples: same PID and same ``starttime``.
-A PID reused by a new process, or a process that started between the samples, has no rate
-(``cpu_percent`` null) rather than a bogus one. Percentages use the host-wide scale: all
-``host_cpus`` logical CPUs are 100.
+A process's CPU rate is a rate by identity (``rates``): the *same* process in both samples, the same
+PID and the same ``starttime``. A process that is new in the closing sample (born inside the window,
+or a PID reused by a new process) counted zero CPU when it started, so its rate is over the part
+of the window it lived: its start time (``starttime`` ticks after boot) against the kernel's
+``uptime``. Only a process that was already running before the window and is missing from the
+opening sample (a distro sampled for the first time, a changed tick rate) has no rate
+(``cpu_percent`` null). Percentages use the host-wide scale: all ``host_cpus`` logical CPUs are 100.
+
+A WSL process's parent is the process its ``ppid`` names when that process is in the same
+sample and started no later than the child (a reused PID is never taken for a parent).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from dataclasses import dataclass, field
 
 from wslmcp.boundaries.procfs import ProcSample
 from wslmcp.observe.host import HostRaw
-from wslmcp.observe.model import Environment, EnvObservation, Identity, Observed
+from wslmcp.observe.model import EnvObservation, Identity, Observed
 from wslmcp.observe.procstat import (
     Command,
     KernelCounters,
@@ -23,8 +29,10 @@ from wslmcp.observe.procstat import (
     parse_cmdline,
     parse_kernel,
     parse_pid_stat,
+    parse_uptime,
     process_name,
 )
+from wslmcp.observe.rates import Reading, born, rate_by_identity
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,7 @@ class ParsedProc:
     cpu_count: int
     clk_tck: int
     page_size: int
+    uptime_s: float | None = None  # the kernel's uptime when the sample was read
 
 
 def parse_sample(sample: ProcSample) -> ParsedProc:
@@ -54,6 +63,7 @@ def parse_sample(sample: ProcSample) -> ParsedProc:
         cpu_count=kernel.cpu_count if kernel is not None else count_cpus(files.get("stat")),
         clk_tck=sample.clk_tck,
         page_size=sample.page_size,
+        uptime_s=parse_uptime(files.get("uptime")),
     )
 
 
@@ -69,42 +79,101 @@ class RawSample:
 
 
 def process_rows(before: RawSample, after: RawSample, host_cpus: int) -> list[Observed]:
-    elapsed = after.taken_at - before.taken_at
+    """Every WSL process of ``after`` (the primary, then the additional distros), with its rate over
+    the window and its observed parent process."""
     rows: list[Observed] = []
-    sources: list[tuple[str | None, ParsedProc, ParsedProc | None]] = [(None, after.primary, before.primary)]
-    sources += [(name, parsed, before.extras.get(name)) for name, parsed in after.extras.items()]
-    for source, now, prev in sources:
-        clk = now.clk_tck if now.clk_tck > 0 else 100
-        earlier = prev.processes if prev is not None and prev.clk_tck == now.clk_tck else {}
-        for pid, (stat, cmd) in now.processes.items():
-            ticks = stat.utime + stat.stime
-            cpu: float | None = None
-            old = earlier.get(pid)
-            if old is not None and old[0].starttime == stat.starttime and elapsed > 0 and host_cpus > 0:
-                delta = ticks - old[0].utime - old[0].stime
-                if delta >= 0:
-                    cpu = delta / clk / elapsed / host_cpus * 100.0
-            name = process_name(stat.comm, cmd)
-            env: Environment = "wsl"
-            rows.append(
-                Observed(
-                    identity=Identity(
-                        environment=env,
-                        kind="infra" if name.lower() == "plan9" else "process",
-                        source=source,
-                        native_id=str(pid),
-                        start_id=stat.starttime,
-                    ),
-                    name=name,
-                    pid=pid,
-                    ppid=stat.ppid,
-                    args=cmd.args,
-                    cpu_percent=cpu,
-                    cpu_time_seconds=ticks / clk,
-                    memory_bytes=stat.rss_pages * now.page_size,
-                )
-            )
+    pairs: list[tuple[str | None, ParsedProc, ParsedProc | None]] = [(None, after.primary, before.primary)]
+    pairs += [(name, parsed, before.extras.get(name)) for name, parsed in after.extras.items()]
+    for source, now, prev in pairs:
+        window = _Window(before.taken_at, after.taken_at, prev, now)
+        rows += _distro_rows(source, now, window, host_cpus)
     return rows
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One distro's collection window: the monotonic ends, and the kernel's uptime at both."""
+
+    start: float
+    end: float
+    prev: ParsedProc | None
+    now: ParsedProc
+
+    @property
+    def clk(self) -> int:
+        return self.now.clk_tck if self.now.clk_tck > 0 else 100
+
+    def earlier(self) -> dict[tuple[int, int], Reading]:
+        """The opening readings by identity; none when the tick rate changed (ticks differ in size)."""
+        prev = self.prev
+        if prev is None or prev.clk_tck != self.now.clk_tck:
+            return {}
+        return {
+            (pid, stat.starttime): Reading(stat.utime + stat.stime, self.start)
+            for pid, (stat, _) in prev.processes.items()
+        }
+
+    def birth(self, stat: PidStat) -> Reading | None:
+        """A new process's first reading (zero CPU when it started), when it started inside the
+        window; None when it was already running before (it should have been in the opening sample)."""
+        if self.prev is None or self.prev.clk_tck != self.now.clk_tck:
+            return None
+        up_now, up_then = self.now.uptime_s, self.prev.uptime_s
+        tick = 1.0 / self.clk
+        if up_now is None or up_then is None:  # not in the opening sample: started after it was listed
+            return born(None, self.start, self.end, tick)
+        started = stat.starttime / self.clk
+        if started < up_then - tick:
+            return None
+        return born(self.end - (up_now - started), self.start, self.end, tick)
+
+
+def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus: int) -> list[Observed]:
+    earlier = window.earlier()
+    identities = {
+        pid: Identity(
+            environment="wsl",
+            kind="infra" if process_name(stat.comm, cmd).lower() == "plan9" else "process",
+            source=source,
+            native_id=str(pid),
+            start_id=stat.starttime,
+        )
+        for pid, (stat, cmd) in now.processes.items()
+    }
+    rows: list[Observed] = []
+    for pid, (stat, cmd) in now.processes.items():
+        ticks = stat.utime + stat.stime
+        last = Reading(ticks, window.end)
+        key = (pid, stat.starttime)
+        fallback = None if key in earlier else window.birth(stat)
+        cores = rate_by_identity(key, last, earlier, fallback, unit=window.clk)
+        parent = _parent(stat, now)
+        rows.append(
+            Observed(
+                identity=identities[pid],
+                name=process_name(stat.comm, cmd),
+                pid=pid,
+                ppid=stat.ppid,
+                args=cmd.args,
+                cpu_percent=cores / host_cpus * 100.0 if cores is not None and host_cpus > 0 else None,
+                cpu_time_seconds=ticks / window.clk,
+                memory_bytes=stat.rss_pages * now.page_size,
+                parents=(identities[parent],) if parent is not None else (),
+            )
+        )
+    return rows
+
+
+def _parent(stat: PidStat, now: ParsedProc) -> int | None:
+    """The PID of ``stat``'s parent when it is in the same sample and started no later than the
+    child (ties broken by PID, so two processes of one tick never name each other)."""
+    found = now.processes.get(stat.ppid)
+    if found is None or stat.ppid == stat.pid:
+        return None
+    parent = found[0]
+    if (parent.starttime, parent.pid) < (stat.starttime, stat.pid):
+        return parent.pid
+    return None
 
 
 def wsl_environment(

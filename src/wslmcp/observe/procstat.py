@@ -111,6 +111,15 @@ def count_cpus(stat: bytes | None) -> int:
     return sum(1 for line in stat.splitlines() if line.startswith(b"cpu") and line[3:4].isdigit())
 
 
+def parse_uptime(data: bytes | None) -> float | None:
+    """The first number of ``/proc/uptime`` (seconds since boot), or None."""
+    try:
+        value = float((data or b"").split()[0])
+    except (ValueError, IndexError):
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
 def parse_kernel(files: Mapping[str, bytes]) -> KernelCounters | None:
     """Kernel counters from ``stat``, ``uptime`` and ``boot_id``; None when any is missing or malformed."""
     stat, uptime, boot = files.get("stat"), files.get("uptime"), files.get("sys/kernel/random/boot_id")
