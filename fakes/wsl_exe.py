@@ -12,6 +12,7 @@ from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
+from wslmcp.boundaries.procfs_wsl import EARLIER_SAMPLE_SCRIPTS, SAMPLE_SCRIPT_SHA256
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
@@ -27,6 +28,13 @@ def stdin_digest(stdin: Stdin) -> str | None:
     while piece := stdin.read(FEED_BYTES):
         digest.update(piece)
     return digest.hexdigest()
+
+
+def same_script(digest: str | None) -> str | None:
+    """A stdin digest as the matcher compares it: an earlier version of the /proc sample script
+    stands for today's (``procfs_wsl.EARLIER_SAMPLE_SCRIPTS``), so a recording made with it still
+    answers a sample request; its frames hold the files that version read."""
+    return SAMPLE_SCRIPT_SHA256 if digest in EARLIER_SAMPLE_SCRIPTS else digest
 
 
 class FakeWslExe:
@@ -57,11 +65,11 @@ class FakeWslExe:
         await asyncio.sleep(0)
         args, max_output = call.args, call.max_output
         self.calls.append(tuple(args))
-        digest = stdin_digest(call.stdin)
+        digest = same_script(stdin_digest(call.stdin))
         matches = [
             i
             for i, item in enumerate(self._items)
-            if item["args"] == list(args) and item.get("stdin_sha256") == digest
+            if item["args"] == list(args) and same_script(item.get("stdin_sha256")) == digest
         ]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
