@@ -108,7 +108,7 @@ def mount_of(path: bytes, mounts: Sequence[Mount]) -> Mount | None:
     best: Mount | None = None
     for m in mounts:
         point = m.point.rstrip(b"/")
-        if (path == m.point or path == point or path.startswith(point + b"/")) and (
+        if (path in (m.point, point) or path.startswith(point + b"/")) and (
             best is None or len(point) >= len(best.point.rstrip(b"/"))
         ):
             best = m

@@ -14,12 +14,13 @@ sample and started no later than the child (a reused PID is never taken for a pa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.boundaries.procfs import Mount, ProcSample, mount_of
 from wslmcp.observe.host import HostRaw
 from wslmcp.observe.model import EnvObservation, Identity, Observed
+from wslmcp.observe.pressure import LinuxRaw, parse_linux
 from wslmcp.observe.procstat import (
     Command,
     KernelCounters,
@@ -43,11 +44,14 @@ class ParsedProc:
     clk_tck: int
     page_size: int
     uptime_s: float | None = None  # the kernel's uptime when the sample was read
+    linux: LinuxRaw | None = None  # the pressure files
+    cwds: Mapping[int, bytes] = field(default_factory=dict)  # working directories read
 
 
 def parse_sample(sample: ProcSample) -> ParsedProc:
     files = sample.files
     processes: dict[int, tuple[PidStat, Command]] = {}
+    cwds: dict[int, bytes] = {}
     for pid in sample.pids:
         raw = files.get(f"{pid}/stat")
         if raw is None:
@@ -56,6 +60,9 @@ def parse_sample(sample: ProcSample) -> ParsedProc:
         if stat is None or stat.pid != pid:
             continue
         processes[pid] = (stat, parse_cmdline(files.get(f"{pid}/cmdline")))
+        cwd = files.get(f"{pid}/cwd")
+        if cwd is not None:
+            cwds[pid] = cwd
     kernel = parse_kernel(files)
     return ParsedProc(
         processes=processes,
@@ -64,6 +71,8 @@ def parse_sample(sample: ProcSample) -> ParsedProc:
         clk_tck=sample.clk_tck,
         page_size=sample.page_size,
         uptime_s=parse_uptime(files.get("uptime")),
+        linux=parse_linux(files),
+        cwds=cwds,
     )
 
 
@@ -130,6 +139,7 @@ class _Window:
 
 def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus: int) -> list[Observed]:
     earlier = window.earlier()
+    drives = now.linux.mounts if now.linux is not None else None
     identities = {
         pid: Identity(
             environment="wsl",
@@ -159,9 +169,51 @@ def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus
                 cpu_time_seconds=ticks / window.clk,
                 memory_bytes=stat.rss_pages * now.page_size,
                 parents=(identities[parent],) if parent is not None else (),
+                cwd_on_windows_drive=_on_windows_drive(now.cwds.get(pid), drives),
             )
         )
     return rows
+
+
+WINDOWS_DRIVE_TYPES = (b"9p", b"drvfs")  # how WSL mounts Windows drives (/mnt/c): 9P in WSL 2
+BUSY_CORES = 0.05  # a process using at least this much of one core, or waiting on I/O, is busy
+
+
+def _on_windows_drive(cwd: bytes | None, mounts: Sequence[Mount] | None) -> bool | None:
+    if cwd is None or mounts is None:
+        return None
+    found = mount_of(cwd, mounts)
+    return found is not None and found.fstype in WINDOWS_DRIVE_TYPES
+
+
+def drive_warning(after: RawSample, rows: Sequence[Observed], host_cpus: int) -> str | None:
+    """A warning when busy WSL processes work on a Windows drive: which mount, which processes, why."""
+    linux = after.primary.linux
+    mounts = linux.mounts if linux is not None else None
+    if not mounts:
+        return None
+    busy: dict[bytes, list[str]] = {}
+    for row in rows:
+        if not row.cwd_on_windows_drive or row.identity.source is not None or row.pid is None:
+            continue
+        stat = after.primary.processes.get(row.pid)
+        cores = (row.cpu_percent or 0.0) * host_cpus / 100.0
+        if cores >= BUSY_CORES or (stat is not None and stat[0].state == "D"):
+            found = mount_of(after.primary.cwds.get(row.pid, b""), mounts)
+            if found is not None:
+                busy.setdefault(found.point, []).append(row.name)
+    if not busy:
+        return None
+    where = "; ".join(
+        f"{point.decode(errors='replace')} ({', '.join(sorted(set(names))[:5])})"
+        for point, names in busy.items()
+    )
+    return (
+        f"Busy WSL processes work on a Windows drive: {where}. Such a mount is the Windows file system "
+        "reached over 9P: every file operation crosses the VM boundary and is many times slower than on "
+        "the distro's own ext4 file system, which can make builds and installs slow; keep such work "
+        "under the Linux file system (e.g. ~/) if file access is the bottleneck"
+    )
 
 
 def _parent(stat: PidStat, now: ParsedProc) -> int | None:

@@ -11,12 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from wslmcp.boundaries.host_facts import HostFacts
-from wslmcp.observe.accounting import RawSample, process_rows, wsl_environment
+from wslmcp.observe.accounting import RawSample, drive_warning, process_rows, wsl_environment
 from wslmcp.observe.containers import ContainerView, container_view
 from wslmcp.observe.docker import DockerSample
 from wslmcp.observe.host import HostSide, host_side
 from wslmcp.observe.model import Environment, EnvObservation, Observation, Observed, Summary
 from wslmcp.observe.overlap import kernel_point
+from wslmcp.observe.pressure import (
+    WINDOWS_FIGURES_ABSENT,
+    Pressure,
+    linux_pressure,
+    parse_linux,
+    windows_pressure,
+)
 from wslmcp.observe.wslc import WslcSample
 
 WSL_ONLY_WARNING = (
@@ -93,6 +100,9 @@ def observe(
         before, after, engines=engines, side=side, host_cpus=host_cpus, wsl_cpu=wsl.cpu_percent
     )
     warnings += view.warnings
+    drives = drive_warning(after, rows, host_cpus)
+    if drives is not None:
+        warnings.append(drives)
     missing = _missing_engines(setting)
     if missing:
         warnings.append(CONTAINERS_WARNING.format(what=" and ".join(missing)))
@@ -110,6 +120,7 @@ def observe(
         cpu_overlap_unresolved=bool(missing) or view.unresolved,
         host_memory=side.memory if side is not None else host.memory if host else None,
         environments=environments,
+        pressure=_pressure(before, after, None if setting.wsl_only else side),
     )
     window = after.taken_at - before.taken_at
     windows_rows: tuple[Observed, ...] = side.rows if side is not None else ()
@@ -186,6 +197,27 @@ def _containers(
         view.docker = view.wslc = None
         view.warnings.append(CPU_COUNT_CHANGED_WARNING)
     return view
+
+
+def _pressure(before: RawSample, after: RawSample, side: HostSide | None) -> Pressure:
+    """The pressure evidence of the window: Linux figures from the primary distro's /proc, Windows
+    figures from PDH and the WSL VM host's row (only with a Windows side)."""
+    pressure = Pressure()
+    then, now = before.primary, after.primary
+    seconds = (
+        now.uptime_s - then.uptime_s
+        if now.uptime_s is not None and then.uptime_s is not None
+        else after.taken_at - before.taken_at
+    )
+    linux_pressure(then.linux, now.linux or parse_linux({}), seconds, now.page_size, pressure)
+    if side is None or before.host is None or after.host is None:
+        pressure.warnings.append(WINDOWS_FIGURES_ABSENT)
+    else:
+        vm = next((r.memory_bytes for r in side.rows if r.identity == side.wsl_host), None)
+        windows_pressure(
+            before.host.counters, after.host.counters, after.taken_at - before.taken_at, vm, pressure
+        )
+    return pressure
 
 
 def _missing_engines(setting: Setting) -> list[str]:
