@@ -80,6 +80,9 @@ class Host:
                        replay's virtual clock only moves when the replay moves it)
     ``cache_dir``      where derived data may be kept between runs (the profiler's token ranks),
                        or ``None`` (a replay keeps nothing)
+    ``first_request_s`` a replay's virtual seconds from the server's start to its first request, as
+                       its scenario states them (observe's history of that time); ``None``: real
+                       time, or a scenario that states none (it keeps no history)
     """
 
     platform: str
@@ -92,3 +95,4 @@ class Host:
     interactive: bool = False
     real_time: bool = False
     cache_dir: str | None = None
+    first_request_s: float | None = None

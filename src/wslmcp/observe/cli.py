@@ -42,7 +42,9 @@ def main(argv: Sequence[str]) -> int:
     import anyio
 
     async def serve() -> None:
-        await serve_stdio(build_service(wired.boundaries, wired.host, options))
+        service = build_service(wired.boundaries, wired.host, options)
+        async with service.running():  # the history sampler, for the server's life
+            await serve_stdio(service)
 
     try:
         anyio.run(serve)

@@ -18,7 +18,7 @@ its opening sample. Each has its own deadline, so a hung engine bounds, never bl
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,11 +108,11 @@ class Collector:
         try:
             warm = self._usable_warm()
             # the opening raw sample first: nothing may move the clock while it is read
-            before = warm if warm is not None else await self._sample()
+            before = warm if warm is not None else await self.sample()
             end = before.taken_at + self.config.interval_s
             try:  # a failure cancels the rest: nothing is left running (or sleeping) behind it
                 async with asyncio.TaskGroup() as tg:
-                    baseline = tg.create_task(self._docker_sample()) if warm is None else None
+                    baseline = tg.create_task(self.docker_sample()) if warm is None else None
                     tg.create_task(self._clock.sleep(end - self._clock.monotonic()))
                     closing_docker = tg.create_task(self._docker_latest(end))
                     closing_wslc = tg.create_task(self._wslc_latest(end))
@@ -120,8 +120,8 @@ class Collector:
                 raise group.exceptions[0] from None
             docker_before = baseline.result() if baseline is not None else self._docker_prev
             docker_after, wslc = closing_docker.result(), closing_wslc.result()
-            after = await self._sample()
-            host = await self._host.read() if self._host is not None else None
+            after = await self.sample()
+            observation = await self.observe(before, after, Engines(docker_before, docker_after, wslc))
         except CollectionFailed:
             self._warm = self._docker_prev = None
             raise
@@ -132,12 +132,17 @@ class Collector:
         self._docker_prev = (
             docker_after if docker_after is not None and docker_after.containers is not None else None
         )
+        return observation
+
+    async def observe(self, before: RawSample, after: RawSample, engines: Engines) -> Observation:
+        """The observation of two raw samples (the stated host facts read now), completed now."""
+        host = await self._host.read() if self._host is not None else None
         return observe(
             before,
             after,
             setting=self.setting,
             host=host,
-            engines=Engines(docker_before, docker_after, wslc),
+            engines=engines,
             completed=Completed(self._clock.monotonic(), self._clock.wall()),
         )
 
@@ -155,7 +160,7 @@ class Collector:
             got = warmer.fresh(WARM_AGE_S)
         if got is None:
             await self._clock.sleep(end - ENGINE_LEAD_S - self._clock.monotonic())
-            got = await self._docker_sample()
+            got = await self.docker_sample()
         if warmer is not None:
             warmer.touch()
         return got
@@ -174,7 +179,7 @@ class Collector:
             got = await self._wslc_sample()
         return got
 
-    async def _docker_sample(self) -> DockerSample | None:
+    async def docker_sample(self) -> DockerSample | None:
         if self._docker is None:
             return None
         return await docker_source.sample(
@@ -199,13 +204,14 @@ class Collector:
             return None
         return warm
 
-    async def _sample(self) -> RawSample:
-        """One raw sample: the primary, the additional distros and the Windows side read at once."""
+    async def sample(self, light_for: Collection[int] = ()) -> RawSample:
+        """One raw sample: the primary, the additional distros and the Windows side read at once
+        (``light_for``: primary PIDs whose command line and working directory the caller has)."""
         taken_at = self._clock.monotonic()
 
         async def primary() -> ParsedProc:
             try:
-                return parse_sample(await self._primary.read())
+                return parse_sample(await self._primary.read(light_for))
             except Exception as exc:
                 raise CollectionFailed(f"primary WSL /proc unavailable: {type(exc).__name__}: {exc}") from exc
 
