@@ -76,7 +76,10 @@ class RecordingProcSource:
         self._writer = writer
 
     def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
-        t_ms = self._writer.now_ms()
+        return self.read_at(self._writer.now_ms(), light_for)
+
+    def read_at(self, t_ms: int, light_for: Collection[int] = ()) -> ProcSample:
+        """A sample recorded as taken at ``t_ms`` (a schedule's time: the read begins then)."""
         sample = self._inner.read_sample(light_for)
         self._writer.add_procfs(sample if self._writer.keep_cmdlines else redact_cmdlines(sample), t_ms)
         return sample

@@ -10,7 +10,7 @@
 * History (``sampler``): ``running()`` keeps the background sampler for the server's life (real
   time); ``prepare()`` runs before every request (on a replay's virtual clock it takes the samples
   due). ``history_snapshot()`` is the latest snapshot for history answers' resource IDs: the newest
-  retained one, or the sampler's newest observation stored as one when that is newer.
+  retained one, or the sampler's newest observation stored as one when none is retained.
 """
 
 from __future__ import annotations
@@ -62,16 +62,17 @@ class ObserveService:
             await self.sampler.catch_up()
 
     def history_snapshot(self) -> Snapshot | None:
-        """The latest snapshot: the newest retained one, unless the sampler observed since (then
-        that observation, stored as a snapshot); None before any observation."""
+        """The latest snapshot, for the resource IDs of history answers: the newest retained one
+        (so they belong to the investigation's snapshot), else the sampler's newest observation
+        stored as one; None before any observation."""
         snap = self.store.latest(self.store.retention_s)
         newest = self.sampler.latest if self.sampler is not None else None
-        if newest is None or (snap is not None and snap.completed_monotonic >= newest.completed_monotonic):
+        if snap is not None or newest is None:
             return snap
         try:
             return self._store(newest)
-        except SnapshotError:  # expired meanwhile: only what is retained
-            return snap
+        except SnapshotError:  # expired meanwhile
+            return None
 
     def resource_id(self, snap: Snapshot, key: Key) -> str | None:
         """A history consumer's resource ID in ``snap``, when it is there (processes and containers)."""
