@@ -1,5 +1,5 @@
 """Records the history scenarios from this machine: ``wslmcp scenario record --area observe`` (the
-product's recorder: this host's /proc every 5 s, command lines cut to argv[0], working directories
+product's recorder: this host's /proc every 10 s, command lines cut to argv[0], working directories
 to their mount) while a workload runs, then the scenario's ``observe`` section: the server's
 options, when its first request came (``first_request_ms``: the history before it is the point) and
 the calls whose answers, produced by replaying the recording, become its expected files.
@@ -32,7 +32,7 @@ from typing import Any
 
 from tests.observe.scenario_factory import ROOT, record_expected
 
-INTERVAL_MS = 5000
+INTERVAL_MS = 10_000  # few samples: each holds every process's files
 # collections pair samples one interval apart, as recorded (a replay's samples are 5 s apart)
 ARGS = [
     "--no-docker",
@@ -72,7 +72,7 @@ def build(work: Path) -> Iterator[None]:
     (work / "Makefile").write_text(
         "all: " + " ".join(units) + "\n%.o: %.c\n\tgcc -O2 -c $< -o $@\n", encoding="utf-8"
     )
-    time.sleep(7)  # the first samples see the machine before the build
+    time.sleep(5)  # the first sample sees the machine before the build
     proc = subprocess.Popen(["make", "-j2", "-C", str(work)], stdout=subprocess.DEVNULL)
     try:
         yield
@@ -110,7 +110,7 @@ PLANS = {
         Plan(
             "history-build",
             "a C build (make -j2, cc1) ran and finished before the first call; the history still shows it",
-            120,
+            80,
             build,
             [
                 {"tool": "get_history", "arguments": {"window_s": 300}},
@@ -127,7 +127,7 @@ PLANS = {
         Plan(
             "history-ballast",
             "a process holds 3 GiB on a host with plenty of memory left: no swapping, no memory stalls",
-            45,
+            40,
             ballast,
             [
                 {"tool": "get_system_summary", "arguments": {"max_age_ms": 0}},
@@ -154,8 +154,8 @@ PLANS = {
         ),
         Plan(
             "history-idle",
-            "nothing started by the recorder: the machine's own processes over 45 s",
-            45,
+            "nothing started by the recorder: the machine's own processes over 30 s",
+            30,
             idle,
             [
                 {"tool": "get_history", "arguments": {}},

@@ -288,3 +288,15 @@ def test_a_default_answer_stays_under_3_kb_on_a_busy_windows_host() -> None:
     got = history_answer(history, HistoryQuery(), now, lambda key: None)
     assert len(got["top"]) == 10 and got["usage"]["wslc"] is None and len(got["events"]) == 2
     assert len(json.dumps(got, ensure_ascii=False, separators=(",", ":"))) < 3000
+
+
+async def test_a_process_born_inside_an_interval_counts_only_the_cpu_it_used() -> None:
+    """Born 1 s before sample 3 (uptime 1014 s), it used 1 s of CPU: one second, not a whole
+    interval at its rate (one core over the second it lived)."""
+    born = Proc(
+        40, b"quick", b"/usr/bin/quick\0", 1, 101_400, [None] * 3 + [(100, 0)] + [None] * (STEPS - 4), 1000
+    )
+    rig = Rig([proc(10, "editor", 0.05, range(STEPS)), born], samples=6)
+    top = {e["name"]: e for e in (await rig.ask("get_history"))["top"]}
+    assert top["quick"]["cpu_seconds"] == pytest.approx(1.0)
+    assert top["quick"]["alive"] is False

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from wslmcp.boundaries.procfs import Mount, ProcSample, mount_of
 from wslmcp.observe.host import HostRaw
@@ -33,7 +34,7 @@ from wslmcp.observe.procstat import (
     parse_uptime,
     process_name,
 )
-from wslmcp.observe.rates import Reading, born, rate_by_identity
+from wslmcp.observe.rates import Reading, born, opening, rate, spent
 
 
 @dataclass(frozen=True)
@@ -155,8 +156,8 @@ def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus
         ticks = stat.utime + stat.stime
         last = Reading(ticks, window.end)
         key = (pid, stat.starttime)
-        fallback = None if key in earlier else window.birth(stat)
-        cores = rate_by_identity(key, last, earlier, fallback, unit=window.clk)
+        first = opening(key, earlier, partial(window.birth, stat))
+        cores = rate(first, last, window.clk)
         parent = _parent(stat, now)
         rows.append(
             Observed(
@@ -170,6 +171,7 @@ def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus
                 memory_bytes=stat.rss_pages * now.page_size,
                 parents=(identities[parent],) if parent is not None else (),
                 cwd_on_windows_drive=_on_windows_drive(now.cwds.get(pid), drives),
+                cpu_seconds_used=spent(first, last, window.clk),
             )
         )
     return rows

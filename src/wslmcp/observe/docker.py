@@ -32,7 +32,7 @@ from typing import Any, TypeGuard
 
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerAbsent, DockerApi, DockerError, DockerTimeout
 from wslmcp.observe.model import Identity, Observed
-from wslmcp.observe.rates import Reading, rate
+from wslmcp.observe.rates import Reading, opening, rate
 
 TOP_ARGS = TOP_PS_ARGS  # args last: the daemon joins a line's overflow into it
 REQUEST_TIMEOUT_S = 3.0
@@ -341,7 +341,7 @@ def _first_reading(
     """The reading a container's rate starts from, and the rate (cores): the same container's in
     the previous collection when it is older (a window as long as the collection's), else the
     daemon's own previous tick (``precpu``, also when the container restarted since)."""
-    first = earlier.get(stat.id, stat.precpu)
+    first = opening(stat.id, earlier, lambda: stat.precpu)
     if first is not None and stat.cpu is not None and first.system_ns >= stat.cpu.system_ns:
         first = stat.precpu  # the previous collection's reading is not older: use the daemon's pair
     used = cores(first, stat.cpu)

@@ -257,7 +257,10 @@ def container_key(row: Observed) -> Key:
 
 
 def _usage(row: Observed, host_cpus: int, seconds: float) -> Usage:
-    cpu = row.cpu_percent * host_cpus / 100.0 * seconds if row.cpu_percent is not None else 0.0
+    """CPU seconds used in the interval (a process born inside it: only its part) and memory."""
+    cpu = row.cpu_seconds_used
+    if cpu is None:  # a container (matched on the engine's own window): its rate over the interval
+        cpu = row.cpu_percent * host_cpus / 100.0 * seconds if row.cpu_percent is not None else 0.0
     return Usage(0, cpu, row.memory_bytes or 0)
 
 

@@ -48,6 +48,8 @@ class Observed:
     parents: tuple[Identity, ...] = ()
     # a WSL process whose working directory is on a Windows drive (9P/drvfs); None: not known
     cwd_on_windows_drive: bool | None = None
+    # CPU seconds used inside the window (the rate times the part of it the row lived); not shown
+    cpu_seconds_used: float | None = None
 
     def usage(self) -> dict[str, Any]:
         """The ``usage`` object: absent optional fields are omitted, ``pid`` is always present."""

@@ -14,11 +14,12 @@ window it lived: ``born(start, window_start, last_at)``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +50,17 @@ def born(started_at: float | None, window_start: float, last_at: float, resoluti
     return Reading(0.0, min(start, last_at - resolution))
 
 
-def rate_by_identity(
-    key: K, last: Reading, earlier: Mapping[K, Reading], fallback: Reading | None = None, unit: float = 1.0
-) -> float | None:
-    """``last``'s rate against the reading of the same identity in the earlier sample, else against
-    ``fallback`` (the identity's birth, or another first reading it carries)."""
-    first = earlier.get(key)
-    return rate(first if first is not None else fallback, last, unit)
+def spent(first: Reading | None, last: Reading, unit: float = 1.0) -> float | None:
+    """How much the counter grew between the readings, in ``unit``s (the CPU seconds an identity
+    used in the window: its rate times the part of the window it lived), or None when ``rate`` is."""
+    if rate(first, last, unit) is None:
+        return None
+    assert first is not None
+    return (last.counter - first.counter) / unit
+
+
+def opening(key: K, earlier: Mapping[K, V], fallback: Callable[[], V | None]) -> V | None:
+    """The reading a rate starts from, by identity: ``key``'s own in the earlier sample, else
+    ``fallback()`` (its birth inside the window, or another first reading it carries)."""
+    found = earlier.get(key)
+    return found if found is not None else fallback()

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from wslmcp.boundaries.windows_processes import FILETIME_UNIX_OFFSET_S, WindowsProcess, WindowsTable
 from wslmcp.observe.model import EnvObservation, Identity, Observed
-from wslmcp.observe.rates import Reading, born, rate_by_identity
+from wslmcp.observe.rates import Reading, born, opening, rate, spent
 
 WSL_HOSTS = ("vmmem", "vmmemwsl")
 WSLC_HOST_PREFIX = "vmmemwslc-"
@@ -143,11 +144,13 @@ def _process_rows(
         key = (p.pid, p.create_time_100ns)
         ident = _identity(p, kind)
         cpu: float | None = None
+        used: float | None = None
         if p.cpu_seconds is None or key in unreadable_before:
             unreadable[ident] = p.name
         elif p.create_time_100ns is not None and host_cpus > 0:
-            fallback = None if key in earlier else window.birth(p)
-            cores = rate_by_identity(key, Reading(p.cpu_seconds, window.elapsed_s), earlier, fallback)
+            first = opening(key, earlier, partial(window.birth, p))
+            last = Reading(p.cpu_seconds, window.elapsed_s)
+            cores, used = rate(first, last), spent(first, last)
             cpu = cores / host_cpus * 100.0 if cores is not None else None
         rows.append(
             Observed(
@@ -159,6 +162,7 @@ def _process_rows(
                 cpu_percent=cpu,
                 cpu_time_seconds=p.cpu_seconds,
                 memory_bytes=p.working_set_bytes,
+                cpu_seconds_used=used,
             )
         )
     return rows, unreadable
