@@ -80,6 +80,8 @@ class Host:
                        replay's virtual clock only moves when the replay moves it)
     ``cache_dir``      where derived data may be kept between runs (the profiler's token ranks),
                        or ``None`` (a replay keeps nothing)
+    ``observe_args``   the observe server's startup options a scenario states (``observe.args``),
+                       applied under the command line's own
     ``first_request_s`` a replay's virtual seconds from the server's start to its first request, as
                        its scenario states them (observe's history of that time); ``None``: real
                        time, or a scenario that states none (it keeps no history)
@@ -95,4 +97,5 @@ class Host:
     interactive: bool = False
     real_time: bool = False
     cache_dir: str | None = None
+    observe_args: tuple[str, ...] = ()
     first_request_s: float | None = None

@@ -1,17 +1,23 @@
-"""What each validated tool call does: pick the snapshot, run the query, shape ``{snapshot, data}``;
-for history, ask the rings (``history_queries``) and shape their answers."""
+"""What each tool call does: parse it, pick the snapshot, run the query, shape ``{snapshot, data}``;
+for history, ask the rings (``history_queries``) and shape their answers. Answers carry the payload
+as ``structuredContent`` and the same JSON as text (an error's payload is the exception's
+``payload()``: ``{"error": {"code", "message"}}``, and for an unknown metric the names it keeps)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
-from wslmcp.observe.errors import UnknownMetric
+from wslmcp.catalogue import Dispatch, Progress, Reply
+from wslmcp.observe.errors import ObserveError, UnknownMetric
 from wslmcp.observe.history import METRIC_INDEX, METRICS, History
 from wslmcp.observe.history_queries import HistoryQuery, Now, SeriesQuery, history_answer, series_answer
 from wslmcp.observe.queries import children, inspect, select
 from wslmcp.observe.service import ObserveService
 from wslmcp.observe.store import Snapshot
-from wslmcp.observe.tools import Call
+from wslmcp.observe.tools import Call, parse_call
 
 
 async def answer(service: ObserveService, call: Call) -> dict[str, Any]:
@@ -69,3 +75,25 @@ def series(service: ObserveService, query: SeriesQuery) -> dict[str, Any]:
         raise UnknownMetric(query.metric, METRICS)
     rings, now = _rings(service)
     return series_answer(rings, query, now)
+
+
+def json_answer(payload: dict[str, Any], *, is_error: bool = False) -> Reply:
+    return Reply(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), payload, is_error)
+
+
+def dispatch(service: ObserveService) -> Dispatch:
+    async def call(tool: str, arguments: Mapping[str, Any], progress: Progress | None) -> Reply:
+        parsed = parse_call(tool, arguments)  # raises InvalidArguments before anything is collected
+        try:
+            return json_answer(await answer(service, parsed))
+        except ObserveError as exc:
+            return json_answer(exc.payload(), is_error=True)
+
+    return call
+
+
+@asynccontextmanager
+async def running(service: ObserveService) -> AsyncIterator[Dispatch]:
+    """The service while the server runs: the history sampler in the background (real time)."""
+    async with service.running():
+        yield dispatch(service)

@@ -1,10 +1,10 @@
-"""The six tools: input (and, for history, output) schemas, descriptions, server instructions and
-argument validation.
+"""The six tools: input and output schemas, descriptions, server instructions and argument
+validation.
 
 Validation is complete before anything is collected; a bad call raises ``InvalidArguments``
-(``wslmcp.arguments``, the validation path both servers share), which the server turns into a
-JSON-RPC invalid-params error (-32602). Lengths are counted in
-characters (Unicode scalar values), as the schemas say.
+(``wslmcp.arguments``, the validation path both servers share), answered in the negotiated
+protocol's form (``wslmcp.serving``). Lengths are counted in characters (Unicode scalar values),
+as the schemas say.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from wslmcp.arguments import InvalidArguments, check_enum, check_int, check_string, quoted
+from wslmcp.catalogue import Hints, ServerSpec, ToolSpec, nullable, output_schema
 from wslmcp.observe.history import LEVELS
 from wslmcp.observe.history_queries import Agg, By, HistoryQuery, SeriesQuery
 from wslmcp.observe.model import ENVIRONMENTS, KINDS
@@ -90,13 +91,51 @@ def _schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any
     }
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any] | None = None
+# Read-only; not idempotent: a call may take a new observation, so the answer moves with time.
+_OBSERVES = Hints(read_only=True, destructive=False, idempotent=False, open_world=False)
+_NUMBER = nullable("number")
+_SNAPSHOT_META = {
+    "type": "object",
+    "properties": {
+        "snapshot_id": {"type": "string"},
+        "captured_at_unix_ms": {"type": "integer"},
+        "sample_window_ms": {"type": "integer"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "resource_id_scope": {"type": "string"},
+        "cpu_scope": {"type": "string"},
+    },
+    "required": ["snapshot_id", "captured_at_unix_ms", "warnings"],
+}
+_USAGE_ROW = {
+    "type": "object",
+    "properties": {
+        "resource_id": {"type": "string"},
+        "parent_ids": {"type": "array", "items": {"type": "string"}},
+        "cores_used": _NUMBER,
+        "usage": {"type": "object"},
+    },
+    "required": ["resource_id", "parent_ids", "usage"],
+}
+_SUMMARY = {
+    "type": "object",
+    "properties": {
+        "host_logical_cpu_count": nullable("integer"),
+        "host_cpu_percent": _NUMBER,
+        "cpu_breakdown": nullable("object"),
+        "cpu_overlap_unresolved": {"type": "boolean"},
+        "host_memory": nullable("object"),
+        "environments": {"type": "object"},
+        "pressure": {"type": "object"},
+    },
+}
 
+
+def _answer_schema(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``{snapshot, data}``, or an error ``{"error": {code, message}}``."""
+    return output_schema({"snapshot": _SNAPSHOT_META, "data": dict(data)}, ("snapshot", "data"))
+
+
+_ROWS = {"type": "array", "items": _USAGE_ROW}
 
 WINDOW_S = (10, 3600, 300)  # least, most, default
 TOP = (1, 50, 10)
@@ -110,101 +149,114 @@ _WINDOW = {
     "default": WINDOW_S[2],
     "description": "Seconds before now.",
 }
-_NUM = {"type": ["number", "null"]}
-_STATS = {"type": ["object", "null"], "properties": {"avg": _NUM, "p95": _NUM, "max": _NUM}}
-_HISTORY_OUTPUT = {
+_STATS = {
+    "anyOf": [
+        {"type": "object", "properties": {"avg": _NUMBER, "p95": _NUMBER, "max": _NUMBER}},
+        {"type": "null"},
+    ]
+}
+_HISTORY_META = {
     "type": "object",
     "properties": {
-        "history": {
-            "type": "object",
-            "properties": {
-                "from_unix_ms": {"type": "integer"},
-                "to_unix_ms": {"type": "integer"},
-                "interval_ms": {"type": "integer"},
-                "samples": {"type": "integer"},
-                "uptime_s": {"type": "number"},
-                "before_server_start": {"type": "boolean"},
-                "gaps": {"type": "array", "items": {"type": "object"}},
-                "why_empty": {"type": "string"},
-            },
-            "required": ["from_unix_ms", "to_unix_ms", "interval_ms", "samples", "uptime_s", "gaps"],
-        },
+        "from_unix_ms": {"type": "integer"},
+        "to_unix_ms": {"type": "integer"},
+        "interval_ms": {"type": "integer"},
+        "samples": {"type": "integer"},
+        "uptime_s": {"type": "number"},
+        "before_server_start": {"type": "boolean"},
+        "gaps": {"type": "array", "items": {"type": "object"}},
+        "why_empty": {"type": "string"},
+    },
+    "required": ["from_unix_ms", "to_unix_ms", "interval_ms", "samples", "uptime_s", "gaps"],
+}
+_CONSUMER = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "environment": {"type": "string"},
+        "kind": {"type": "string"},
+        "cpu_seconds": {"type": "number"},
+        "avg_cores": {"type": "number"},
+        "avg_host_percent": {"type": "number"},
+        "peak_memory_bytes": {"type": "integer"},
+        "first_seen_s_ago": {"type": "integer"},
+        "last_seen_s_ago": {"type": "integer"},
+        "alive": {"type": "boolean"},
+        "resource_id": {"type": "string"},
+    },
+    "required": ["name", "environment", "kind", "first_seen_s_ago", "last_seen_s_ago", "alive"],
+}
+_HISTORY_OUTPUT = output_schema(
+    {
+        "history": _HISTORY_META,
         "usage": {
             "type": "object",
             "additionalProperties": {
-                "type": ["object", "null"],
-                "properties": {"cpu_percent": _STATS, "memory_bytes": _STATS},
+                "anyOf": [
+                    {"type": "object", "properties": {"cpu_percent": _STATS, "memory_bytes": _STATS}},
+                    {"type": "null"},
+                ]
             },
         },
-        "top": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "environment": {"type": "string"},
-                    "kind": {"type": "string"},
-                    "cpu_seconds": {"type": "number"},
-                    "avg_cores": {"type": "number"},
-                    "avg_host_percent": {"type": "number"},
-                    "peak_memory_bytes": {"type": "integer"},
-                    "first_seen_s_ago": {"type": "integer"},
-                    "last_seen_s_ago": {"type": "integer"},
-                    "alive": {"type": "boolean"},
-                    "resource_id": {"type": "string"},
-                },
-                "required": ["name", "environment", "kind", "first_seen_s_ago", "last_seen_s_ago", "alive"],
-            },
-        },
-        "snapshot_id": {"type": ["string", "null"]},
-        "unattributed": {"type": "object", "additionalProperties": _NUM},
+        "top": {"type": "array", "items": _CONSUMER},
+        "snapshot_id": {"type": "string"},
+        "unattributed": {"type": "object", "additionalProperties": _NUMBER},
         "events": {"type": "array", "items": {"type": "object"}},
     },
-    "required": ["history", "usage", "top", "unattributed", "events"],
-}
-_SERIES_OUTPUT = {
-    "type": "object",
-    "properties": {
+    ("history", "usage", "top", "unattributed", "events"),
+)
+_SERIES_OUTPUT = output_schema(
+    {
         "metric": {"type": "string"},
         "unit": {"type": "string"},
         "t0_unix_ms": {"type": "integer"},
         "step_ms": {"type": "integer"},
-        "values": {"type": "array", "items": _NUM},
+        "values": {"type": "array", "items": _NUMBER},
+        "metrics": {"type": "array", "items": {"type": "string"}},  # an unknown metric's error lists them
     },
-    "required": ["metric", "unit", "t0_unix_ms", "step_ms", "values"],
-}
-
+    ("metric", "unit", "t0_unix_ms", "step_ms", "values"),
+)
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_system_summary",
+        "Summarise host CPU and memory",
         "Start CPU/memory diagnosis here. Returns observed host CPU/memory, per-environment "
         "(windows, wsl, wslc, docker) CPU/memory and snapshot metadata. Environment and host usage "
         "overlap: do not sum them. null means not observed, not zero. Memory usage alone does not "
         "show paging, disk I/O or memory pressure. Pass max_age_ms=0 for a fresh observation, then "
         "reuse the returned snapshot_id.",
         _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE}, []),
+        _answer_schema(_SUMMARY),
+        _OBSERVES,
     ),
     ToolSpec(
         "list_resources",
+        "List resources by CPU or memory",
         "Find processes, applications, containers or infrastructure by CPU or memory, with filters "
         "(applied before sort and limit) and a limit (default 30). Reuse snapshot_id for follow-ups: "
         "resource IDs belong to that observation. Use the returned hierarchy (parent_ids, "
         "list_children) for attribution; never infer container membership from names or source "
         "labels. 'parent' (with snapshot_id) lists that resource's immediate children.",
         _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE, "parent": _PARENT, **_LISTING}, []),
+        _answer_schema(_ROWS),
+        _OBSERVES,
     ),
     ToolSpec(
         "inspect_resource",
+        "Inspect one resource",
         "Inspect one resource found by list_resources or list_children. Pass its resource_id "
         "together with the same snapshot_id it came from.",
         _schema(
             {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID},
             ["snapshot_id", "resource_id"],
         ),
+        _answer_schema(_USAGE_ROW),
+        _OBSERVES,
     ),
     ToolSpec(
         "list_children",
+        "List a resource's children",
         "Drill into a container's, application's or host's immediate observed children. Pass the "
         "parent's resource_id and the same snapshot_id. Child usage overlaps the parent's: do not "
         "add them. An empty list means no children were observed.",
@@ -212,9 +264,12 @@ TOOLS: tuple[ToolSpec, ...] = (
             {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID, **_LISTING},
             ["snapshot_id", "resource_id"],
         ),
+        _answer_schema(_ROWS),
+        _OBSERVES,
     ),
     ToolSpec(
         "get_history",
+        "What was busy since the server started",
         'What was busy since the server started: use it after the fact ("during my build", "the '
         'last five minutes"); a snapshot shows only now. For window_s: host and environment CPU '
         "avg/p95/max and memory avg/max, the top consumers by CPU seconds or peak memory "
@@ -233,9 +288,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             [],
         ),
         _HISTORY_OUTPUT,
+        _OBSERVES,
     ),
     ToolSpec(
         "get_metric_series",
+        "One metric over time",
         "One metric over the last window_s as at most `points` values (avg or max per step, null "
         "where no sample fell), e.g. when a build started or whether memory kept growing. Metrics: "
         "host.cpu_percent, host.memory_bytes, {windows,wsl,wslc,docker}.{cpu_percent,memory_bytes}, "
@@ -260,8 +317,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             ["metric"],
         ),
         _SERIES_OUTPUT,
+        _OBSERVES,
     ),
 )
+SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS)
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 
 
@@ -285,9 +344,9 @@ def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
     allowed = spec.input_schema["properties"]
     for key, value in args.items():
         if key not in allowed:
-            raise InvalidArguments(f"invalid argument: {quoted(key)} is not accepted by {tool}")
+            raise InvalidArguments(f"{quoted(key)} is not accepted by {tool}")
         if value is None:
-            raise InvalidArguments(f"invalid argument: {quoted(key)} must not be null")
+            raise InvalidArguments(f"{quoted(key)} must not be null")
     if tool == "get_history":
         return Call(tool, history=_history_query(args))
     if tool == "get_metric_series":
