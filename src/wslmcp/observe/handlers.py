@@ -6,13 +6,13 @@ as ``structuredContent`` and the same JSON as text (an error's payload is the ex
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from wslmcp.catalogue import Dispatch, Progress, Reply
 from wslmcp.observe.errors import ObserveError, UnknownMetric
-from wslmcp.observe.history import METRIC_INDEX, METRICS, History
+from wslmcp.observe.history import METRIC_INDEX, METRICS, History, Key
 from wslmcp.observe.history_queries import HistoryQuery, Now, SeriesQuery, history_answer, series_answer
 from wslmcp.observe.queries import children, inspect, select
 from wslmcp.observe.service import ObserveService
@@ -61,12 +61,21 @@ def _rings(service: ObserveService) -> tuple[History, Now]:
 
 def history(service: ObserveService, query: HistoryQuery) -> dict[str, Any]:
     rings, now = _rings(service)
-    snap = service.history_snapshot() if rings.frames else None
-    payload = history_answer(
-        rings, query, now, lambda key: service.resource_id(snap, key) if snap is not None else None
-    )
-    if any("resource_id" in entry for entry in payload["top"]) and snap is not None:
-        payload["snapshot_id"] = snap.snapshot_id
+    chosen: list[Snapshot] = []
+
+    def resource_ids(keys: Sequence[Key]) -> dict[Key, str]:
+        """The living consumers' IDs in the latest snapshot that holds them all (see the service)."""
+        snap = service.history_snapshot(keys) if keys else None
+        found = {
+            k: rid for k in keys if snap is not None and (rid := service.resource_id(snap, k)) is not None
+        }
+        if found and snap is not None:
+            chosen.append(snap)
+        return found
+
+    payload = history_answer(rings, query, now, resource_ids)
+    if chosen:
+        payload["snapshot_id"] = chosen[0].snapshot_id
     return payload
 
 

@@ -92,7 +92,10 @@ def rank(
 
 
 def history_answer(
-    history: History, query: HistoryQuery, now: Now, resource_id: Callable[[Key], str | None]
+    history: History,
+    query: HistoryQuery,
+    now: Now,
+    resource_ids: Callable[[Sequence[Key]], Mapping[Key, str]],
 ) -> dict[str, Any]:
     """The ``get_history`` answer: the window, usage per environment, the top consumers, the
     unattributed CPU and the events that touch the window."""
@@ -102,12 +105,13 @@ def history_answer(
     seconds = sum(f.seconds for f in frames)
     host_cpus = frames[-1].host_cpus if frames else 0
     top = rank(history, frames, query.resource_kind, query.by, query.environment)[: query.top]
+    ids = resource_ids([r.key for r in top if r.key in now.alive])
     return {
         "history": _meta(history, frames, now, from_ms, window_ms),
         "usage": _usage(frames),
         "top": [
             _entry(
-                history, r, now, by=query.by, seconds=seconds, host_cpus=host_cpus, resource_id=resource_id
+                history, r, now, by=query.by, seconds=seconds, host_cpus=host_cpus, resource_id=ids.get(r.key)
             )
             for r in top
         ],
@@ -182,7 +186,7 @@ def _entry(
     by: By,
     seconds: float,
     host_cpus: int,
-    resource_id: Callable[[Key], str | None],
+    resource_id: str | None,
 ) -> dict[str, Any]:
     """One ranked consumer: who, the figure it was ranked by, when seen, alive, its resource ID."""
     key = r.key
@@ -207,9 +211,8 @@ def _entry(
     entry["first_seen_s_ago"] = round(max(0, now.wall_ms - now.alive.get(key, first)) / 1000)
     entry["last_seen_s_ago"] = 0 if alive else round(max(0, now.wall_ms - last) / 1000)
     entry["alive"] = alive
-    rid = resource_id(key) if alive else None
-    if rid is not None:
-        entry["resource_id"] = rid
+    if resource_id is not None:
+        entry["resource_id"] = resource_id
     return entry
 
 

@@ -9,14 +9,14 @@
   finishes, stores its snapshot and releases the lock, so nothing is left wedged.
 * History (``sampler``): ``running()`` keeps the background sampler for the server's life (real
   time); ``prepare()`` runs before every request (on a replay's virtual clock it takes the samples
-  due). ``history_snapshot()`` is the latest snapshot for history answers' resource IDs: the newest
-  retained one, or the sampler's newest observation stored as one when none is retained.
+  due). ``history_snapshot(keys)`` is the latest snapshot for history answers' resource IDs: the
+  newest retained one when it holds those consumers, else the sampler's newest observation stored.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
@@ -61,18 +61,22 @@ class ObserveService:
         if self.sampler is not None:
             await self.sampler.catch_up()
 
-    def history_snapshot(self) -> Snapshot | None:
-        """The latest snapshot, for the resource IDs of history answers: the newest retained one
-        (so they belong to the investigation's snapshot), else the sampler's newest observation
-        stored as one; None before any observation."""
+    def history_snapshot(self, keys: Sequence[Key]) -> Snapshot | None:
+        """The latest snapshot for history answers' resource IDs: the newest retained one when it
+        holds every consumer in ``keys`` (an investigation keeps its snapshot), else the sampler's
+        newest observation stored as a snapshot (it holds everything alive); None before any."""
         snap = self.store.latest(self.store.retention_s)
         newest = self.sampler.latest if self.sampler is not None else None
-        if snap is not None or newest is None:
+        if snap is not None and all(
+            self.resource_id(snap, k) is not None for k in keys if k.level != "application"
+        ):
+            return snap
+        if newest is None or (snap is not None and snap.completed_monotonic >= newest.completed_monotonic):
             return snap
         try:
             return self._store(newest)
-        except SnapshotError:  # expired meanwhile
-            return None
+        except SnapshotError:  # expired meanwhile: what is retained
+            return snap
 
     def resource_id(self, snap: Snapshot, key: Key) -> str | None:
         """A history consumer's resource ID in ``snap``, when it is there (processes and containers)."""
