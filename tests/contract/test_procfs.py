@@ -19,6 +19,7 @@ from fakes.procfs import FakeProcSource
 from wslmcp.boundaries.clock import Clock, SystemClock
 from wslmcp.boundaries.procfs import (
     BASE_FILES,
+    DETAIL_FILES,
     PID_FILES,
     PID_LINKS,
     PRESSURE_FILES,
@@ -128,16 +129,15 @@ def test_a_working_directory_is_its_link_target(rig: Rig) -> None:
 
 
 def test_light_reads_leave_out_only_what_the_caller_has(rig: Rig) -> None:
-    """``light_for`` may leave out ``cmdline`` and ``cwd`` of the PIDs it names, nothing else: the
-    local source saves those reads; a recording is served whole."""
+    """``light_for`` may leave out ``cmdline``, ``io`` and ``cwd`` of the PIDs it names, nothing
+    else: the local source saves those reads; a recording is served whole."""
     local = isinstance(rig.source, LocalProcSource)
     pid = os.getpid() if local else 1
     light = rig.source.read_sample(light_for={pid})
     assert f"{pid}/stat" in light.files and set(BASE_FILES) <= set(light.files)
     assert "1/cmdline" in light.files  # not named (or served whole)
     if local:
-        assert f"{pid}/cmdline" not in light.files and f"{pid}/cwd" not in light.files
-        assert f"{pid}/io" in light.files
+        assert not {f"{pid}/{name}" for name in DETAIL_FILES} & set(light.files)
 
 
 def test_the_recorder_keeps_of_a_working_directory_only_its_mount(tmp_path: Path) -> None:

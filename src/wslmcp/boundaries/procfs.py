@@ -11,9 +11,9 @@ Contract
     ``PID_FILES`` (``stat`` first: a process without a readable ``stat`` has no other file;
     ``io`` is readable only for the reader's own processes, or as root) and ``PID_LINKS``, each
     stored as the link's target (``cwd`` -> ``b"/mnt/c/src"``), absent when it cannot be read.
-    ``light_for``: PIDs whose ``cmdline`` and ``cwd`` the caller does not need again (it read them
-    before): a source may leave those two out for them (the local one does; one read through
-    wsl.exe reads everything anyway). A process that exits while the sample is read is simply
+    ``light_for``: PIDs of which the caller needs only ``stat`` (it has their command line and
+    working directory from before): a source may leave out their ``DETAIL_FILES`` (the local one
+    does; one read through wsl.exe reads everything anyway). A process that exits while the sample is read is simply
     absent, or present with only the files read before it vanished; that is never an error.
     ``clk_tck`` and ``page_size`` are the kernel's USER_HZ and page size, needed to turn ticks and
     pages into seconds and bytes.
@@ -49,8 +49,8 @@ PRESSURE_FILES: tuple[str, ...] = (
 GLOBAL_FILES: tuple[str, ...] = BASE_FILES + PRESSURE_FILES
 PID_FILES: tuple[str, ...] = ("stat", "cmdline", "io")
 PID_LINKS: tuple[str, ...] = ("cwd",)
-#: what ``light_for`` leaves out
-DETAIL_FILES: tuple[str, ...] = ("cmdline", "cwd")
+#: what ``light_for`` leaves out (a history sample needs only ``stat``)
+DETAIL_FILES: tuple[str, ...] = ("cmdline", "io", "cwd")
 
 
 class ProcUnavailable(OSError):

@@ -140,38 +140,35 @@ class _Window:
 
 def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus: int) -> list[Observed]:
     earlier = window.earlier()
-    drives = now.linux.mounts if now.linux is not None else None
+    on_drive = _DriveLookup(now.linux.mounts if now.linux is not None else None)
+    names = {pid: process_name(stat.comm, cmd) for pid, (stat, cmd) in now.processes.items()}
     identities = {
         pid: Identity(
-            environment="wsl",
-            kind="infra" if process_name(stat.comm, cmd).lower() == "plan9" else "process",
-            source=source,
-            native_id=str(pid),
-            start_id=stat.starttime,
+            "wsl", "infra" if names[pid].lower() == "plan9" else "process", source, str(pid), stat.starttime
         )
-        for pid, (stat, cmd) in now.processes.items()
+        for pid, (stat, _) in now.processes.items()
     }
+    clk, scale = window.clk, (100.0 / host_cpus if host_cpus > 0 else 0.0)
     rows: list[Observed] = []
     for pid, (stat, cmd) in now.processes.items():
         ticks = stat.utime + stat.stime
         last = Reading(ticks, window.end)
-        key = (pid, stat.starttime)
-        first = opening(key, earlier, partial(window.birth, stat))
-        cores = rate(first, last, window.clk)
+        first = opening((pid, stat.starttime), earlier, partial(window.birth, stat))
+        cores = rate(first, last, clk)
         parent = _parent(stat, now)
         rows.append(
             Observed(
                 identity=identities[pid],
-                name=process_name(stat.comm, cmd),
+                name=names[pid],
                 pid=pid,
                 ppid=stat.ppid,
                 args=cmd.args,
-                cpu_percent=cores / host_cpus * 100.0 if cores is not None and host_cpus > 0 else None,
-                cpu_time_seconds=ticks / window.clk,
+                cpu_percent=cores * scale if cores is not None and scale else None,
+                cpu_time_seconds=ticks / clk,
                 memory_bytes=stat.rss_pages * now.page_size,
                 parents=(identities[parent],) if parent is not None else (),
-                cwd_on_windows_drive=_on_windows_drive(now.cwds.get(pid), drives),
-                cpu_seconds_used=spent(first, last, window.clk),
+                cwd_on_windows_drive=on_drive(now.cwds.get(pid)),
+                cpu_seconds_used=spent(first, last, clk),
             )
         )
     return rows
@@ -181,11 +178,22 @@ WINDOWS_DRIVE_TYPES = (b"9p", b"drvfs")  # how WSL mounts Windows drives (/mnt/c
 BUSY_CORES = 0.05  # a process using at least this much of one core, or waiting on I/O, is busy
 
 
-def _on_windows_drive(cwd: bytes | None, mounts: Sequence[Mount] | None) -> bool | None:
-    if cwd is None or mounts is None:
-        return None
-    found = mount_of(cwd, mounts)
-    return found is not None and found.fstype in WINDOWS_DRIVE_TYPES
+class _DriveLookup:
+    """Whether a working directory lies on a Windows drive, each distinct directory looked up once
+    (a thousand processes share a handful)."""
+
+    def __init__(self, mounts: Sequence[Mount] | None) -> None:
+        self._mounts = mounts
+        self._seen: dict[bytes, bool] = {}
+
+    def __call__(self, cwd: bytes | None) -> bool | None:
+        if cwd is None or self._mounts is None:
+            return None
+        found = self._seen.get(cwd)
+        if found is None:
+            mount = mount_of(cwd, self._mounts)
+            found = self._seen[cwd] = mount is not None and mount.fstype in WINDOWS_DRIVE_TYPES
+        return found
 
 
 def drive_warning(after: RawSample, rows: Sequence[Observed], host_cpus: int) -> str | None:

@@ -121,4 +121,4 @@ class EventTracker:
 def top_three(history: History, event: Event, by: By) -> tuple[str, ...]:
     end = event.end_ms
     frames = [f for f in history.frames if event.start_ms < f.wall_ms and (end is None or f.wall_ms <= end)]
-    return tuple(r.key.name for r in rank(history, frames, "application", by)[:3])
+    return tuple(r.key.name for r in rank(history, frames, "application", by, limit=3))

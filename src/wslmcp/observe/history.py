@@ -17,6 +17,7 @@ frame in the ring refers to them. ``events`` keeps the last ``MAX_EVENTS`` press
 
 from __future__ import annotations
 
+import heapq
 import math
 from array import array
 from collections import deque
@@ -281,9 +282,9 @@ def _applications(processes: Sequence[tuple[Key, Usage]]) -> list[tuple[Key, Usa
 
 def _top(consumers: Sequence[tuple[Key, Usage]]) -> tuple[tuple[Key, Usage], ...]:
     """The ``TOP_CPU`` biggest by CPU seconds (that used any) and the ``TOP_MEMORY`` biggest by memory."""
-    by_cpu = sorted((c for c in consumers if c[1].cpu_s > 0), key=lambda c: -c[1].cpu_s)[:TOP_CPU]
+    by_cpu = heapq.nlargest(TOP_CPU, (c for c in consumers if c[1].cpu_s > 0), key=lambda c: c[1].cpu_s)
     chosen = {c[0]: c for c in by_cpu}
-    for c in sorted(consumers, key=lambda c: -c[1].memory)[:TOP_MEMORY]:
+    for c in heapq.nlargest(TOP_MEMORY, consumers, key=lambda c: c[1].memory):
         chosen.setdefault(c[0], c)
     return tuple(chosen.values())
 

@@ -9,8 +9,9 @@ by peak resident memory; a consumer appears in a frame only when it was among th
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -67,28 +68,47 @@ class Ranked:
     cpu_s: float = 0.0
     peak_memory: int = 0
     members: int = 0
-    frames: int = 0
 
 
 def rank(
-    history: History, frames: Sequence[Frame], level: str, by: By, environment: str | None = None
+    history: History,
+    frames: Sequence[Frame],
+    level: str,
+    by: By,
+    *,
+    environment: str | None = None,
+    limit: int | None = None,
 ) -> list[Ranked]:
-    """The consumers of ``level`` in ``frames``, biggest first by CPU seconds or peak memory."""
+    """The ``limit`` biggest consumers of ``level`` in ``frames``, by CPU seconds (those that used
+    any) or by peak memory. The packed records are read in place: a full hour holds tens of
+    thousands, and only the ones returned become objects."""
     index = LEVELS.index(level)
-    found: dict[int, Ranked] = {}
+    cpu: dict[int, float] = {}
+    peak: dict[int, float] = {}
+    members: dict[int, float] = {}
+    cpu_get, peak_get, members_get = cpu.get, peak.get, members.get
     for frame in frames:
-        for u in frame.usage(index):
-            key = history.key(u.key)
-            if environment is not None and key.environment != environment:
-                continue
-            r = found.setdefault(u.key, Ranked(key))
-            r.cpu_s += u.cpu_s
-            r.peak_memory = max(r.peak_memory, u.memory)
-            r.members = max(r.members, u.members)
-            r.frames += 1
+        data = frame.packed[index]
+        for i in range(0, len(data), 4):
+            key = int(data[i])
+            cpu[key] = cpu_get(key, 0.0) + data[i + 1]
+            if data[i + 2] > peak_get(key, -1.0):
+                peak[key] = data[i + 2]
+            if data[i + 3] > members_get(key, 0.0):
+                members[key] = data[i + 3]
+    keys: Iterable[int] = cpu
+    if environment is not None:
+        keys = [k for k in keys if history.key(k).environment == environment]
     if by == "cpu":
-        return sorted((r for r in found.values() if r.cpu_s > 0), key=lambda r: (-r.cpu_s, -r.peak_memory))
-    return sorted(found.values(), key=lambda r: (-r.peak_memory, -r.cpu_s))
+        keys = [k for k in keys if cpu[k] > 0]
+
+    def order(k: int) -> tuple[float, float]:
+        return (cpu[k], peak[k]) if by == "cpu" else (peak[k], cpu[k])
+
+    chosen = (
+        sorted(keys, key=order, reverse=True) if limit is None else heapq.nlargest(limit, keys, key=order)
+    )
+    return [Ranked(history.key(k), cpu[k], int(peak[k]), int(members.get(k, 1))) for k in chosen]
 
 
 def history_answer(
@@ -104,7 +124,7 @@ def history_answer(
     frames = history.window(now.at - query.window_s)
     seconds = sum(f.seconds for f in frames)
     host_cpus = frames[-1].host_cpus if frames else 0
-    top = rank(history, frames, query.resource_kind, query.by, query.environment)[: query.top]
+    top = rank(history, frames, query.resource_kind, query.by, environment=query.environment, limit=query.top)
     ids = resource_ids([r.key for r in top if r.key in now.alive])
     return {
         "history": _meta(history, frames, now, from_ms, window_ms),

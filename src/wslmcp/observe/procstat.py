@@ -37,7 +37,7 @@ def parse_pid_stat(data: bytes) -> PidStat | None:
     close_at = data.rfind(b")")
     if open_at <= 0 or close_at < open_at:
         return None
-    fields = data[close_at + 1 :].split()
+    fields = data[close_at + 1 :].split(maxsplit=_RSS + 1)  # the fields up to RSS, the rest in one
     if len(fields) <= _RSS:
         return None
     try:

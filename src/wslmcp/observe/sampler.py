@@ -2,8 +2,7 @@
 the request path, into the bounded rings of ``history``.
 
 Each sample reuses the collector: one raw sample (``light_for`` the PIDs of the previous one, so a
-known process costs one ``stat`` and one ``io`` read: its command line and working directory are
-carried over), paired with the previous raw sample by the same ``observe`` a snapshot uses, then
+known process costs one ``stat`` read: its command line and working directory are carried over), paired with the previous raw sample by the same ``observe`` a snapshot uses, then
 folded into a frame (``history.frame_parts``, computed in a worker thread) and the events. A sample
 that fails leaves a gap that says why; the next one starts afresh.
 
