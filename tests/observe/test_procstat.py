@@ -162,3 +162,27 @@ def test_wsl_cpu_is_null_when_the_tick_rate_changes_between_samples() -> None:
     changed, warnings = wsl_environment(kernel_only(0, 100, 10.0, 100), kernel_only(1, 200, 11.0, 250), [], 2)
     assert changed.cpu_percent is None
     assert any("WSL cpu_percent is null" in w for w in warnings)
+
+
+def test_a_light_sample_reuses_what_the_previous_one_read_for_the_same_process() -> None:
+    def line(pid: int, start: int, ticks: int) -> bytes:
+        return stat_line(Proc(pid, b"p", b"", 1, start, [(ticks, 0)]), ticks, 0, start)
+
+    full = {"1/stat": line(1, 5, 10), "1/cmdline": b"/bin/editor\0--x\0", "1/cwd": b"/mnt/c/src"}
+    full |= {
+        "2/stat": line(2, 6, 10),
+        "2/cmdline": b"/bin/make\0",
+        "3/stat": line(3, 7, 0),
+        "3/cmdline": b"/bin/old\0",
+    }
+    prev = parse_sample(ProcSample.build(full, 100, 4096))
+    light = {
+        "1/stat": line(1, 5, 10),
+        "2/stat": line(2, 6, 99),
+        "3/stat": line(3, 70, 0),
+    }  # 3 is a reused PID
+    now = parse_sample(ProcSample.build(light, 100, 4096), prev)
+    assert now.processes[1][0] is prev.processes[1][0]  # the same stat line: not parsed again
+    assert now.processes[1][1].args == "/bin/editor --x" and now.cwds[1] == b"/mnt/c/src"  # carried over
+    assert now.processes[2][0].utime == 99 and now.processes[2][1].name == "make"
+    assert now.processes[3][1].name is None and 3 not in now.cwds  # another process: nothing carried

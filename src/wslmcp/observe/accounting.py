@@ -47,23 +47,38 @@ class ParsedProc:
     uptime_s: float | None = None  # the kernel's uptime when the sample was read
     linux: LinuxRaw | None = None  # the pressure files
     cwds: Mapping[int, bytes] = field(default_factory=dict)  # working directories read
+    stats: Mapping[int, bytes] = field(default_factory=dict)  # the raw stat lines (a next parse reuses them)
 
 
-def parse_sample(sample: ProcSample) -> ParsedProc:
+def parse_sample(sample: ProcSample, previous: ParsedProc | None = None) -> ParsedProc:
+    """Parse one sample. With ``previous`` (the same distro's last sample, when this one was read
+    light for its processes): a stat line byte-identical to its previous one is not parsed again
+    (an idle process's usually is), and a process whose command line and working directory were
+    left out keeps those of the same process (PID and start time) in ``previous``."""
     files = sample.files
     processes: dict[int, tuple[PidStat, Command]] = {}
     cwds: dict[int, bytes] = {}
+    stats: dict[int, bytes] = {}
     for pid in sample.pids:
         raw = files.get(f"{pid}/stat")
         if raw is None:
             continue
-        stat = parse_pid_stat(raw)
+        known = previous.processes.get(pid) if previous is not None else None
+        stat = (
+            known[0]
+            if known is not None and previous is not None and previous.stats.get(pid) == raw
+            else parse_pid_stat(raw)
+        )
         if stat is None or stat.pid != pid:
             continue
-        processes[pid] = (stat, parse_cmdline(files.get(f"{pid}/cmdline")))
-        cwd = files.get(f"{pid}/cwd")
+        same = known is not None and known[0].starttime == stat.starttime
+        cmdline, cwd = files.get(f"{pid}/cmdline"), files.get(f"{pid}/cwd")
+        processes[pid] = (stat, known[1] if cmdline is None and same and known else parse_cmdline(cmdline))
+        if cwd is None and same and previous is not None:
+            cwd = previous.cwds.get(pid)
         if cwd is not None:
             cwds[pid] = cwd
+        stats[pid] = raw
     kernel = parse_kernel(files)
     return ParsedProc(
         processes=processes,
@@ -74,6 +89,7 @@ def parse_sample(sample: ProcSample) -> ParsedProc:
         uptime_s=parse_uptime(files.get("uptime")),
         linux=parse_linux(files),
         cwds=cwds,
+        stats=stats,
     )
 
 

@@ -18,7 +18,7 @@ its opening sample. Each has its own deadline, so a hung engine bounds, never bl
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,14 +207,16 @@ class Collector:
             return None
         return warm
 
-    async def sample(self, light_for: Collection[int] = ()) -> RawSample:
+    async def sample(self, previous: ParsedProc | None = None) -> RawSample:
         """One raw sample: the primary, the additional distros and the Windows side read at once
-        (``light_for``: primary PIDs whose command line and working directory the caller has)."""
+        (``previous``: the primary's last sample; its processes are read light and parsed only
+        when their stat changed, see ``accounting.parse_sample``)."""
         taken_at = self._clock.monotonic()
+        light = frozenset(previous.processes) if previous is not None else frozenset()
 
         async def primary() -> ParsedProc:
             try:
-                return parse_sample(await self._primary.read(light_for))
+                return parse_sample(await self._primary.read(light), previous)
             except Exception as exc:
                 raise CollectionFailed(f"primary WSL /proc unavailable: {type(exc).__name__}: {exc}") from exc
 

@@ -53,9 +53,8 @@ def born(started_at: float | None, window_start: float, last_at: float, resoluti
 def spent(first: Reading | None, last: Reading, unit: float = 1.0) -> float | None:
     """How much the counter grew between the readings, in ``unit``s (the CPU seconds an identity
     used in the window: its rate times the part of the window it lived), or None when ``rate`` is."""
-    if rate(first, last, unit) is None:
+    if first is None or not last.at > first.at or last.counter < first.counter:
         return None
-    assert first is not None
     return (last.counter - first.counter) / unit
 
 

@@ -1,8 +1,9 @@
 """The history sampler: from the moment the server starts, one sample every ``interval_s``, off
 the request path, into the bounded rings of ``history``.
 
-Each sample reuses the collector: one raw sample (``light_for`` the PIDs of the previous one, so a
-known process costs one ``stat`` read: its command line and working directory are carried over), paired with the previous raw sample by the same ``observe`` a snapshot uses, then
+Each sample reuses the collector: one raw sample, light for the processes of the previous one (a
+known process costs one ``stat`` read, parsed only when it changed: its command line and working
+directory are carried over), paired with the previous raw sample by the same ``observe`` a snapshot uses, then
 folded into a frame (``history.frame_parts``, computed in a worker thread) and the events. A sample
 that fails leaves a gap that says why; the next one starts afresh.
 
@@ -21,10 +22,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import replace
 
 from wslmcp.boundaries.clock import Clock
-from wslmcp.observe.accounting import ParsedProc, RawSample
+from wslmcp.observe.accounting import RawSample
 from wslmcp.observe.collector import Collector
 from wslmcp.observe.docker import DockerSample
 from wslmcp.observe.events import EventTracker
@@ -137,32 +137,15 @@ class HistorySampler:
             self._prev = self._docker = None
 
     async def _read(self, prev: RawSample | None) -> tuple[RawSample, DockerSample | None]:
-        light = set(prev.primary.processes) if prev is not None else set()
+        previous = prev.primary if prev is not None else None
         if self._engines:
-            raw, docker = await asyncio.gather(self._collector.sample(light), self._collector.docker_sample())
-        else:
-            raw, docker = await self._collector.sample(light), None
-        if prev is not None:
-            raw = replace(raw, primary=carried(prev.primary, raw.primary))
-        return raw, docker
+            raw, docker = await asyncio.gather(
+                self._collector.sample(previous), self._collector.docker_sample()
+            )
+            return raw, docker
+        return await self._collector.sample(previous), None
 
     async def _fold(self, observation: Observation, at: float, seconds: float) -> FrameParts:
         if self._real_time:  # the arithmetic of a frame off the event loop
             return await asyncio.to_thread(frame_parts, observation, at, seconds, self.alive)
         return frame_parts(observation, at, seconds, self.alive)
-
-
-def carried(prev: ParsedProc, now: ParsedProc) -> ParsedProc:
-    """``now`` with the command lines and working directories a light read left out taken from the
-    same processes (same PID and start time) in ``prev``."""
-    processes = dict(now.processes)
-    cwds = dict(now.cwds)
-    for pid, (stat, cmd) in now.processes.items():
-        old = prev.processes.get(pid)
-        if old is None or old[0].starttime != stat.starttime:
-            continue
-        if cmd.name is None and cmd.args is None:
-            processes[pid] = (stat, old[1])
-        if pid not in cwds and pid in prev.cwds:
-            cwds[pid] = prev.cwds[pid]
-    return replace(now, processes=processes, cwds=cwds)
