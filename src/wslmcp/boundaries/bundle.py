@@ -99,3 +99,8 @@ class Host:
     cache_dir: str | None = None
     observe_args: tuple[str, ...] = ()
     first_request_s: float | None = None
+
+    @property
+    def windows_native(self) -> bool:
+        """The server runs on Windows itself (a distro's /proc is read through wsl.exe)."""
+        return self.platform == "windows"
