@@ -84,11 +84,11 @@ def bench_sampler_cpu() -> None:
         full = asyncio.run(_cpu_per_sample(FullReads(LocalProcSource()), 10))
     print(f"   sampler CPU per sample, real /proc with {running} processes (10 samples each):")
     print(
-        f"     light reads (stat+io; cmdline/cwd of new processes only): {light * 1000:6.1f} ms "
+        f"     light reads (stat, parsed when it changed; the rest for new processes): {light * 1000:6.1f} ms "
         f"= {light / 5.0 * 100:.2f} % of one core at 5 s (target <= 1 %)"
     )
     print(
-        f"     baseline, full reads every sample:                         {full * 1000:6.1f} ms "
+        f"     baseline, full reads every sample:                                      {full * 1000:6.1f} ms "
         f"= {full / 5.0 * 100:.2f} % of one core ({full / light:.1f}x)"
     )
 
