@@ -74,9 +74,8 @@ class Frame:
     host_cpus: int
     scalars: array[float]  # METRICS order; NaN = null
     packed: tuple[array[float], ...]  # per LEVELS: (key, cpu seconds, memory bytes, members) records
-    residual_s: tuple[
-        float, float
-    ]  # WSL kernel and Windows CPU seconds no process accounts for (NaN: unknown)
+    # the WSL kernel's and Windows' CPU seconds no process accounts for (NaN: unknown)
+    residual_s: tuple[float, float]
 
     def value(self, metric: int) -> float | None:
         v = self.scalars[metric]
@@ -154,7 +153,10 @@ class History:
                 self.last_ms[found] = parts.wall_ms
         if len(self.frames) == self.frames.maxlen:
             self._release(self.frames[0])
-        if self.frames and parts.at - self.frames[-1].at > 1.5 * self.interval_s:
+        said = (
+            self.gaps and self.frames and self.gaps[-1].to_ms >= self.frames[-1].wall_ms
+        )  # a failure said why
+        if self.frames and not said and parts.at - self.frames[-1].at > 1.5 * self.interval_s:
             self.gap(
                 self.frames[-1].wall_ms, parts.wall_ms - int(parts.seconds * 1000), "no sample was taken"
             )
