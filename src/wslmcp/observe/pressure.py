@@ -34,6 +34,7 @@ from wslmcp.boundaries.pdh import (
 )
 from wslmcp.boundaries.procfs import Mount, parse_mounts
 from wslmcp.observe.procstat import DiskCounters, Psi, parse_diskstats, parse_fields, parse_psi
+from wslmcp.observe.rates import Reading, rate
 
 SECTOR_BYTES = 512
 KIB = 1024
@@ -220,13 +221,15 @@ def _linux_rates(
         into.warnings.append("swap and major-fault rates need two samples; they are null")
         return
     then, now = before.vmstat, after.vmstat
-    for name, key, scale in (
-        ("swap_in_bytes_per_s", b"pswpin", page_size),
-        ("swap_out_bytes_per_s", b"pswpout", page_size),
-        ("major_faults_per_s", b"pgmajfault", 1),
+    for name, key, per_unit in (
+        ("swap_in_bytes_per_s", b"pswpin", 1 / page_size),  # pages, as bytes
+        ("swap_out_bytes_per_s", b"pswpout", 1 / page_size),
+        ("major_faults_per_s", b"pgmajfault", 1.0),
     ):
         a, b = then.get(key), now.get(key)
-        into.memory[name] = (b - a) * scale / seconds if a is not None and b is not None and b >= a else None
+        into.memory[name] = (
+            rate(Reading(a, 0.0), Reading(b, seconds), per_unit) if a is not None and b is not None else None
+        )
 
 
 def _linux_disk(name: str, before: DiskCounters | None, now: DiskCounters, seconds: float) -> Disk:
@@ -312,10 +315,10 @@ def _per_second(before: CounterSample, after: CounterSample, path: str, seconds:
 
 
 def _count_rate(a: RawCounter | None, b: RawCounter | None, seconds: float) -> float | None:
-    if a is None or b is None or b.first_value < a.first_value:
+    """A count's rate per second between two readings (timed by PDH, else ``seconds`` apart)."""
+    if a is None or b is None:
         return None
-    elapsed = _elapsed(a, b, seconds)
-    return (b.first_value - a.first_value) / elapsed if elapsed > 0 else None
+    return rate(Reading(a.first_value, 0.0), Reading(b.first_value, _elapsed(a, b, seconds)))
 
 
 def _windows_disks(before: CounterSample, after: CounterSample, seconds: float) -> list[Disk]:
