@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.procfs import ProcSample, ProcSource
+from wslmcp.boundaries.procfs import Mount, ProcSample, ProcSource, mount_of, parse_mounts
 from wslmcp.scenario.loader import Scenario, TimelineEntry
 from wslmcp.scenario.recorder import ScenarioWriter
 
@@ -24,7 +26,8 @@ class FakeProcSource:
         self._entries = [e for e in scenario.timeline if "procfs" in e.data]
         self._cache: dict[int, ProcSample] = {}
 
-    def read_sample(self) -> ProcSample:
+    def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
+        """The recorded sample (whole: ``light_for`` leaves nothing out of a recording)."""
         now_ms = round(self._clock.monotonic() * 1000.0, 6)  # ms, free of float noise
         entry = self._entry_at(now_ms)
         if entry.index not in self._cache:
@@ -48,12 +51,21 @@ class FakeProcSource:
 
 
 def redact_cmdlines(sample: ProcSample) -> ProcSample:
-    """Keep only argv[0] of every command line: arguments and inline environments can hold secrets."""
-    files = {
-        path: (data.split(b"\0", 1)[0] + b"\0" if data and path.endswith("/cmdline") else data)
-        for path, data in sample.files.items()
-    }
+    """Keep only argv[0] of every command line (arguments and inline environments can hold
+    secrets), and of every working directory only the mount point it lies on (a project's path
+    says more than the sample needs; whether it is on a Windows drive survives)."""
+    mounts = parse_mounts(sample.files.get("mounts"))
+    files = {path: _redacted(path, data, mounts) for path, data in sample.files.items()}
     return ProcSample.build(files, clk_tck=sample.clk_tck, page_size=sample.page_size)
+
+
+def _redacted(path: str, data: bytes, mounts: Sequence[Mount]) -> bytes:
+    if path.endswith("/cmdline") and data:
+        return data.split(b"\0", 1)[0] + b"\0"
+    if path.endswith("/cwd"):
+        found = mount_of(data, mounts)
+        return found.point if found is not None else b"/"
+    return data
 
 
 class RecordingProcSource:
@@ -63,8 +75,11 @@ class RecordingProcSource:
         self._inner = inner
         self._writer = writer
 
-    def read_sample(self) -> ProcSample:
-        t_ms = self._writer.now_ms()
-        sample = self._inner.read_sample()
+    def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
+        return self.read_at(self._writer.now_ms(), light_for)
+
+    def read_at(self, t_ms: int, light_for: Collection[int] = ()) -> ProcSample:
+        """A sample recorded as taken at ``t_ms`` (a schedule's time: the read begins then)."""
+        sample = self._inner.read_sample(light_for)
         self._writer.add_procfs(sample if self._writer.keep_cmdlines else redact_cmdlines(sample), t_ms)
         return sample

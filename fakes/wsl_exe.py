@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
+from wslmcp.boundaries.procfs_wsl import EARLIER_SAMPLE_SCRIPTS, SAMPLE_SCRIPT_SHA256
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
 from wslmcp.scenario.exchanges import ProcessExchange, Stream
 from wslmcp.scenario.loader import Scenario
@@ -27,6 +28,13 @@ def stdin_digest(stdin: Stdin) -> str | None:
     while piece := stdin.read(FEED_BYTES):
         digest.update(piece)
     return digest.hexdigest()
+
+
+def same_script(digest: str | None) -> str | None:
+    """A stdin digest as the matcher compares it: an earlier version of the /proc sample script
+    stands for today's (``procfs_wsl.EARLIER_SAMPLE_SCRIPTS``), so a recording made with it still
+    answers a sample request; its frames hold the files that version read."""
+    return SAMPLE_SCRIPT_SHA256 if digest in EARLIER_SAMPLE_SCRIPTS else digest
 
 
 class FakeWslExe:
@@ -55,9 +63,9 @@ class FakeWslExe:
         await asyncio.sleep(0)
         args, max_output = call.args, call.max_output
         self.calls.append(tuple(args))
-        digest = stdin_digest(call.stdin)
+        digest = same_script(stdin_digest(call.stdin))
         key = (tuple(args), digest)
-        matches = [item for item in self._items if (item.args, item.stdin_sha256) == key]
+        matches = [item for item in self._items if (item.args, same_script(item.stdin_sha256)) == key]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
             offered = [f"{self.executable} {' '.join(item.args)[:120]}" for item in self._items]

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from fakes.clock import FakeClock
@@ -55,7 +56,7 @@ class Replayed:
     def __init__(self, samples: list[ProcSample]) -> None:
         self.samples, self.i = samples, 0
 
-    async def read(self) -> ProcSample:
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample:
         s = self.samples[self.i % len(self.samples)]
         self.i += 1
         return s

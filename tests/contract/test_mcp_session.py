@@ -68,6 +68,8 @@ def test_tools_list_names_in_order(seen: dict[str, Any]) -> None:
         "list_resources",
         "inspect_resource",
         "list_children",
+        "get_history",
+        "get_metric_series",
     ]
     assert seen["shell_tools"][0] == "wsl_list_hosts" and len(seen["shell_tools"]) == 10
 

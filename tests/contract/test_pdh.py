@@ -18,8 +18,10 @@ from fakes.clock import FakeClock
 from fakes.pdh import FakePdhCounters, RecordingPdhCounters, sample_to_json
 from tests.standins.pdh_dll import PdhDllStandin, Samples
 from wslmcp.boundaries.pdh import (
+    ALL_SETS,
+    COMMITTED_BYTES,
+    DISK_IDLE,
     GUEST_PROCESSORS,
-    HYPERV_SETS,
     LOGICAL_PROCESSORS,
     ROOT_PROCESSORS,
     CounterSample,
@@ -37,11 +39,15 @@ SAMPLES: Samples = [
     {
         LOGICAL_PROCESSORS: [("_Total", 9, 9, T0, 0), ("Hv LP 0", 500, 1000, T0, 0), ("Hv LP 1", 300, 1000, T0, 0)],
         ROOT_PROCESSORS: [("Root VP 0", 200, 1000, T0, 0), ("Root VP 1", 100, 1000, T0, 0), ("_Total", 1, 1, T0, 0)],
+        COMMITTED_BYTES: [("", 12 << 30, 0, T0, 0)],  # no instances: one item
+        DISK_IDLE: [("0 C:", 9_000_000, T0, T0, 0), ("_Total", 1, 1, T0, 0)],
     },
     {
         LOGICAL_PROCESSORS: [("_Total", 9, 9, T0, 0), ("Hv LP 0", 1500, 3000, T0 + 10**7, 0),
                              ("Hv LP 1", 900, 3000, T0 + 10**7, 2)],
         ROOT_PROCESSORS: [("Root VP 0", 400, 3000, T0 + 10**7, 0), ("Root VP 1", 150, 3000, T0 + 10**7, 0)],
+        COMMITTED_BYTES: [("", 13 << 30, 0, T0 + 10**7, 0)],
+        DISK_IDLE: [("0 C:", 9_500_000, T0 + 10**7, T0 + 10**7, 0), ("_Total", 1, 1, T0, 0)],
     },
 ]  # fmt: skip
 Make = Callable[[Samples], PdhCounters]
@@ -52,7 +58,7 @@ def _expected(sample: int) -> dict[str, dict[str, RawCounter] | None]:
         path: None
         if path not in SAMPLES[sample]
         else {n: RawCounter(f, s, t, st) for n, f, s, t, st in SAMPLES[sample][path] if n != "_Total"}
-        for path in HYPERV_SETS
+        for path in ALL_SETS
     }
 
 
@@ -64,7 +70,7 @@ def _twin_scenario(root: Path, samples: Samples) -> Scenario:
                 p: None
                 if p not in sample
                 else {n: RawCounter(f, s, t, st).__dict__ for n, f, s, t, st in sample[p] if n != "_Total"}
-                for p in HYPERV_SETS
+                for p in ALL_SETS
             },
             "native": {"user_s": 10.0 + i, "system_s": 5.0 + i, "idle_s": 100.0 + i},
         }
@@ -92,9 +98,10 @@ def test_each_set_by_path_total_left_out_absent_set_none(make: tuple[Make, Calla
     build, next_sample = make
     pdh = build(SAMPLES)
     first = pdh.collect()
-    assert list(first.counters) == list(HYPERV_SETS)
+    assert list(first.counters) == list(ALL_SETS)
     assert first.counters == _expected(0)
     assert first.counters[GUEST_PROCESSORS] is None
+    assert first.counters[COMMITTED_BYTES] == {"": RawCounter(12 << 30, 0, T0, 0)}  # raw: a gauge
     next_sample()
     second = pdh.collect()
     assert second.counters == _expected(1)
@@ -110,7 +117,7 @@ def test_the_adapter_keeps_one_query_and_adds_counters_once() -> None:
     pdh.collect()
     assert dll.calls.count("PdhOpenQueryW") == 1
     assert [c for c in dll.calls if c.startswith("PdhAdd")] == [
-        f"PdhAddEnglishCounterW {p}" for p in HYPERV_SETS
+        f"PdhAddEnglishCounterW {p}" for p in ALL_SETS
     ]
     assert dll.collects == 2
     pdh.close()
@@ -120,7 +127,7 @@ def test_the_adapter_keeps_one_query_and_adds_counters_once() -> None:
 def test_a_host_without_a_hypervisor_has_only_native_times() -> None:
     pdh = PdhQuery(dll=PdhDllStandin([{}]))
     sample = pdh.collect()
-    assert sample.counters == {p: None for p in HYPERV_SETS}
+    assert sample.counters == {p: None for p in ALL_SETS}
     assert sample.native is not None and sample.native.idle_s > 0
 
 
@@ -189,7 +196,7 @@ def test_real_pdh_on_windows() -> None:
         again = pdh.collect()
     finally:
         pdh.close()
-    assert list(sample.counters) == list(HYPERV_SETS)
+    assert list(sample.counters) == list(ALL_SETS)
     assert sample.native is not None
     logical = again.counters[LOGICAL_PROCESSORS]
     if logical is not None:  # a host with Hyper-V: one LP instance per logical CPU

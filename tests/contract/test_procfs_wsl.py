@@ -11,6 +11,7 @@ starts.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tempfile
@@ -28,7 +29,13 @@ from fakes.wsl_exe import FakeWslExe
 from tests.conftest import examples
 from tests.observe.hostile_procs import ALL_BYTES, CASES, FORGED, hostile_processes
 from tests.observe.standin import DISTRO_TOOLS, StandIn, make_standin
-from wslmcp.boundaries.procfs import GLOBAL_FILES, PID_FILES, LocalProcSource, ProcUnavailable
+from wslmcp.boundaries.procfs import (
+    BASE_FILES,
+    PID_FILES,
+    PID_LINKS,
+    LocalProcSource,
+    ProcUnavailable,
+)
 from wslmcp.boundaries.procfs_wsl import (
     SAMPLE_SCRIPT,
     WslDistroLister,
@@ -83,7 +90,9 @@ async def test_one_sample_is_one_wsl_exe_call(rig: Rig) -> None:
 
 async def test_sample_holds_raw_kernel_files(rig: Rig) -> None:
     sample = await WslProcSource(rig.wsl, rig.running_distro).read()
-    assert set(GLOBAL_FILES) <= set(sample.files)
+    assert set(BASE_FILES) <= set(sample.files)
+    if not isinstance(rig.wsl, FakeWslExe):  # the recording predates the pressure files: as recorded
+        assert {"vmstat", "diskstats", "mounts"} <= set(sample.files)
     assert re.match(rb"cpu  (\d+ ){3,}", sample.files["stat"])
     assert re.fullmatch(rb"[0-9a-f-]{36}\n", sample.files["sys/kernel/random/boot_id"])
     assert sample.clk_tck > 0 and sample.page_size > 0
@@ -197,10 +206,10 @@ async def test_sample_matches_local_proc_byte_for_byte(distro: tuple[str, StandI
     assert not before.files[f"{titled}/cmdline"].endswith(b"\0")
     assert before.files[f"{zombie}/cmdline"] == b""
     for pid in running.pids:  # the hostile processes hold still, so every byte must match
-        for name in PID_FILES:
+        for name in (*PID_FILES, *PID_LINKS):
             key = f"{pid}/{name}"
-            assert before.files[key] == after.files[key], key
-            assert remote.files.get(key) == before.files[key], key
+            assert before.files.get(key) == after.files.get(key), key  # a zombie has no io nor cwd
+            assert remote.files.get(key) == before.files.get(key), key
     assert remote.files["sys/kernel/random/boot_id"] == before.files["sys/kernel/random/boot_id"]
     stable_cmdlines = {
         k
@@ -235,8 +244,9 @@ async def test_one_sample_starts_a_fixed_set_of_commands_however_many_processes(
         big = await source.read()
     second = standin.spawns()[len(first) :]
     assert set(pids) <= set(big.pids)  # 25 more processes (others on the machine come and go too)
-    if reader == "posix-sh":  # the fallback (no perl, no bash): one cat per file, and the shims see it
-        assert first.count("cat") >= len(small.files) and second.count("cat") >= len(big.files)
+    if reader == "posix-sh":  # the fallback (no perl, no bash): one cat or readlink per file
+        for spawned, sample in ((first, small), (second, big)):
+            assert spawned.count("cat") + spawned.count("readlink") >= len(sample.files)
     else:
         assert first == second == CONSTANT_SPAWNS[reader]
 
@@ -261,10 +271,14 @@ async def test_reads_a_proc_like_tree_exactly(distro: tuple[str, StandIn], tmp_p
         "22/cmdline": b"",
         "23/stat": b"23 (gone) S 1\n",
         "24/cmdline": b"stat vanished\0",
+        "1/io": b"rchar: 1\nwchar: 2\nread_bytes: 4096\nwrite_bytes: 0\n",
+        "vmstat": b"pswpin 0\npswpout 0\n",
+        "pressure/memory": b"some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
     }
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
+    (root / "1" / "cwd").symlink_to(os.path.realpath(tmp_path))  # a physical path: what cd -P gives
     ex = await WslExeCli("wsl.exe").run(
         WslCall([*sample_args("Ubuntu"), str(root)], stdin=SAMPLE_SCRIPT, timeout_s=30)
     )

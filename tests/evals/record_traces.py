@@ -4,7 +4,8 @@ session's results, and the session is written as a Claude Code transcript, a Cod
 ``wslmcp-trace/1`` file under ``scenarios/<name>/eval/traces/``; the manifest's ``eval.traces`` lists
 each with the verdict and failing checks it was written to show.
 
-Run: ``.venv/bin/python -m tests.evals.record_traces`` (rewrites the eval traces of both scenarios).
+Run: ``.venv/bin/python -m tests.evals.record_traces [SCENARIO ...]`` (rewrites the eval traces of
+the scenarios named, by default of every scenario below).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -825,9 +827,77 @@ SHELL_SPECS = [
 ]
 
 
+# --- history (issue 21): questions about the past, against the recorded history scenarios ---------
+
+QB = "My build was slow a few minutes ago. What was busy during the last five minutes?"
+QM = "The machine feels slow. Is memory the problem?"
+BUSY_GOOD = (
+    "Over the last five minutes the most CPU went to python (62.4 CPU seconds, other work on this machine, "
+    "still running). Your build shows up as cc1, the C compiler: 8.9 CPU seconds in 2 processes, and it "
+    "ended about 20 seconds ago, so it no longer runs. The WSL kernel was almost fully busy throughout "
+    "(99.2 % on average), so the build most likely waited for CPU behind python."
+)
+MEMORY_GOOD = (
+    "Memory is probably not the problem. 19.6 GiB of 23.5 GiB is still available, nothing was swapped in "
+    "or out and no task stalled on memory (PSI memory full 0). The largest holder is ballast with about "
+    "3.0 GiB over the last minute; that is a lot for one process but it leaves plenty free."
+)
+
+BUILD_SPECS = [
+    Spec(
+        "h01-busy-good",
+        "claude",
+        "busy-last-five-minutes",
+        [U(QB), Ob("get_history", window_s=300), A(BUSY_GOOD)],
+    ),
+    Spec(
+        "h02-busy-now-only",
+        "codex",
+        "busy-last-five-minutes",
+        [
+            U(QB),
+            Ob("list_resources", max_age_ms=0, sort_by="cpu", limit=5),
+            A(
+                "Nothing of your build is running now; python is the busiest process, so the build was not slowed."
+            ),
+        ],
+        ["intent.required_calls"],
+    ),
+]
+BALLAST_SPECS = [
+    Spec(
+        "m01-memory-good",
+        "claude",
+        "memory-problem",
+        [
+            U(QM),
+            Ob("get_system_summary", max_age_ms=0),
+            Ob("get_history", by="memory", window_s=60),
+            A(MEMORY_GOOD),
+        ],
+    ),
+    Spec(
+        "m02-memory-certain",
+        "codex",
+        "memory-problem",
+        [
+            U(QM),
+            Ob("list_resources", max_age_ms=0, sort_by="memory", limit=1),
+            A(
+                "Memory is the problem: ballast uses 3.0 GiB, so the system is swapping and under memory pressure."
+            ),
+        ],
+        ["answer.hedges_hypotheses", "answer.no_memory_inference", "intent.required_calls"],
+    ),
+]
+HISTORY = {"history-build": BUILD_SPECS, "history-ballast": BALLAST_SPECS}
+
+
 def main() -> None:
-    record("eval-slow-build", OBSERVE_SPECS)
-    record("eval-shell", SHELL_SPECS)
+    """Every bundled scenario's sessions, or those of the scenarios named on the command line."""
+    every = {"eval-slow-build": OBSERVE_SPECS, "eval-shell": SHELL_SPECS, **HISTORY}
+    for name in sys.argv[1:] or list(every):
+        record(name, every[name])
 
 
 if __name__ == "__main__":

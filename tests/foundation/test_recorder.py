@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ class Keeping:
         self.inner = LocalProcSource()
         self.samples: list[ProcSample] = []
 
-    def read_sample(self) -> ProcSample:
+    def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
         sample = self.inner.read_sample()
         self.samples.append(sample)
         return sample
@@ -65,7 +66,7 @@ async def test_samples_keep_their_schedule_however_long_a_read_takes(tmp_path: P
     clock = FakeClock()
 
     class Slow(Keeping):
-        def read_sample(self) -> ProcSample:
+        def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
             clock.advance(0.2)  # a read that takes 200 ms of the clock's time
             return super().read_sample()
 
@@ -106,7 +107,7 @@ async def test_an_interrupted_recording_leaves_nothing_behind(tmp_path: Path) ->
     class Failing:
         calls = 0
 
-        def read_sample(self) -> ProcSample:
+        def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
             self.calls += 1
             if self.calls == 2:
                 raise OSError("the distro went away")

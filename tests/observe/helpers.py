@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from fakes.clock import FakeClock
@@ -48,7 +48,7 @@ class ScriptedReader:
         self.gate: asyncio.Event | None = None
         self.blocked = asyncio.Event()
 
-    async def read(self) -> ProcSample:
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample:
         if self.gate is not None:
             self.blocked.set()
             await self.gate.wait()
@@ -68,7 +68,7 @@ class ThreadBlockingReader(ScriptedReader):
         self.release = threading.Event()
         self.entered = threading.Event()
 
-    async def read(self) -> ProcSample:
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample:
         def blocking() -> None:
             self.entered.set()
             self.release.wait(30)

@@ -38,7 +38,7 @@ exec {real} "$@"
 """
 
 # Every command the sample script (any of its paths) may start inside a distro.
-DISTRO_TOOLS: tuple[str, ...] = ("sh", "bash", "perl", "od", "tr", "getconf", "cat", "date")
+DISTRO_TOOLS: tuple[str, ...] = ("sh", "bash", "perl", "od", "tr", "getconf", "cat", "date", "readlink")
 
 
 @dataclass

@@ -56,6 +56,19 @@ INVALID: list[tuple[str, str, dict[str, Any]]] = [
         {"snapshot_id": "s", "resource_id": "r", "resource_kind": "residual"},
     ),
     ("enum is case-sensitive", "list_resources", {"sort_by": "CPU"}),
+    ("window under 10 s", "get_history", {"window_s": 9}),
+    ("window over an hour", "get_metric_series", {"metric": "host.cpu_percent", "window_s": 3601}),
+    ("top 0", "get_history", {"top": 0}),
+    ("top over 50", "get_history", {"top": 51}),
+    ("by pid", "get_history", {"by": "pid"}),
+    ("history of hosts", "get_history", {"resource_kind": "host"}),
+    ("history snapshot", "get_history", {"snapshot_id": "s"}),
+    ("null window", "get_history", {"window_s": None}),
+    ("series without metric", "get_metric_series", {}),
+    ("empty metric", "get_metric_series", {"metric": ""}),
+    ("one point", "get_metric_series", {"metric": "host.cpu_percent", "points": 1}),
+    ("121 points", "get_metric_series", {"metric": "host.cpu_percent", "points": 121}),
+    ("agg sum", "get_metric_series", {"metric": "host.cpu_percent", "agg": "sum"}),
 ]
 
 VALID: list[tuple[str, str, dict[str, Any]]] = [
@@ -66,6 +79,17 @@ VALID: list[tuple[str, str, dict[str, Any]]] = [
     ("limit 1000", "list_resources", {"limit": 1000}),
     ("parent with snapshot_id", "list_resources", {"snapshot_id": "s", "parent": "r"}),
     ("no arguments", "get_system_summary", {}),
+    ("history with defaults", "get_history", {}),
+    (
+        "history at the limits",
+        "get_history",
+        {"window_s": 3600, "top": 50, "by": "memory", "resource_kind": "container"},
+    ),
+    (
+        "series at the limits",
+        "get_metric_series",
+        {"metric": "x", "window_s": 10, "points": 120, "agg": "max"},
+    ),
 ]
 
 

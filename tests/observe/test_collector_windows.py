@@ -13,8 +13,9 @@ from tests.observe.helpers import ScriptedReader
 from tests.observe.windows_scenarios import table, windows_processes
 from wslmcp.boundaries.windows_processes import WindowsTable
 from wslmcp.observe.catalog import build_catalog
-from wslmcp.observe.collector import WINDOWS_WSL_ONLY_WARNING, Collector, CollectorConfig
+from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.host import HostRaw, host_side
+from wslmcp.observe.observation import WINDOWS_WSL_ONLY_WARNING
 from wslmcp.observe.sources import HostSources
 from wslmcp.scenario.loader import Scenario
 

@@ -34,7 +34,18 @@ def windows_host() -> tuple[Boundaries, Host]:
 async def test_additional_distro_is_sampled_over_stdio_in_one_call_per_sample(tmp_path: Path) -> None:
     standin = make_standin(tmp_path, ["Ubuntu", "Debian"])
     env = {**os.environ, **standin.env(), "WSL_DISTRO_NAME": "Ubuntu"}
-    args = ["-m", "wslmcp", "observe", "--no-docker", "--no-wslc", "--interval-ms", "100"]
+    # the collection's own calls (the history sampler, off here, would add one per distro and sample)
+    args = [
+        "-m",
+        "wslmcp",
+        "observe",
+        "--no-docker",
+        "--no-wslc",
+        "--interval-ms",
+        "100",
+        "--history-minutes",
+        "0",
+    ]
     params = StdioServerParameters(command=sys.executable, args=args, env=env)
     async with Client(params, read_timeout_seconds=30) as client:
         res = await client.call_tool("list_resources", {"max_age_ms": 0, "limit": 1000})

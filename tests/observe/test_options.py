@@ -19,6 +19,13 @@ SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 def test_defaults() -> None:
     assert parse_options([]) == Options(interval_ms=3000, wsl_only=False, docker=True, wslc=True)
+    assert (parse_options([]).history_interval_ms, parse_options([]).history_minutes) == (5000, 60)
+
+
+def test_history_options() -> None:
+    opts = parse_options(["--history-interval-ms", "500", "--history-minutes=1440"])
+    assert (opts.history_interval_ms, opts.history_minutes) == (500, 1440)
+    assert parse_options(["--history-minutes", "0", "--history-interval-ms=60000"]).history_minutes == 0
 
 
 def test_every_accepted_option() -> None:
@@ -50,6 +57,13 @@ def test_help_wherever_it_is_given(args: list[str]) -> None:
         (["--no-docker", "--no-docker"], "more than once"),
         (["--wsl-only=yes"], "unsupported argument"),
         (["extra"], "unsupported argument: extra"),
+        (["--history-interval-ms", "499"], "--history-interval-ms must be at least 500"),
+        (["--history-interval-ms", "60001"], "--history-interval-ms must be at most 60000"),
+        (["--history-interval-ms", "5s"], "--history-interval-ms must be a whole number of milliseconds"),
+        (["--history-interval-ms"], "--history-interval-ms requires a value"),
+        (["--history-minutes", "1441"], "--history-minutes must be at most 1440"),
+        (["--history-minutes", "-1"], "--history-minutes must be a whole number of minutes"),
+        (["--history-minutes", "1", "--history-minutes=2"], "--history-minutes given more than once"),
     ],
 )
 def test_rejected(args: list[str], message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,11 +87,13 @@ def test_kernel_cpu_percent_and_its_null_rules() -> None:
     assert parse_kernel(files(boot=b"")) is None and parse_kernel(files(stat=b"intr 1\n")) is None
 
 
-def raw(t: float, procs: list[tuple[int, int, int]]) -> RawSample:
+def raw(t: float, procs: list[tuple[int, int, int]], uptime: float | None = None, ppid: int = 1) -> RawSample:
     fs = {
-        f"{pid}/stat": stat_line(Proc(pid, b"p", b"", 1, start, [(ticks, 0)]), ticks, 0, start)
+        f"{pid}/stat": stat_line(Proc(pid, b"p", b"", ppid, start, [(ticks, 0)]), ticks, 0, start)
         for pid, start, ticks in procs
     }
+    if uptime is not None:
+        fs["uptime"] = b"%.2f 0.00\n" % uptime
     return RawSample(t, parse_sample(ProcSample.build(fs, clk_tck=100, page_size=4096)))
 
 
@@ -99,10 +102,53 @@ def test_cpu_from_deltas_matched_by_pid_and_starttime() -> None:
     after = raw(2.0, [(1, 10, 300), (2, 99, 10), (4, 40, 50)])
     rows = {r.pid: r for r in process_rows(before, after, host_cpus=4)}
     assert rows[1].cpu_percent == 25.0  # 2 s of CPU in 2 s on 4 CPUs
-    assert rows[2].cpu_percent is None  # PID 2 reused: no bogus (negative) rate
-    assert rows[4].cpu_percent is None  # new process
+    # PID 2 reused and PID 4 new, with no uptime to place their start: not in the opening sample,
+    # so they started after it was listed, and their CPU counts over the whole window (never None)
+    assert rows[2].cpu_percent == 0.1 / 2 / 4 * 100
+    assert rows[4].cpu_percent == 0.5 / 2 / 4 * 100
     assert 3 not in rows  # ended processes are not observed
     assert rows[1].identity.start_id == 10 and rows[1].cpu_time_seconds == 3.0
+
+
+@pytest.mark.parametrize("started", range(10_000, 10_201, 25))  # ticks since boot: every point of the window
+def test_a_process_born_inside_the_window_is_rated_over_the_part_it_lived(started: int) -> None:
+    """The window runs from uptime 100.00 s to 102.00 s; a process that started at ``started``
+    ticks and kept half a core busy has used half of the time it lived."""
+    lived_ticks = 10_200 - started
+    before = raw(0.0, [(1, 5, 100)], uptime=100.0)
+    after = raw(2.0, [(1, 5, 100), (7, started, lived_ticks // 2)], uptime=102.0)
+    row = {r.pid: r for r in process_rows(before, after, host_cpus=4)}[7]
+    assert row.cpu_percent is not None
+    # cores = CPU seconds / seconds lived; born at the closing read, it has used nothing yet
+    expected = (lived_ticks // 2) / lived_ticks / 4 * 100 if lived_ticks else 0.0
+    assert row.cpu_percent == pytest.approx(expected)
+
+
+def test_a_process_running_before_the_window_but_missing_from_its_opening_sample_has_no_rate() -> None:
+    """A distro sampled for the first time, or a PID the opening sample missed: when it started
+    long before the window, what it used inside the window cannot be told from one reading."""
+    before = raw(0.0, [(1, 5, 100)], uptime=100.0)
+    after = raw(2.0, [(1, 5, 100), (8, 2_000, 900)], uptime=102.0)
+    rows = {r.pid: r for r in process_rows(before, after, host_cpus=4)}
+    assert rows[8].cpu_percent is None
+    appeared = RawSample(2.0, after.primary, extras={"Debian": after.primary})  # not in the opening sample
+    debian = [r for r in process_rows(before, appeared, host_cpus=4) if r.identity.source == "Debian"]
+    assert debian and all(r.cpu_percent is None for r in debian)
+
+
+def test_a_parent_is_named_only_when_it_is_in_the_sample_and_started_no_later() -> None:
+    after = raw(
+        2.0,
+        [(1, 5, 0), (20, 100, 0), (21, 150, 0), (30, 90, 0)],
+        uptime=102.0,
+        ppid=20,  # every process names PID 20 as its parent
+    )
+    rows = {r.pid: r for r in process_rows(raw(0.0, [], uptime=100.0), after, host_cpus=4)}
+    parent = rows[20].identity
+    assert rows[21].parents == (parent,)  # started after its parent
+    assert rows[30].parents == ()  # started before PID 20: a reused PID, not its parent
+    assert rows[1].parents == ()  # ditto
+    assert rows[20].parents == ()  # never its own parent
 
 
 def kernel_only(t: float, busy: int, uptime: float, clk_tck: int) -> RawSample:
@@ -117,3 +163,27 @@ def test_wsl_cpu_is_null_when_the_tick_rate_changes_between_samples() -> None:
     changed, warnings = wsl_environment(kernel_only(0, 100, 10.0, 100), kernel_only(1, 200, 11.0, 250), [], 2)
     assert changed.cpu_percent is None
     assert any("WSL cpu_percent is null" in w for w in warnings)
+
+
+def test_a_light_sample_reuses_what_the_previous_one_read_for_the_same_process() -> None:
+    def line(pid: int, start: int, ticks: int) -> bytes:
+        return stat_line(Proc(pid, b"p", b"", 1, start, [(ticks, 0)]), ticks, 0, start)
+
+    full = {"1/stat": line(1, 5, 10), "1/cmdline": b"/bin/editor\0--x\0", "1/cwd": b"/mnt/c/src"}
+    full |= {
+        "2/stat": line(2, 6, 10),
+        "2/cmdline": b"/bin/make\0",
+        "3/stat": line(3, 7, 0),
+        "3/cmdline": b"/bin/old\0",
+    }
+    prev = parse_sample(ProcSample.build(full, 100, 4096))
+    light = {
+        "1/stat": line(1, 5, 10),
+        "2/stat": line(2, 6, 99),
+        "3/stat": line(3, 70, 0),
+    }  # 3 is a reused PID
+    now = parse_sample(ProcSample.build(light, 100, 4096), prev)
+    assert now.processes[1][0] is prev.processes[1][0]  # the same stat line: not parsed again
+    assert now.processes[1][1].args == "/bin/editor --x" and now.cwds[1] == b"/mnt/c/src"  # carried over
+    assert now.processes[2][0].utime == 99 and now.processes[2][1].name == "make"
+    assert now.processes[3][1].name is None and 3 not in now.cwds  # another process: nothing carried

@@ -32,7 +32,8 @@ async def test_real_proc_round_trip_over_stdio() -> None:
     params = StdioServerParameters(command=sys.executable, args=ARGS)
     async with Client(params, read_timeout_seconds=30) as client:
         assert [t.name for t in (await client.list_tools()).tools] == [
-            "get_system_summary", "list_resources", "inspect_resource", "list_children"
+            "get_system_summary", "list_resources", "inspect_resource", "list_children", "get_history",
+            "get_metric_series",
         ]  # fmt: skip
         a, b = await asyncio.gather(
             client.call_tool("list_resources", {"limit": 1}), client.call_tool("list_resources", {"limit": 1})
@@ -88,7 +89,7 @@ async def test_handshake_era_clients_get_ping_and_the_same_tools() -> None:
         assert client.protocol_version == "2025-11-25"
         with pytest.warns(MCPDeprecationWarning):  # ping exists only in the handshake era
             await client.send_ping()
-        assert len((await client.list_tools()).tools) == 4
+        assert len((await client.list_tools()).tools) == 6
         with pytest.raises(MCPError) as err:
             await client.call_tool("unknown", {})
         assert err.value.code == -32602

@@ -25,12 +25,13 @@ def payload(result: Any) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
-async def test_exactly_four_read_only_tools_with_closed_schemas() -> None:
+async def test_exactly_six_read_only_tools_with_closed_schemas() -> None:
     service, _ = make_service(ScriptedReader())
     async with Client(build_server(service)) as client:
         tools = (await client.list_tools()).tools
         assert [t.name for t in tools] == list(TOOL_NAMES) == [
-            "get_system_summary", "list_resources", "inspect_resource", "list_children"
+            "get_system_summary", "list_resources", "inspect_resource", "list_children", "get_history",
+            "get_metric_series",
         ]  # fmt: skip
         for tool in tools:
             assert tool.description
@@ -43,6 +44,8 @@ async def test_exactly_four_read_only_tools_with_closed_schemas() -> None:
         assert required["inspect_resource"] == required["list_children"] == ["snapshot_id", "resource_id"]
         instructions = client.instructions or ""
         for rule in ("snapshot_id", "observation-scoped", "never add", "null means not observed", "paging"):
+            assert rule in instructions
+        for rule in ("get_history", "after the fact", "during my build", "evidence, not proof"):
             assert rule in instructions
 
 
@@ -71,7 +74,7 @@ async def test_success_has_snapshot_and_data_with_identical_metadata_across_tool
     assert kids["data"] == []  # nothing observed under a WSL process: no PID ancestry is guessed
     assert set(summary["data"]) == {
         "host_logical_cpu_count", "host_cpu_percent", "cpu_breakdown", "cpu_overlap_unresolved",
-        "host_memory", "environments",
+        "host_memory", "environments", "pressure",
     }  # fmt: skip
     assert list(summary["data"]["environments"]) == ["windows", "wsl", "wslc", "docker"]
 

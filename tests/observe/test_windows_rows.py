@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from wslmcp.boundaries.windows_processes import WindowsProcess, WindowsTable
+from wslmcp.boundaries.windows_processes import FILETIME_UNIX_OFFSET_S, WindowsProcess, WindowsTable
 from wslmcp.observe.windows import windows_rows
 
 
@@ -40,15 +40,34 @@ def test_rates_use_matched_processes_on_the_host_scale() -> None:
     assert got.environment.cpu_percent == pytest.approx(6.25) and got.environment.memory_bytes == 1000
 
 
-def test_a_reused_pid_or_a_new_process_has_no_rate() -> None:
+def filetime(wall_s: float) -> int:
+    return round((wall_s + FILETIME_UNIX_OFFSET_S) * 10**7)
+
+
+def test_a_process_new_in_the_window_is_rated_over_the_part_it_lived() -> None:
+    """Closing table read at wall 1000.0 s, 3 s after the opening one: a PID reused 1.5 s ago, a
+    process created 0.5 s ago, one created an hour ago that the opening table missed."""
     got = windows_rows(
         table(proc(10, "a.exe", 1.0)),
-        table(proc(10, "b.exe", 9.0, start=999), proc(11, "c.exe", 2.0)),
+        table(
+            proc(10, "b.exe", 0.75, start=filetime(998.5)),
+            proc(11, "c.exe", 0.5, start=filetime(999.5)),
+            proc(12, "d.exe", 50.0, start=filetime(-2600.0)),
+        ),
         3.0,
         16,
+        closing_wall=1000.0,
     )
-    assert [r.cpu_percent for r in got.processes] == [None, None]
-    assert got.warnings == () and got.environment.cpu_percent == 0.0
+    rates = [r.cpu_percent for r in got.processes]
+    assert rates[0] == pytest.approx(0.75 / 1.5 / 16 * 100)  # half a core over the 1.5 s it lived
+    assert rates[1] == pytest.approx(0.5 / 0.5 / 16 * 100)
+    assert rates[2] is None  # running long before the window: one reading tells nothing about it
+    assert got.warnings == () and got.environment.cpu_percent == pytest.approx(rates[0] + rates[1])
+
+
+def test_without_the_closing_wall_time_a_new_process_counts_over_the_whole_window() -> None:
+    got = windows_rows(table(proc(10, "a.exe", 1.0)), table(proc(11, "c.exe", 3.0)), 3.0, 16)
+    assert got.processes[0].cpu_percent == pytest.approx(3.0 / 3.0 / 16 * 100)
 
 
 def test_unreadable_cpu_stays_a_null_row_is_counted_and_nulls_the_environment_sum() -> None:

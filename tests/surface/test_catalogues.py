@@ -51,6 +51,8 @@ HINTS = {
     "list_resources": (True, False, False, False),
     "inspect_resource": (True, False, False, False),
     "list_children": (True, False, False, False),
+    "get_history": (True, False, False, False),  # the history moves on with every sample
+    "get_metric_series": (True, False, False, False),
     "wsl_list_hosts": (True, False, True, False),
     "wsl_connect": (False, False, False, False),  # a new session each time
     "wsl_disconnect": (False, False, True, False),  # forgets; a second time changes nothing

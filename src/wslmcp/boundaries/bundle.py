@@ -85,6 +85,9 @@ class Host:
                        or ``None`` (a replay keeps nothing)
     ``observe_args``   the observe server's startup options a scenario states (``observe.args``),
                        applied under the command line's own
+    ``first_request_s`` a replay's virtual seconds from the server's start to its first request, as
+                       its scenario states them (observe's history of that time); ``None``: real
+                       time, or a scenario that states none (it keeps no history)
     """
 
     platform: str
@@ -98,6 +101,7 @@ class Host:
     real_time: bool = False
     cache_dir: str | None = None
     observe_args: tuple[str, ...] = ()
+    first_request_s: float | None = None
 
     @property
     def windows_native(self) -> bool:

@@ -1,18 +1,22 @@
-"""PDH performance counters (Windows) as a boundary: the Hyper-V CPU partition counters, raw.
+"""PDH performance counters (Windows) as a boundary: the Hyper-V CPU partition counters and the
+pressure counters, raw.
 
 Contract
 --------
 ``collect() -> CounterSample``
-    Collects the query once and returns, for each of the three English counter sets in
-    ``HYPERV_SETS`` (``PdhAddEnglishCounterW`` semantics, so the paths do not depend on the
-    display language)::
+    Collects the query once and returns, for each English counter path in ``ALL_SETS``
+    (``PdhAddEnglishCounterW`` semantics, so the paths do not depend on the display language):
+    the three Hyper-V CPU sets ``HYPERV_SETS``::
 
         \\Hyper-V Hypervisor Logical Processor(*)\\% Total Run Time        (physical LPs, "Hv LP 0"…)
         \\Hyper-V Hypervisor Root Virtual Processor(*)\\% Total Run Time   (Windows, "Root VP 0"…)
         \\Hyper-V Hypervisor Virtual Processor(*)\\% Total Run Time        (guests, "<vm>:Hv VP 0"…)
 
-    the raw counter of every instance (``PdhGetRawCounterArrayW``: ``FirstValue`` = busy 100 ns,
-    ``SecondValue`` = elapsed base, the FILETIME ``TimeStamp``, ``CStatus``), keyed by instance name
+    and the pressure counters ``PRESSURE_SETS`` (memory commit, page reads, physical disks, the
+    hypervisor's dispatch wait; a counter without instances is one item, named as PDH names it):
+    the raw counter of every instance (``PdhGetRawCounterArrayW``: ``FirstValue``, ``SecondValue``
+    (for the CPU sets: busy 100 ns and the elapsed base; each pressure path says how its values are
+    read), the FILETIME ``TimeStamp``, ``CStatus``), keyed by instance name
     in the order PDH lists them, ``_Total`` left out. A set that does not exist on this host
     (no hypervisor: ``PDH_CSTATUS_NO_OBJECT`` when it was added) maps to ``None``: absence is data.
     Nothing is validated or turned into rates here: the domain judges statuses, deltas and counts
@@ -42,6 +46,25 @@ LOGICAL_PROCESSORS: Final = r"\Hyper-V Hypervisor Logical Processor(*)\% Total R
 ROOT_PROCESSORS: Final = r"\Hyper-V Hypervisor Root Virtual Processor(*)\% Total Run Time"
 GUEST_PROCESSORS: Final = r"\Hyper-V Hypervisor Virtual Processor(*)\% Total Run Time"
 HYPERV_SETS: Final = (LOGICAL_PROCESSORS, ROOT_PROCESSORS, GUEST_PROCESSORS)
+# The pressure evidence (issue 21), read raw like the sets above; how each raw value is read:
+COMMITTED_BYTES: Final = r"\Memory\Committed Bytes"  # a gauge: FirstValue (bytes)
+COMMIT_LIMIT: Final = r"\Memory\Commit Limit"  # a gauge: FirstValue (bytes)
+PAGE_READS: Final = r"\Memory\Page Reads/sec"  # a count: ΔFirstValue / Δtime (hard faults resolved)
+DISK_IDLE: Final = r"\PhysicalDisk(*)\% Idle Time"  # a 100 ns timer: ΔFirstValue / ΔSecondValue
+DISK_READ_BYTES: Final = r"\PhysicalDisk(*)\Disk Read Bytes/sec"  # a count: ΔFirstValue / Δtime
+DISK_WRITE_BYTES: Final = r"\PhysicalDisk(*)\Disk Write Bytes/sec"  # a count: ΔFirstValue / Δtime
+# an average: ΔFirstValue (ns waited) / ΔSecondValue (dispatches)
+VP_WAIT_PER_DISPATCH: Final = r"\Hyper-V Hypervisor Virtual Processor(*)\CPU Wait Time Per Dispatch"
+PRESSURE_SETS: Final = (
+    COMMITTED_BYTES,
+    COMMIT_LIMIT,
+    PAGE_READS,
+    DISK_IDLE,
+    DISK_READ_BYTES,
+    DISK_WRITE_BYTES,
+    VP_WAIT_PER_DISPATCH,
+)
+ALL_SETS: Final = HYPERV_SETS + PRESSURE_SETS
 TOTAL_INSTANCE: Final = "_Total"
 
 
@@ -75,7 +98,7 @@ InstanceSet = Mapping[str, RawCounter]
 
 @dataclass(frozen=True)
 class CounterSample:
-    counters: Mapping[str, InstanceSet | None]  # keyed by the HYPERV_SETS paths
+    counters: Mapping[str, InstanceSet | None]  # keyed by the ALL_SETS paths (a recording may lack some)
     native: SystemCpuTimes | None = None
 
 

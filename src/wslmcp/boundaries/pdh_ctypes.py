@@ -16,7 +16,7 @@ from typing import Any, Final
 import psutil
 
 from wslmcp.boundaries.pdh import (
-    HYPERV_SETS,
+    ALL_SETS,
     TOTAL_INSTANCE,
     CounterSample,
     InstanceSet,
@@ -99,10 +99,10 @@ def _status(value: int) -> int:
 
 
 class PdhQuery:
-    """``PdhCounters`` on pdh.dll: one query with the three Hyper-V sets, opened at the first
+    """``PdhCounters`` on pdh.dll: one query with every set of ``ALL_SETS``, opened at the first
     ``collect`` and kept until ``close``."""
 
-    def __init__(self, paths: Sequence[str] = HYPERV_SETS, dll: Any = None) -> None:
+    def __init__(self, paths: Sequence[str] = ALL_SETS, dll: Any = None) -> None:
         self._paths = tuple(paths)
         self._dll = dll
         self._query: ctypes.c_void_p | None = None

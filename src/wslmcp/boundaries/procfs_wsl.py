@@ -5,8 +5,8 @@ has the async name ``read`` of ``observe.sources.SampleReader``; ``read_sample``
 --------
 ``await WslProcSource(wsl_exe, distro).read() -> ProcSample``
     Runs ``wsl.exe [-d DISTRO] --exec sh -s`` once with ``SAMPLE_SCRIPT`` on stdin. The script
-    prints a random per-call marker, ``getconf CLK_TCK``/``PAGESIZE``, then every global file and
-    every ``/proc/<pid>/{stat,cmdline}``, each framed by ``\\n<marker> F <path>\\n`` and ending
+    prints a random per-call marker, ``getconf CLK_TCK``/``PAGESIZE``, then every global file,
+    every ``/proc/<pid>/{stat,cmdline,io}`` and the target of every ``/proc/<pid>/cwd``, each framed by ``\\n<marker> F <path>\\n`` and ending
     with ``\\n<marker> END\\n``. The marker is drawn inside the distro for each call, so no
     process name or command line can forge a frame; file bytes pass through untouched (NULs,
     newlines, invalid UTF-8, a cmdline without its final NUL). A file that vanished mid-read is
@@ -29,7 +29,9 @@ Errors
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Collection
 
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.procfs import GLOBAL_FILES, ProcSample, ProcUnavailable
@@ -56,7 +58,8 @@ opendir(my $dh, $r) or exit 1;
 for my $p (sort grep { /^[0-9]+\z/ } readdir $dh) {
   my $s = rd("$r/$p/stat"); next unless defined $s && length $s;
   $o .= "\n$n F $p/stat\n$s";
-  my $c = rd("$r/$p/cmdline"); $o .= "\n$n F $p/cmdline\n$c" if defined $c }
+  for my $f (qw(cmdline io)) { my $c = rd("$r/$p/$f"); $o .= "\n$n F $p/$f\n$c" if defined $c }
+  my $w = readlink("$r/$p/cwd"); $o .= "\n$n F $p/cwd\n$w" if defined $w }
 binmode STDOUT; print($o, "\n$n END\n") or exit 1;"""
 )
 
@@ -81,11 +84,15 @@ for d in "$R"/[0-9]*; do
   printf "\n%s F %s/stat\n%s" "$N" "$p" "$s"
   o= a=() x=
   { o=1; while IFS= read -r -d "" x; do a+=("$x"); x=; done; } 2>/dev/null <"$d/cmdline"
-  [ -n "$o" ] || continue
-  [ ${#a[@]} -gt 0 ] || [ -n "$x" ] || [ -e "$d/stat" ] || continue
-  printf "\n%s F %s/cmdline\n" "$N" "$p"
-  [ ${#a[@]} -eq 0 ] || printf "%s\0" "${a[@]}"
-  printf "%s" "$x"
+  if [ -n "$o" ] && { [ ${#a[@]} -gt 0 ] || [ -n "$x" ] || [ -e "$d/stat" ]; }; then
+    printf "\n%s F %s/cmdline\n" "$N" "$p"
+    [ ${#a[@]} -eq 0 ] || printf "%s\0" "${a[@]}"
+    printf "%s" "$x"
+  fi
+  o= c=
+  { o=1; IFS= read -r -d "" c; } 2>/dev/null <"$d/io"
+  [ -n "$o" ] && printf "\n%s F %s/io\n%s" "$N" "$p" "$c"
+  if cd -P "$d/cwd" 2>/dev/null; then printf "\n%s F %s/cwd\n%s" "$N" "$p" "$PWD"; cd /; fi
 done
 printf "\n%s END\n" "$N"
 """
@@ -98,6 +105,7 @@ printf "\n%s END\n" "$N"
 SAMPLE_SCRIPT = (
     r"""export LC_ALL=C
 R=${1:-/proc}
+case $R in /*) ;; *) R=$PWD/$R ;; esac
 N=
 IFS=- read -r u1 u2 u3 u4 u5 2>/dev/null </proc/sys/kernel/random/uuid && N=$u1$u2$u3$u4$u5
 case $N in *[!0-9a-f]*) N= ;; esac
@@ -119,15 +127,25 @@ for f in """
 done
 for d in "$R"/[0-9]*; do
   p=${d##*/}
-  for f in stat cmdline; do
+  printf '\n%s F %s/stat\n' "$N" "$p"
+  cat "$d/stat" 2>/dev/null || { printf '\n%s X\n' "$N"; continue; }
+  for f in cmdline io; do
     printf '\n%s F %s/%s\n' "$N" "$p" "$f"
-    cat "$d/$f" 2>/dev/null || { printf '\n%s X\n' "$N"; break; }
+    cat "$d/$f" 2>/dev/null || printf '\n%s X\n' "$N"
   done
+  w=$(readlink "$d/cwd" 2>/dev/null) && printf '\n%s F %s/cwd\n%s' "$N" "$p" "$w"
 done
 printf '\n%s END\n' "$N"
 """
 ).encode()
 assert b"'" not in (_PERL_READER + _BASH_READER).encode()  # each is one single-quoted sh word
+
+#: SHA-256 of the earlier versions of ``SAMPLE_SCRIPT`` (before it read the pressure files, ``io``
+#: and ``cwd``). A recorded exchange holds the digest of the script it answered; the twin
+#: (``fakes.wsl_exe``) answers today's script with an exchange recorded for one of these, whose
+#: frames simply hold fewer files (the figures they would give are null, with a warning).
+EARLIER_SAMPLE_SCRIPTS = frozenset({"e8a9b708b2e04df1e9ef822627fd2200b136ead0f7729b46b4975825cead0f69"})
+SAMPLE_SCRIPT_SHA256 = hashlib.sha256(SAMPLE_SCRIPT).hexdigest()
 
 _MARKER = re.compile(rb"WSLMCP1 ([0-9A-Za-z]{8,64})\n")
 
@@ -208,7 +226,8 @@ class WslProcSource:
     def __init__(self, wsl_exe: WslExe, distro: str | None) -> None:
         self._wsl, self.distro = wsl_exe, distro
 
-    async def read(self) -> ProcSample:
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample:
+        """The whole sample, always: one wsl.exe call reads every file (``light_for`` saves nothing)."""
         what = f"/proc of WSL distribution {self.distro or '(default)'}"
         ex = await _call(
             self._wsl,

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 OBSERVE_TOOLS = ("get_system_summary", "list_resources", "inspect_resource", "list_children")
+#: observe's history tools: no snapshot is selected (the snapshot discipline does not apply), but
+#: get_history names the latest snapshot and resource IDs in it
+HISTORY_TOOLS = ("get_history", "get_metric_series")
 OBSERVE_ID_ARGUMENTS = ("snapshot_id", "resource_id", "parent")
 SHELL_ID_ARGUMENTS = ("session",)
 _SESSION_OPENED = re.compile(r"^Opened session (\S+)", re.MULTILINE)
@@ -41,12 +44,23 @@ def handles(
                 yield from _resource(f"data[{i}]", item)
         elif tool == "inspect_resource" and isinstance(data, dict):
             yield from _resource("data", data)
+        elif tool == "get_history":
+            yield from _history(structured)
     elif kind == "shell":
         if tool == "wsl_connect" and (m := _SESSION_OPENED.search(text)):
             yield "session", m.group(1)
         elif tool == "wsl_list_sessions":
             for i, m in enumerate(_SESSION_LINE.finditer(text)):
                 yield f"sessions[{i}]", m.group(1)
+
+
+def _history(structured: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    if isinstance(structured.get("snapshot_id"), str):
+        yield "snapshot_id", structured["snapshot_id"]
+    top = structured.get("top")
+    for i, item in enumerate(top if isinstance(top, list) else []):
+        if isinstance(item, dict) and isinstance(item.get("resource_id"), str):
+            yield f"top[{i}].resource_id", item["resource_id"]
 
 
 def _resource(prefix: str, item: object) -> Iterator[tuple[str, str]]:

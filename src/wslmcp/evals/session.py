@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from wslmcp.evals.bindings import OBSERVE_TOOLS
+from wslmcp.evals.bindings import HISTORY_TOOLS, OBSERVE_TOOLS
 from wslmcp.evals.cases import Case
 from wslmcp.evals.trace import Call, Event, Message, Result, Trace
 from wslmcp.observe.queries import DEFAULT_LIMIT
@@ -24,7 +24,7 @@ def server_kinds(trace: Trace, overrides: Mapping[str, str], shell_tools: tuple[
     for call in trace.calls:
         if call.server is None or call.server in kinds:
             continue
-        if call.tool in OBSERVE_TOOLS:
+        if call.tool in OBSERVE_TOOLS or call.tool in HISTORY_TOOLS:
             kinds[call.server] = "observe"
         elif call.tool in shell_tools:
             kinds[call.server] = "shell"
@@ -71,7 +71,12 @@ class Session:
         return None if call.server is None else self.kinds.get(call.server)
 
     def is_observe(self, call: Call) -> bool:
+        """A call of observe's snapshot tools (the snapshot discipline applies to these)."""
         return self.kind(call) == "observe" and call.tool in OBSERVE_TOOLS
+
+    def is_history(self, call: Call) -> bool:
+        """A call of observe's history tools (facts, but no snapshot selection)."""
+        return self.kind(call) == "observe" and call.tool in HISTORY_TOOLS
 
     def is_shell(self, call: Call) -> bool:
         return self.kind(call) == "shell" and call.tool.startswith(SHELL_PREFIX)

@@ -108,7 +108,8 @@ def text_content(text: str) -> list[dict[str, Any]]:
 
 
 def structured_of(text: str) -> dict[str, Any] | None:
-    """The text parsed as JSON when it is an object with ``snapshot`` or ``error`` (observe's answers)."""
+    """The text parsed as JSON when it is one of observe's answers: an object with ``snapshot`` or
+    ``error``, a history (``history``) or a metric series (``metric`` and ``values``)."""
     stripped = text.strip()
     if not stripped.startswith("{"):
         return None
@@ -116,7 +117,9 @@ def structured_of(text: str) -> dict[str, Any] | None:
         value = json.loads(stripped)
     except ValueError:
         return None
-    if isinstance(value, dict) and ("snapshot" in value or "error" in value):
+    if isinstance(value, dict) and (
+        "snapshot" in value or "error" in value or "history" in value or {"metric", "values"} <= set(value)
+    ):
         return value
     return None
 

@@ -5,9 +5,9 @@ read through wsl.exe when it is reachable. Windows: the primary is ``--distro`` 
 read through wsl.exe. The Windows side (process tables, PDH counters) comes from its boundaries,
 which wiring provides only on Windows; the Docker Engine and wslc.exe are always wired and say
 themselves when they are absent. A scenario of part 1 may state host facts instead
-(``host_facts``). Docker samples are kept warm in the background only in real time
+(``host_facts``). Docker samples are kept warm, and the history sampled, in the background only in real time
 (``host.real_time``, stated by wiring): on a replay's virtual clock a background poller would
-move time itself.
+move time itself (the history sampler then follows the scenario's ``host.first_request_s``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ from __future__ import annotations
 import secrets
 
 from wslmcp.boundaries.bundle import Boundaries, Host
+from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.procfs_wsl import WslDistroLister, WslProcSource, default_distro
 from wslmcp.observe.collector import Collector, CollectorConfig
+from wslmcp.observe.history import History
 from wslmcp.observe.options import Options
+from wslmcp.observe.sampler import HistorySampler
 from wslmcp.observe.service import ObserveService
 from wslmcp.observe.sources import HostSources, SampleReader, ThreadedReader, WindowsPrimary
 from wslmcp.observe.store import SnapshotStore
@@ -89,4 +92,19 @@ def build(boundaries: Boundaries, host: Host, options: Options, scope: str | Non
             sources=sources,
         )
     store = SnapshotStore(boundaries.clock, scope or secrets.token_hex(16))
-    return ObserveService(store, collector)
+    return ObserveService(store, collector, history_sampler(boundaries.clock, collector, host, options))
+
+
+def history_sampler(clock: Clock, collector: Collector, host: Host, options: Options) -> HistorySampler:
+    """The sampler and its rings: ``--history-minutes`` of ``--history-interval-ms`` samples from
+    now (the server's start), in real time or on the replay's clock (``host.first_request_s``)."""
+    interval_s = options.history_interval_ms / 1000.0
+    history = History(
+        capacity=options.history_minutes * 60_000 // options.history_interval_ms,
+        interval_s=interval_s,
+        started_at=clock.monotonic(),
+        started_ms=int(clock.wall() * 1000),
+    )
+    return HistorySampler(
+        clock, collector, history, real_time=host.real_time, first_request_s=host.first_request_s
+    )

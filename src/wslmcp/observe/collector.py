@@ -19,43 +19,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from wslmcp.boundaries.clock import Clock
-from wslmcp.boundaries.host_facts import HostFacts, HostProbe
+from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.observe import docker as docker_source
 from wslmcp.observe import wslc as wslc_source
-from wslmcp.observe.accounting import ParsedProc, RawSample, parse_sample, process_rows, wsl_environment
-from wslmcp.observe.containers import container_view
+from wslmcp.observe.accounting import ParsedProc, RawSample, parse_sample
 from wslmcp.observe.docker import DockerSample
 from wslmcp.observe.errors import CollectionFailed
-from wslmcp.observe.host import HostRaw, host_side
-from wslmcp.observe.model import CpuScope, Environment, EnvObservation, Observation, Observed, Summary
-from wslmcp.observe.overlap import kernel_point
+from wslmcp.observe.host import HostRaw
+from wslmcp.observe.model import CpuScope, Observation
+from wslmcp.observe.observation import Completed, Engines, Setting, observe
 from wslmcp.observe.sources import DistroLister, HostSources, SampleReader
 from wslmcp.observe.warm import EngineWarmer
 from wslmcp.observe.wslc import WslcSample
 
-WSL_ONLY_WARNING = (
-    "--wsl-only uses the WSL-visible logical CPU count; exact host normalization and Windows host "
-    "attribution require Windows interop"
-)
-WINDOWS_WSL_ONLY_WARNING = (
-    "--wsl-only uses the Windows logical CPU count but disables Windows host attribution"
-)
-NO_HOST_WARNING = (
-    "Windows host collection is not available in this build: host CPU, host memory and Windows "
-    "processes are null, and CPU percentages use the WSL-visible logical CPU count"
-)
 WARM_AGE_S = 1.5  # a warmed engine round older than this is asked for again
 ENGINE_LEAD_S = 2.0  # a closing engine sample is asked for this long before the interval ends
 ENGINE_TICK_S = 1.0  # dockerd samples container stats once a second; stream=false waits up to two ticks
-
-CONTAINERS_WARNING = (
-    "{what} collection is not available in this build; WSL CPU may include container work "
-    "(inclusive observation)"
-)
 
 
 @dataclass(frozen=True)
@@ -110,6 +93,14 @@ class Collector:
         self._remote = remote
         self._primary_name = primary_name
         self._warm: RawSample | None = None
+        self.setting = Setting(
+            wsl_only=config.wsl_only,
+            docker=config.docker,
+            wslc=config.wslc,
+            docker_source=self._docker is not None,
+            wslc_source=self._wslc is not None,
+            windows_missing=sources.windows_missing,
+        )
 
     @property
     def cpu_scope(self) -> CpuScope:
@@ -120,11 +111,11 @@ class Collector:
         try:
             warm = self._usable_warm()
             # the opening raw sample first: nothing may move the clock while it is read
-            before = warm if warm is not None else await self._sample()
+            before = warm if warm is not None else await self.sample()
             end = before.taken_at + self.config.interval_s
             try:  # a failure cancels the rest: nothing is left running (or sleeping) behind it
                 async with asyncio.TaskGroup() as tg:
-                    baseline = tg.create_task(self._docker_sample()) if warm is None else None
+                    baseline = tg.create_task(self.docker_sample()) if warm is None else None
                     tg.create_task(self._clock.sleep(end - self._clock.monotonic()))
                     closing_docker = tg.create_task(self._docker_latest(end))
                     closing_wslc = tg.create_task(self._wslc_latest(end))
@@ -132,8 +123,8 @@ class Collector:
                 raise group.exceptions[0] from None
             docker_before = baseline.result() if baseline is not None else self._docker_prev
             docker_after, wslc = closing_docker.result(), closing_wslc.result()
-            after = await self._sample()
-            host = await self._host.read() if self._host is not None else None
+            after = await self.sample()
+            observation = await self.observe(before, after, Engines(docker_before, docker_after, wslc))
         except CollectionFailed:
             self._warm = self._docker_prev = None
             raise
@@ -144,7 +135,19 @@ class Collector:
         self._docker_prev = (
             docker_after if docker_after is not None and docker_after.containers is not None else None
         )
-        return self._observe(before, after, host, (docker_before, docker_after, wslc))
+        return observation
+
+    async def observe(self, before: RawSample, after: RawSample, engines: Engines) -> Observation:
+        """The observation of two raw samples (the stated host facts read now), completed now."""
+        host = await self._host.read() if self._host is not None else None
+        return observe(
+            before,
+            after,
+            setting=self.setting,
+            host=host,
+            engines=engines,
+            completed=Completed(self._clock.monotonic(), self._clock.wall()),
+        )
 
     async def _docker_latest(self, end: float) -> DockerSample | None:
         """This collection's closing Docker sample, due at ``end``: the warmer's newest round when
@@ -160,7 +163,7 @@ class Collector:
             got = warmer.fresh(WARM_AGE_S)
         if got is None:
             await self._clock.sleep(end - ENGINE_LEAD_S - self._clock.monotonic())
-            got = await self._docker_sample()
+            got = await self.docker_sample()
         if warmer is not None:
             warmer.touch()
         return got
@@ -179,7 +182,7 @@ class Collector:
             got = await self._wslc_sample()
         return got
 
-    async def _docker_sample(self) -> DockerSample | None:
+    async def docker_sample(self) -> DockerSample | None:
         if self._docker is None:
             return None
         return await docker_source.sample(
@@ -204,13 +207,16 @@ class Collector:
             return None
         return warm
 
-    async def _sample(self) -> RawSample:
-        """One raw sample: the primary, the additional distros and the Windows side read at once."""
+    async def sample(self, previous: ParsedProc | None = None) -> RawSample:
+        """One raw sample: the primary, the additional distros and the Windows side read at once
+        (``previous``: the primary's last sample; its processes are read light and parsed only
+        when their stat changed, see ``accounting.parse_sample``)."""
         taken_at = self._clock.monotonic()
+        light = frozenset(previous.processes) if previous is not None else frozenset()
 
         async def primary() -> ParsedProc:
             try:
-                return parse_sample(await self._primary.read())
+                return parse_sample(await self._primary.read(light), previous)
             except Exception as exc:
                 raise CollectionFailed(f"primary WSL /proc unavailable: {type(exc).__name__}: {exc}") from exc
 
@@ -225,6 +231,7 @@ class Collector:
         src = self._sources
         if src.windows is None and src.pdh is None:
             return None
+        wall = self._clock.wall()
 
         async def read(call: Callable[[], Any] | None) -> tuple[Any, str | None]:
             if call is None:
@@ -238,7 +245,7 @@ class Collector:
             read(src.windows.read if src.windows is not None else None),
             read(src.pdh.collect if src.pdh is not None else None),
         )
-        return HostRaw(taken_at, table, counters, table_error, counters_error)
+        return HostRaw(taken_at, table, counters, table_error, counters_error, taken_wall=wall)
 
     async def _sample_additional(self) -> tuple[dict[str, ParsedProc], list[str]]:
         if self._lister is None or self._remote is None:
@@ -261,106 +268,3 @@ class Collector:
             else:
                 extras[name] = parse_sample(result)
         return extras, warnings
-
-    def _observe(
-        self,
-        before: RawSample,
-        after: RawSample,
-        host: HostFacts | None,
-        engines: tuple[DockerSample | None, DockerSample | None, WslcSample | None],
-    ) -> Observation:
-        cfg = self.config
-        docker_before, docker_after, wslc = engines
-        warnings: list[str] = []
-        side = (
-            host_side(before.host, after.host) if before.host is not None and after.host is not None else None
-        )
-        if cfg.wsl_only and side is not None:
-            warnings.append(WINDOWS_WSL_ONLY_WARNING)
-            side = replace(
-                side,
-                rows=(),
-                environment=None,
-                cpu_breakdown=None,
-                memory=None,
-                wsl_host=None,
-                wslc_host=None,
-                wslc_hosts=0,
-                warnings=(),
-            )
-        elif cfg.wsl_only:
-            warnings.append(WSL_ONLY_WARNING)
-        elif side is None and host is None:
-            warnings.append(self._sources.windows_missing or NO_HOST_WARNING)
-        if side is not None and side.logical_cpus > 0:
-            host_cpus = side.logical_cpus
-        elif host is not None:
-            host_cpus = host.logical_cpus
-        else:
-            host_cpus = after.primary.cpu_count
-        rows = process_rows(before, after, host_cpus)
-        wsl, wsl_warnings = wsl_environment(before, after, rows, host_cpus)
-        if side is not None and side.wsl_host is not None:
-            rows = [replace(r, parents=(side.wsl_host,)) for r in rows]
-        warnings += list(dict.fromkeys([*before.warnings, *after.warnings]))
-        warnings += wsl_warnings
-        if side is not None:
-            warnings += side.warnings
-        kernel = [
-            p
-            for p in (kernel_point(s.primary.kernel, s.primary.clk_tck) for s in (before, after))
-            if p is not None
-        ]
-        view = container_view(
-            docker_before,
-            docker_after,
-            wslc,
-            host_cpus=host_cpus,
-            kernel=kernel,
-            kernel_cpus=after.primary.cpu_count,
-            wsl_cpu=wsl.cpu_percent,
-            wslc_host=side.wslc_host if side is not None else None,
-            wslc_hosts=side.wslc_hosts if side is not None else 0,
-        )
-        warnings += view.warnings
-        if side is not None and side.cpu_count_changed and (view.docker or view.wslc):
-            view.docker = view.wslc = None
-            warnings.append(
-                "Container results were discarded because the host's logical CPU count changed during "
-                "the collection (their percentages would use the wrong scale)"
-            )
-        missing = [
-            n
-            for n, on, src in (
-                ("Docker", cfg.docker, self._docker),
-                ("WSLC", cfg.wslc and not cfg.wsl_only, self._wslc),
-            )
-            if on and src is None
-        ]
-        if missing:
-            warnings.append(CONTAINERS_WARNING.format(what=" and ".join(missing)))
-        if view.wsl_cpu is not None:
-            wsl = EnvObservation(view.wsl_cpu, wsl.memory_bytes)
-        environments: dict[Environment, EnvObservation | None] = {
-            "windows": side.environment if side is not None else None,
-            "wsl": wsl,
-            "wslc": view.wslc,
-            "docker": view.docker,
-        }
-        summary = Summary(
-            host_logical_cpu_count=host_cpus,
-            cpu_breakdown=side.cpu_breakdown if side is not None else host.cpu_breakdown if host else None,
-            cpu_overlap_unresolved=bool(missing) or view.unresolved,
-            host_memory=side.memory if side is not None else host.memory if host else None,
-            environments=environments,
-        )
-        window = after.taken_at - before.taken_at
-        windows_rows: tuple[Observed, ...] = side.rows if side is not None else ()
-        return Observation(
-            projections=(tuple(rows), windows_rows, tuple(view.rows)),
-            summary=summary,
-            warnings=tuple(warnings),
-            sample_window_ms=int(round(window * 1000, 3)) if window >= 0 else None,
-            completed_monotonic=self._clock.monotonic(),
-            completed_wall=self._clock.wall(),
-        )

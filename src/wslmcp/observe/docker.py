@@ -32,6 +32,7 @@ from typing import Any, TypeGuard
 
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS, DockerAbsent, DockerApi, DockerError, DockerTimeout
 from wslmcp.observe.model import Identity, Observed
+from wslmcp.observe.rates import Reading, opening, rate
 
 TOP_ARGS = TOP_PS_ARGS  # args last: the daemon joins a line's overflow into it
 REQUEST_TIMEOUT_S = 3.0
@@ -98,14 +99,17 @@ def cpu_point(stats: Any) -> CpuPoint | None:
     return CpuPoint(total, system, online)
 
 
+def reading(point: CpuPoint) -> Reading:
+    """A cgroup CPU reading on the axis of the daemon kernel's CPU time (``system_cpu_usage``)."""
+    return Reading(point.usage_ns, point.system_ns)
+
+
 def cores(a: CpuPoint | None, b: CpuPoint | None) -> float | None:
     """docker's formula: Δusage / Δsystem × online CPUs (cores); None when it cannot be trusted."""
     if a is None or b is None:
         return None
-    du, ds = b.usage_ns - a.usage_ns, b.system_ns - a.system_ns
-    if ds <= 0 or du < 0:
-        return None
-    return du / ds * b.online_cpus
+    share = rate(reading(a), reading(b))
+    return share * b.online_cpus if share is not None else None
 
 
 def memory_bytes(mem: Any) -> int | None:
@@ -331,19 +335,29 @@ class DockerRows:
     points: dict[str, tuple[CpuPoint, CpuPoint]] = field(default_factory=dict)  # the pair each rate used
 
 
+def _first_reading(
+    stat: ContainerStat, earlier: Mapping[str, CpuPoint]
+) -> tuple[CpuPoint | None, float | None]:
+    """The reading a container's rate starts from, and the rate (cores): the same container's in
+    the previous collection when it is older (a window as long as the collection's), else the
+    daemon's own previous tick (``precpu``, also when the container restarted since)."""
+    first = opening(stat.id, earlier, lambda: stat.precpu)
+    if first is not None and stat.cpu is not None and first.system_ns >= stat.cpu.system_ns:
+        first = stat.precpu  # the previous collection's reading is not older: use the daemon's pair
+    used = cores(first, stat.cpu)
+    if used is None and first is not stat.precpu:  # restarted since (its counter went back)
+        first = stat.precpu
+        used = cores(first, stat.cpu)
+    return first, used
+
+
 def docker_rows(before: DockerSample | None, after: DockerSample, host_cpus: int) -> DockerRows:
     out = DockerRows()
     prev = before.containers if before is not None and before.containers is not None else {}
+    earlier = {cid: c.cpu for cid, c in prev.items() if c.cpu is not None}  # by identity: container ID
     for stat in (after.containers or {}).values():
         ident = Identity("docker", "container", None, stat.id, None)
-        old = prev.get(stat.id)
-        first = old.cpu if old is not None and old.cpu is not None else stat.precpu
-        if first is not None and stat.cpu is not None and first.system_ns >= stat.cpu.system_ns:
-            first = stat.precpu  # the previous collection's reading is not older: use the daemon's pair
-        used = cores(first, stat.cpu)
-        if used is None and first is not stat.precpu:  # restarted since (its counter went back)
-            first = stat.precpu
-            used = cores(first, stat.cpu)
+        first, used = _first_reading(stat, earlier)
         if used is not None and first is not None and stat.cpu is not None:
             out.points[stat.id] = (first, stat.cpu)
         out.containers.append(

@@ -1,16 +1,19 @@
-"""What each tool call does: parse it, pick the snapshot, run the query, shape ``{snapshot, data}``.
-Answers carry the payload as ``structuredContent`` and the same JSON as text (an error's payload
-is ``{"error": {"code", "message"}}``)."""
+"""What each tool call does: parse it, pick the snapshot, run the query, shape ``{snapshot, data}``;
+for history, ask the rings (``history_queries``) and shape their answers. Answers carry the payload
+as ``structuredContent`` and the same JSON as text (an error's payload is the exception's
+``payload()``: ``{"error": {"code", "message"}}``, and for an unknown metric the names it keeps)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from wslmcp.catalogue import Dispatch, Progress, Reply
-from wslmcp.observe.errors import ObserveError
+from wslmcp.observe.errors import ObserveError, UnknownMetric
+from wslmcp.observe.history import METRIC_INDEX, METRICS, History, Key
+from wslmcp.observe.history_queries import HistoryQuery, Now, SeriesQuery, history_answer, series_answer
 from wslmcp.observe.queries import children, inspect, select
 from wslmcp.observe.service import ObserveService
 from wslmcp.observe.store import Snapshot
@@ -19,6 +22,11 @@ from wslmcp.observe.tools import Call, parse_call
 
 async def answer(service: ObserveService, call: Call) -> dict[str, Any]:
     """The success payload; operational failures raise ``ObserveError`` subclasses."""
+    await service.prepare()
+    if call.history is not None:
+        return history(service, call.history)
+    if call.series is not None:
+        return series(service, call.series)
     snap = await _snapshot(service, call)
     data: Any
     if call.tool == "get_system_summary":
@@ -40,6 +48,44 @@ async def _snapshot(service: ObserveService, call: Call) -> Snapshot:
     return await service.latest(call.max_age_ms)
 
 
+def _rings(service: ObserveService) -> tuple[History, Now]:
+    clock = service.clock
+    sampler = service.sampler
+    if sampler is None:  # a service built without history (tests of the snapshot tools)
+        empty = History(0, 1.0, clock.monotonic(), int(clock.wall() * 1000))
+        return empty, Now(clock.monotonic(), int(clock.wall() * 1000), {}, "history is off")
+    sampler.events.current_top()
+    now = Now(clock.monotonic(), int(clock.wall() * 1000), sampler.alive, sampler.why_disabled)
+    return sampler.history, now
+
+
+def history(service: ObserveService, query: HistoryQuery) -> dict[str, Any]:
+    rings, now = _rings(service)
+    chosen: list[Snapshot] = []
+
+    def resource_ids(keys: Sequence[Key]) -> dict[Key, str]:
+        """The living consumers' IDs in the latest snapshot that holds them all (see the service)."""
+        snap = service.history_snapshot(keys) if keys else None
+        found = {
+            k: rid for k in keys if snap is not None and (rid := service.resource_id(snap, k)) is not None
+        }
+        if found and snap is not None:
+            chosen.append(snap)
+        return found
+
+    payload = history_answer(rings, query, now, resource_ids)
+    if chosen:
+        payload["snapshot_id"] = chosen[0].snapshot_id
+    return payload
+
+
+def series(service: ObserveService, query: SeriesQuery) -> dict[str, Any]:
+    if query.metric not in METRIC_INDEX:
+        raise UnknownMetric(query.metric, METRICS)
+    rings, now = _rings(service)
+    return series_answer(rings, query, now)
+
+
 def json_answer(payload: dict[str, Any], *, is_error: bool = False) -> Reply:
     return Reply(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), payload, is_error)
 
@@ -50,12 +96,13 @@ def dispatch(service: ObserveService) -> Dispatch:
         try:
             return json_answer(await answer(service, parsed))
         except ObserveError as exc:
-            return json_answer({"error": {"code": exc.code, "message": str(exc)}}, is_error=True)
+            return json_answer(exc.payload(), is_error=True)
 
     return call
 
 
 @asynccontextmanager
 async def running(service: ObserveService) -> AsyncIterator[Dispatch]:
-    """The service while the server runs."""
-    yield dispatch(service)
+    """The service while the server runs: the history sampler in the background (real time)."""
+    async with service.running():
+        yield dispatch(service)

@@ -29,6 +29,7 @@ class HostRaw:
     counters: CounterSample | None
     table_error: str | None = None
     counters_error: str | None = None
+    taken_wall: float | None = None  # the wall clock then: places process creation times in the window
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ def host_side(before: HostRaw, after: HostRaw) -> HostSide:
             f"({before.table.logical_cpus} -> {table.logical_cpus}); Windows rates are null"
         )
     else:
-        win = windows_rows(before.table, table, after.taken_at - before.taken_at, cpus)
+        win = windows_rows(
+            before.table, table, after.taken_at - before.taken_at, cpus, closing_wall=after.taken_wall
+        )
         rows = win.processes + win.applications
         env = win.environment
         wsl_host, wslc_host, wslc_hosts = win.wsl_host, win.wslc_host, win.wslc_hosts

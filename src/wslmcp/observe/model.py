@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from wslmcp.boundaries.host_facts import BREAKDOWN_KEYS, HostMemory
+from wslmcp.observe.pressure import Pressure
 
 Environment = Literal["windows", "wsl", "wslc", "docker"]
 Kind = Literal["process", "application", "container", "infra", "host"]
@@ -45,6 +46,10 @@ class Observed:
     cpu_time_seconds: float | None
     memory_bytes: int | None
     parents: tuple[Identity, ...] = ()
+    # a WSL process whose working directory is on a Windows drive (9P/drvfs); None: not known
+    cwd_on_windows_drive: bool | None = None
+    # CPU seconds used inside the window (the rate times the part of it the row lived); not shown
+    cpu_seconds_used: float | None = None
 
     def usage(self) -> dict[str, Any]:
         """The ``usage`` object: absent optional fields are omitted, ``pid`` is always present."""
@@ -64,6 +69,8 @@ class Observed:
         if self.cpu_time_seconds is not None:
             out["cpu_time_seconds"] = self.cpu_time_seconds
         out["memory_bytes"] = self.memory_bytes
+        if self.cwd_on_windows_drive is not None:
+            out["cwd_on_windows_drive"] = self.cwd_on_windows_drive
         return out
 
 
@@ -85,6 +92,7 @@ class Summary:
     cpu_overlap_unresolved: bool
     host_memory: HostMemory | None
     environments: Mapping[Environment, EnvObservation | None]
+    pressure: Pressure | None = None
 
     def to_json(self) -> dict[str, Any]:
         breakdown = (
@@ -96,7 +104,7 @@ class Summary:
         for env in ENVIRONMENTS:
             obs = self.environments.get(env)
             envs[env] = obs.to_json() if obs is not None else None
-        return {
+        out = {
             "host_logical_cpu_count": self.host_logical_cpu_count,
             "host_cpu_percent": breakdown["total"] if breakdown is not None else None,
             "cpu_breakdown": breakdown,
@@ -104,6 +112,9 @@ class Summary:
             "host_memory": self.host_memory.to_json() if self.host_memory is not None else None,
             "environments": envs,
         }
+        if self.pressure is not None:
+            out["pressure"] = self.pressure.to_json()
+        return out
 
 
 @dataclass(frozen=True)

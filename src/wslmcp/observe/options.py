@@ -15,9 +15,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 MIN_INTERVAL_MS, MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS = 100, 60000, 3000
+MIN_HISTORY_INTERVAL_MS, MAX_HISTORY_INTERVAL_MS, DEFAULT_HISTORY_INTERVAL_MS = 500, 60000, 5000
+MAX_HISTORY_MINUTES, DEFAULT_HISTORY_MINUTES = 1440, 60
+# option -> (field, unit, least, most)
+_NUMBERS = {
+    "--interval-ms": ("interval_ms", "milliseconds", MIN_INTERVAL_MS, MAX_INTERVAL_MS),
+    "--history-interval-ms": (
+        "history_interval_ms",
+        "milliseconds",
+        MIN_HISTORY_INTERVAL_MS,
+        MAX_HISTORY_INTERVAL_MS,
+    ),
+    "--history-minutes": ("history_minutes", "minutes", 0, MAX_HISTORY_MINUTES),
+}
 
 HELP = """usage: wslmcp observe [--interval-ms N] [--wsl-only] [--no-docker] [--no-wslc] [--distro NAME]
-                      [--replay SCENARIO_DIR]
+                      [--history-interval-ms N] [--history-minutes N] [--replay SCENARIO_DIR]
 
 A read-only MCP server over stdio: observations of the host, WSL, containers and processes.
 No process control, no shell, no network listener. Once serving, stdout carries only MCP
@@ -30,13 +43,19 @@ options:
   --no-docker            do not collect Docker containers
   --no-wslc              do not collect WSL containers (WSLC)
   --distro NAME          primary WSL distribution (Windows only; default: WSL's default)
+  --history-interval-ms N
+                         history sampling interval, 500..60000 ms (default 5000)
+  --history-minutes N    history kept from the server's start, 0..1440 minutes (default 60;
+                         0 turns history off)
   --replay SCENARIO_DIR  serve a recorded scenario instead of this machine
   -h, --help             show this help and exit
 
-tools: get_system_summary, list_resources, inspect_resource, list_children.
+tools: get_system_summary, list_resources, inspect_resource, list_children, get_history,
+get_metric_series.
 Snapshots: 4 kept, 60-second retention from collection completion; latest reads accept a
 snapshot up to max_age_ms old (default 3000, 0 forces a collection). Resource IDs are opaque and
-observation-scoped: use them only with the snapshot_id they came from.
+observation-scoped: use them only with the snapshot_id they came from. History: a sample every
+--history-interval-ms from the server's start, kept for --history-minutes in bounded memory.
 """
 
 
@@ -53,6 +72,8 @@ class Options:
     distro: str | None = None
     replay: str | None = None
     help: bool = False
+    history_interval_ms: int = DEFAULT_HISTORY_INTERVAL_MS
+    history_minutes: int = DEFAULT_HISTORY_MINUTES
 
 
 def parse_options(argv: Sequence[str], stated: Sequence[str] = ()) -> Options:
@@ -74,7 +95,7 @@ def _given(args: Sequence[str]) -> dict[str, object]:
         if name in flags and not eq:
             key = flags[name]
             value: object = name == "--wsl-only"
-        elif name in ("--interval-ms", "--distro", "--replay"):
+        elif name in ("--distro", "--replay", *_NUMBERS):
             if eq:
                 text = inline
             elif i + 1 < len(args):
@@ -82,7 +103,7 @@ def _given(args: Sequence[str]) -> dict[str, object]:
                 text = args[i]
             else:
                 raise UsageError(f"{name} requires a value")
-            key = name[2:].replace("-", "_")
+            key = _NUMBERS[name][0] if name in _NUMBERS else name[2:].replace("-", "_")
             value = _value(name, text)
         else:
             raise UsageError(f"unsupported argument: {raw}")
@@ -94,14 +115,15 @@ def _given(args: Sequence[str]) -> dict[str, object]:
 
 
 def _value(name: str, text: str) -> object:
-    if name == "--interval-ms":
+    if name in _NUMBERS:
+        _, unit, least, most = _NUMBERS[name]
         if not text.isascii() or not text.isdigit():
-            raise UsageError(f"--interval-ms must be a whole number of milliseconds, got {text!r}")
+            raise UsageError(f"{name} must be a whole number of {unit}, got {text!r}")
         value = int(text)
-        if value < MIN_INTERVAL_MS:
-            raise UsageError(f"--interval-ms must be at least {MIN_INTERVAL_MS}")
-        if value > MAX_INTERVAL_MS:
-            raise UsageError(f"--interval-ms must be at most {MAX_INTERVAL_MS}")
+        if value < least:
+            raise UsageError(f"{name} must be at least {least}")
+        if value > most:
+            raise UsageError(f"{name} must be at most {most}")
         return value
     if not text.strip():
         raise UsageError(f"{name} must not be empty")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 # Field positions counted after the closing parenthesis (0 = state, man 5 proc field 3).
-_PPID, _UTIME, _STIME, _STARTTIME, _RSS = 1, 11, 12, 19, 21
+_STATE, _PPID, _UTIME, _STIME, _STARTTIME, _RSS = 0, 1, 11, 12, 19, 21
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,7 @@ class PidStat:
     stime: int
     starttime: int
     rss_pages: int
+    state: str = "?"  # R running, S sleeping, D waiting on I/O (uninterruptible), Z zombie, ...
 
 
 def decode_name(raw: bytes) -> str:
@@ -36,7 +37,7 @@ def parse_pid_stat(data: bytes) -> PidStat | None:
     close_at = data.rfind(b")")
     if open_at <= 0 or close_at < open_at:
         return None
-    fields = data[close_at + 1 :].split()
+    fields = data[close_at + 1 :].split(maxsplit=_RSS + 1)  # the fields up to RSS, the rest in one
     if len(fields) <= _RSS:
         return None
     try:
@@ -48,6 +49,7 @@ def parse_pid_stat(data: bytes) -> PidStat | None:
             stime=int(fields[_STIME]),
             starttime=int(fields[_STARTTIME]),
             rss_pages=max(0, int(fields[_RSS])),
+            state=fields[_STATE].decode("ascii", errors="replace"),
         )
     except ValueError:
         return None
@@ -111,6 +113,15 @@ def count_cpus(stat: bytes | None) -> int:
     return sum(1 for line in stat.splitlines() if line.startswith(b"cpu") and line[3:4].isdigit())
 
 
+def parse_uptime(data: bytes | None) -> float | None:
+    """The first number of ``/proc/uptime`` (seconds since boot), or None."""
+    try:
+        value = float((data or b"").split()[0])
+    except (ValueError, IndexError):
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
 def parse_kernel(files: Mapping[str, bytes]) -> KernelCounters | None:
     """Kernel counters from ``stat``, ``uptime`` and ``boot_id``; None when any is missing or malformed."""
     stat, uptime, boot = files.get("stat"), files.get("uptime"), files.get("sys/kernel/random/boot_id")
@@ -152,3 +163,74 @@ def kernel_cpu_percent(
         return None
     value = (after.busy_ticks - before.busy_ticks) / clk_tck / elapsed / host_cpus * 100.0
     return value if math.isfinite(value) and value >= 0 else None
+
+
+def parse_fields(data: bytes | None, *, sep: bytes | None = None) -> dict[bytes, int]:
+    """``name value`` lines (``/proc/vmstat``; ``/proc/meminfo`` with ``sep=b":"``, in kB; the
+    ``procs_*`` lines of ``/proc/stat``) as integers; lines that do not parse are left out."""
+    out: dict[bytes, int] = {}
+    for line in (data or b"").splitlines():
+        name, _, rest = line.partition(sep) if sep else line.partition(b" ")
+        value = rest.split()
+        if name and value and value[0].isdigit():
+            out[name.strip()] = int(value[0])
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Psi:
+    """One ``/proc/pressure/<resource>`` file: the share of time (percent) some (or all) tasks
+    stalled on the resource, averaged by the kernel over the last 10 s."""
+
+    some_avg10: float | None
+    full_avg10: float | None
+
+
+def parse_psi(data: bytes | None) -> Psi | None:
+    """None when the file is absent (a kernel without PSI, or a recording made before it was read)."""
+    if data is None:
+        return None
+    found: dict[bytes, float] = {}
+    for line in data.splitlines():
+        kind, _, rest = line.partition(b" ")
+        for item in rest.split():
+            key, _, value = item.partition(b"=")
+            if key == b"avg10":
+                try:
+                    found[kind] = float(value)
+                except ValueError:
+                    continue
+    return Psi(found.get(b"some"), found.get(b"full"))
+
+
+@dataclass(frozen=True, slots=True)
+class DiskCounters:
+    """One ``/proc/diskstats`` line: sectors (512 bytes) read and written, ms spent doing I/O."""
+
+    sectors_read: int
+    sectors_written: int
+    io_ms: int
+
+
+_SKIPPED_DISKS = (b"loop", b"ram")  # loop and RAM devices hold no disk of their own
+
+
+def parse_diskstats(data: bytes | None) -> dict[str, DiskCounters] | None:
+    """Whole disks by name (partitions, loop and RAM devices left out); None when absent."""
+    if data is None:
+        return None
+    disks: dict[str, DiskCounters] = {}
+    for line in data.splitlines():
+        f = line.split()
+        if len(f) < 14 or f[2].startswith(_SKIPPED_DISKS) or not all(x.isdigit() for x in f[3:14]):
+            continue
+        disks[f[2].decode("ascii", errors="replace")] = DiskCounters(int(f[5]), int(f[9]), int(f[12]))
+    return {name: c for name, c in disks.items() if not _partition(name, disks)}
+
+
+def _partition(name: str, disks: Mapping[str, DiskCounters]) -> bool:
+    """``sda1`` of ``sda``, ``nvme0n1p2`` of ``nvme0n1``, ``mmcblk0p1`` of ``mmcblk0``."""
+    base = name.rstrip("0123456789")
+    if base == name:
+        return False
+    return (base in disks and base != name) or (base.endswith("p") and base[:-1] in disks)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,7 +21,9 @@ from wslmcp.boundaries.wslc import Wslc
 
 
 class SampleReader(Protocol):
-    async def read(self) -> ProcSample: ...
+    """One distro's /proc sample (``procfs.ProcSource``'s contract, ``light_for`` included)."""
+
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample: ...
 
 
 class DistroLister(Protocol):
@@ -34,8 +36,8 @@ class ThreadedReader:
     def __init__(self, source: ProcSource) -> None:
         self._source = source
 
-    async def read(self) -> ProcSample:
-        return await asyncio.to_thread(self._source.read_sample)
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample:
+        return await asyncio.to_thread(self._source.read_sample, light_for)
 
 
 class WindowsPrimary:
@@ -63,8 +65,8 @@ class WindowsPrimary:
             self._name = name
         return self._name
 
-    async def read(self) -> ProcSample:
-        return await self._remote(await self.name()).read()
+    async def read(self, light_for: Collection[int] = ()) -> ProcSample:
+        return await self._remote(await self.name()).read(light_for)
 
 
 @dataclass(frozen=True)

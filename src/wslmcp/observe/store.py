@@ -42,6 +42,10 @@ class SnapshotStore:
         self._last_sequence = 0
 
     @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @property
     def scope(self) -> str:
         """This server session's epoch: random per run, shared by its snapshot and resource IDs."""
         return self._scope

@@ -1,4 +1,5 @@
-"""The four tools: input schemas, descriptions, server instructions and argument validation.
+"""The six tools: input and output schemas, descriptions, server instructions and argument
+validation.
 
 Validation is complete before anything is collected; a bad call raises ``InvalidArguments``
 (``wslmcp.arguments``, the validation path both servers share), answered in the negotiated
@@ -14,6 +15,8 @@ from typing import Any, cast
 
 from wslmcp.arguments import InvalidArguments, check_enum, check_int, check_string, quoted
 from wslmcp.catalogue import Hints, ServerSpec, ToolSpec, nullable, output_schema
+from wslmcp.observe.history import LEVELS
+from wslmcp.observe.history_queries import Agg, By, HistoryQuery, SeriesQuery
 from wslmcp.observe.model import ENVIRONMENTS, KINDS
 from wslmcp.observe.queries import DEFAULT_LIMIT, ListOptions, SortBy, SortOrder
 
@@ -37,7 +40,11 @@ INSTRUCTIONS = (
     "never add them together or subtract one from another. null means not observed, not zero. "
     "Memory usage alone does not establish paging, swapping, disk I/O waits or memory pressure; "
     "separate observed facts from hypotheses. Container membership and parentage come only from "
-    "returned parent_ids or list_children, never from names, PIDs or source labels."
+    "returned parent_ids or list_children, never from names, PIDs or source labels. For the past "
+    '("after the fact", "during my build", "a few minutes ago") use get_history: it covers the time '
+    "since the server started, ended processes included; a snapshot shows only now. Pressure figures "
+    "(summary pressure, history events) are evidence, not proof: weigh them as supporting or "
+    "refuting a hypothesis."
 )
 
 _SNAPSHOT_ID = {
@@ -118,6 +125,7 @@ _SUMMARY = {
         "cpu_overlap_unresolved": {"type": "boolean"},
         "host_memory": nullable("object"),
         "environments": {"type": "object"},
+        "pressure": {"type": "object"},
     },
 }
 
@@ -128,6 +136,86 @@ def _answer_schema(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _ROWS = {"type": "array", "items": _USAGE_ROW}
+
+WINDOW_S = (10, 3600, 300)  # least, most, default
+TOP = (1, 50, 10)
+POINTS = (2, 120, 30)
+BY: tuple[By, ...] = ("cpu", "memory")
+AGGS: tuple[Agg, ...] = ("avg", "max")
+_WINDOW = {
+    "type": "integer",
+    "minimum": WINDOW_S[0],
+    "maximum": WINDOW_S[1],
+    "default": WINDOW_S[2],
+    "description": "Seconds before now.",
+}
+_STATS = {
+    "anyOf": [
+        {"type": "object", "properties": {"avg": _NUMBER, "p95": _NUMBER, "max": _NUMBER}},
+        {"type": "null"},
+    ]
+}
+_HISTORY_META = {
+    "type": "object",
+    "properties": {
+        "from_unix_ms": {"type": "integer"},
+        "to_unix_ms": {"type": "integer"},
+        "interval_ms": {"type": "integer"},
+        "samples": {"type": "integer"},
+        "uptime_s": {"type": "number"},
+        "before_server_start": {"type": "boolean"},
+        "gaps": {"type": "array", "items": {"type": "object"}},
+        "why_empty": {"type": "string"},
+    },
+    "required": ["from_unix_ms", "to_unix_ms", "interval_ms", "samples", "uptime_s", "gaps"],
+}
+_CONSUMER = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "environment": {"type": "string"},
+        "kind": {"type": "string"},
+        "cpu_seconds": {"type": "number"},
+        "avg_cores": {"type": "number"},
+        "avg_host_percent": {"type": "number"},
+        "peak_memory_bytes": {"type": "integer"},
+        "first_seen_s_ago": {"type": "integer"},
+        "last_seen_s_ago": {"type": "integer"},
+        "alive": {"type": "boolean"},
+        "resource_id": {"type": "string"},
+    },
+    "required": ["name", "environment", "kind", "first_seen_s_ago", "last_seen_s_ago", "alive"],
+}
+_HISTORY_OUTPUT = output_schema(
+    {
+        "history": _HISTORY_META,
+        "usage": {
+            "type": "object",
+            "additionalProperties": {
+                "anyOf": [
+                    {"type": "object", "properties": {"cpu_percent": _STATS, "memory_bytes": _STATS}},
+                    {"type": "null"},
+                ]
+            },
+        },
+        "top": {"type": "array", "items": _CONSUMER},
+        "snapshot_id": {"type": "string"},
+        "unattributed": {"type": "object", "additionalProperties": _NUMBER},
+        "events": {"type": "array", "items": {"type": "object"}},
+    },
+    ("history", "usage", "top", "unattributed", "events"),
+)
+_SERIES_OUTPUT = output_schema(
+    {
+        "metric": {"type": "string"},
+        "unit": {"type": "string"},
+        "t0_unix_ms": {"type": "integer"},
+        "step_ms": {"type": "integer"},
+        "values": {"type": "array", "items": _NUMBER},
+        "metrics": {"type": "array", "items": {"type": "string"}},  # an unknown metric's error lists them
+    },
+    ("metric", "unit", "t0_unix_ms", "step_ms", "values"),
+)
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -179,6 +267,58 @@ TOOLS: tuple[ToolSpec, ...] = (
         _answer_schema(_ROWS),
         _OBSERVES,
     ),
+    ToolSpec(
+        "get_history",
+        "What was busy since the server started",
+        'What was busy since the server started: use it after the fact ("during my build", "the '
+        'last five minutes"); a snapshot shows only now. For window_s: host and environment CPU '
+        "avg/p95/max and memory avg/max, the top consumers by CPU seconds or peak memory "
+        "(applications group processes by name; ended processes still count), CPU no process "
+        "accounts for, and pressure events (CPU >= 90 %, low memory, memory stalls, busy disks). "
+        "resource_id (with snapshot_id) is given for consumers still alive. Events and pressure "
+        "figures are evidence, not proof.",
+        _schema(
+            {
+                "window_s": _WINDOW,
+                "top": {"type": "integer", "minimum": TOP[0], "maximum": TOP[1], "default": TOP[2]},
+                "by": {"type": "string", "enum": list(BY)},
+                "environment": {"type": "string", "enum": list(ENVIRONMENTS)},
+                "resource_kind": {"type": "string", "enum": list(LEVELS), "default": "application"},
+            },
+            [],
+        ),
+        _HISTORY_OUTPUT,
+        _OBSERVES,
+    ),
+    ToolSpec(
+        "get_metric_series",
+        "One metric over time",
+        "One metric over the last window_s as at most `points` values (avg or max per step, null "
+        "where no sample fell), e.g. when a build started or whether memory kept growing. Metrics: "
+        "host.cpu_percent, host.memory_bytes, {windows,wsl,wslc,docker}.{cpu_percent,memory_bytes}, "
+        "memory.{linux_total_bytes,linux_available_bytes,linux_used_bytes,linux_cache_bytes,"
+        "swap_in_bytes_per_s,swap_out_bytes_per_s,major_faults_per_s,psi_some_avg10,psi_full_avg10,"
+        "windows_committed_bytes,windows_commit_limit_bytes,windows_hard_faults_per_s,"
+        "wsl_vm_working_set_bytes}, io.{psi_some_avg10,psi_full_avg10}, "
+        "io.{linux,windows}_disk_{busy_percent,read_bytes_per_s,write_bytes_per_s}, "
+        "cpu.{psi_some_avg10,procs_blocked,hyperv_wait_per_dispatch_ns}.",
+        _schema(
+            {
+                "metric": {"type": "string", "minLength": 1, "maxLength": 100},
+                "window_s": _WINDOW,
+                "points": {
+                    "type": "integer",
+                    "minimum": POINTS[0],
+                    "maximum": POINTS[1],
+                    "default": POINTS[2],
+                },
+                "agg": {"type": "string", "enum": list(AGGS), "default": "avg"},
+            },
+            ["metric"],
+        ),
+        _SERIES_OUTPUT,
+        _OBSERVES,
+    ),
 )
 SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS)
 TOOL_NAMES = tuple(t.name for t in TOOLS)
@@ -191,6 +331,8 @@ class Call:
     max_age_ms: int = DEFAULT_MAX_AGE_MS
     resource_id: str | None = None  # inspect_resource / list_children, or list_resources' parent
     listing: ListOptions = field(default_factory=ListOptions)
+    history: HistoryQuery | None = None  # get_history
+    series: SeriesQuery | None = None  # get_metric_series (the metric name is checked when answered)
 
 
 def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
@@ -205,6 +347,10 @@ def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
             raise InvalidArguments(f"{quoted(key)} is not accepted by {tool}")
         if value is None:
             raise InvalidArguments(f"{quoted(key)} must not be null")
+    if tool == "get_history":
+        return Call(tool, history=_history_query(args))
+    if tool == "get_metric_series":
+        return Call(tool, series=_series_query(args))
     snapshot_id = (
         check_string("snapshot_id", args["snapshot_id"], 1, MAX_ID_CHARS) if "snapshot_id" in args else None
     )
@@ -246,4 +392,37 @@ def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
     )
     return Call(
         tool=tool, snapshot_id=snapshot_id, max_age_ms=max_age, resource_id=resource_id, listing=listing
+    )
+
+
+def _window(args: Mapping[str, Any]) -> int:
+    return (
+        check_int("window_s", args["window_s"], WINDOW_S[0], WINDOW_S[1])
+        if "window_s" in args
+        else WINDOW_S[2]
+    )
+
+
+def _history_query(args: Mapping[str, Any]) -> HistoryQuery:
+    return HistoryQuery(
+        window_s=_window(args),
+        top=check_int("top", args["top"], TOP[0], TOP[1]) if "top" in args else TOP[2],
+        by=cast(By, check_enum("by", args["by"], BY)) if "by" in args else "cpu",
+        environment=check_enum("environment", args["environment"], ENVIRONMENTS)
+        if "environment" in args
+        else None,
+        resource_kind=check_enum("resource_kind", args["resource_kind"], LEVELS)
+        if "resource_kind" in args
+        else "application",
+    )
+
+
+def _series_query(args: Mapping[str, Any]) -> SeriesQuery:
+    if "metric" not in args:
+        raise InvalidArguments("missing required argument: metric")
+    return SeriesQuery(
+        metric=check_string("metric", args["metric"], 1, 100),
+        window_s=_window(args),
+        points=check_int("points", args["points"], POINTS[0], POINTS[1]) if "points" in args else POINTS[2],
+        agg=cast(Agg, check_enum("agg", args["agg"], AGGS)) if "agg" in args else "avg",
     )

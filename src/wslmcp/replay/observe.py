@@ -42,9 +42,10 @@ def _resolve(value: Any, answers: Sequence[Mapping[str, Any]]) -> Any:
         return [_resolve(v, answers) for v in value]
     if isinstance(value, str) and (m := _REF.fullmatch(value)):
         result = answers[int(m.group(2)) - 1]["result"]
-        if m.group(1) == "snapshot":
-            return result["snapshot"]["snapshot_id"]
-        return result["data"][int(m.group(3) or 0)]["resource_id"]
+        if m.group(1) == "snapshot":  # a snapshot's own, or the one a history answer names
+            return result["snapshot"]["snapshot_id"] if "snapshot" in result else result["snapshot_id"]
+        items = result["data"] if "data" in result else result["top"]
+        return items[int(m.group(3) or 0)]["resource_id"]
     return value
 
 
@@ -94,10 +95,11 @@ def normalize(answers: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if isinstance(value, dict):
             out = {k: walk(v) for k, v in value.items()}
             sid = out.get("snapshot_id")
-            if isinstance(sid, str) and "resource_id_scope" in out:
+            if isinstance(sid, str):  # a snapshot's metadata, or the snapshot a history answer names
                 out["snapshot_id"] = names.setdefault(sid, f"<snapshot {len(names) + 1}>")
-            if "resource_id" in out and "usage" in out:
+            if "resource_id" in out:  # a resource, or a history consumer still alive
                 out["resource_id"] = rid(out["resource_id"])
+            if "parent_ids" in out and "usage" in out:
                 out["parent_ids"] = [rid(p) for p in out.get("parent_ids", [])]
             return out
         if isinstance(value, list):

@@ -38,14 +38,16 @@ async def record_observe(
     source: ProcSource, writer: ScenarioWriter, clock: Clock, duration_s: float, interval_ms: int
 ) -> Path:
     """Sample ``source`` every ``interval_ms`` for ``duration_s`` (at least two samples). Samples
-    start on a fixed schedule, so the time a read takes does not push the later ones back."""
+    start on a fixed schedule, so the time a read takes does not push the later ones back; each is
+    recorded at its scheduled time, so a replay that samples on the same interval reads each once."""
     recording = RecordingProcSource(source, writer)
     try:
         start = clock.monotonic()
+        first = writer.now_ms()
         for i in range(max(2, int(duration_s * 1000 // interval_ms) + 1)):
             if i:
                 await clock.sleep(start + i * interval_ms / 1000 - clock.monotonic())
-            recording.read_sample()
+            recording.read_at(first + i * interval_ms)
         writer.expect({"kind": "procfs-replay"})
         return writer.commit()
     except BaseException:

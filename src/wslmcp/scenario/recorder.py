@@ -66,7 +66,10 @@ class ScenarioWriter:
             "expect": [],
         }
         if not keep_cmdlines:
-            self.manifest["host"]["redactions"] = ["process command lines keep argv[0] only"]
+            self.manifest["host"]["redactions"] = [
+                "process command lines keep argv[0] only",
+                "working directories keep the mount point they lie on",
+            ]
 
     @property
     def root(self) -> Path:

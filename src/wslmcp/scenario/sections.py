@@ -16,7 +16,9 @@ The ``observe`` section:
     "cpu_breakdown": {"total": 25.1, "windows": 3.2, "virtual_machines": 21.4, "other": 0.5},
     "memory": {"total_bytes": 34359738368, "available_bytes": 6120328192}
   },
-  "calls": [ {"tool": ..., "arguments": {...}, "expected": "expected/01.json"} ... ]
+  "calls": [ {"tool": ..., "arguments": {...}, "expected": "expected/01.json"} ... ],
+  "first_request_ms": 90000         the virtual time of the first request: the server started at
+                                    t=0 and kept history until then (none when absent)
 }
 ```
 """
@@ -31,7 +33,7 @@ from wslmcp.boundaries.host_facts import BREAKDOWN_KEYS, HostFacts, HostMemory
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError
 
-KEYS = {"args", "platform", "distro", "wsl_interop", "host", "calls"}
+KEYS = {"args", "platform", "distro", "wsl_interop", "host", "calls", "first_request_ms"}
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class ObserveSection:
     wsl_interop: bool
     host: HostFacts | None
     calls: tuple[Mapping[str, Any], ...]
+    first_request_ms: int | None = None
 
 
 def read_section(scenario: Scenario) -> ObserveSection:
@@ -73,6 +76,9 @@ def read_section(scenario: Scenario) -> ObserveSection:
         isinstance(c, dict) and isinstance(c.get("tool"), str) for c in calls
     ):
         raise fail("calls", 'a list of {"tool": ..., "arguments": {...}, "expected": FILE}', calls)
+    first = raw.get("first_request_ms")
+    if first is not None and (isinstance(first, bool) or not isinstance(first, int) or first < 0):
+        raise fail("first_request_ms", "an integer >= 0", first)
     return ObserveSection(
         args=tuple(args),
         platform=platform,
@@ -80,6 +86,7 @@ def read_section(scenario: Scenario) -> ObserveSection:
         wsl_interop=interop,
         host=_host(raw["host"], fail) if "host" in raw else None,
         calls=tuple(calls),
+        first_request_ms=first,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ class OnDemandProcSource:
     def __init__(self, build: Callable[[], ProcSource]) -> None:
         self._adapter = Once(build)
 
-    def read_sample(self) -> ProcSample:
-        return self._adapter.get().read_sample()
+    def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
+        return self._adapter.get().read_sample(light_for)
 
 
 class OnDemandWslExe:

@@ -83,6 +83,7 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         interactive=False,
         real_time=False,
         observe_args=section.args,
+        first_request_s=None if section.first_request_ms is None else section.first_request_ms / 1000,
     )
 
 

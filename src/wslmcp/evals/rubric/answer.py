@@ -62,7 +62,7 @@ def _leaves(s: Session, suffix: str | None = None) -> list[float]:
             out.append(float(value))
 
     for call in s.calls_in(s.seen_events):
-        if s.is_observe(call) and s.ok(call):
+        if (s.is_observe(call) or s.is_history(call)) and s.ok(call):
             walk(s.result(call).structured or {})
     return out
 
