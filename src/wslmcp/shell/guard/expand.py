@@ -13,12 +13,11 @@ or here-string, and ``base64 -d`` of such output.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.limits import MAX_FIELDS, MAX_VALUE_CHARS, Budget
+from wslmcp.shell.guard.registry.outputs import static_output
 from wslmcp.shell.guard.syntax import (
     OUTPUT_OPS,
     Arith,
@@ -32,35 +31,9 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
+from wslmcp.shell.guard.values import UNKNOWN, UNKNOWN_SET, Arg, basename
 
-UNKNOWN = "\x00"
-UNKNOWN_SET = "\x01"
 _GLOB = re.compile(r"[*?\[]")
-
-
-@dataclass(frozen=True)
-class Arg:
-    """One expanded word. ``glob`` is true when unquoted glob characters remain in it."""
-
-    text: str
-    glob: bool = False
-
-    @property
-    def static(self) -> bool:
-        return UNKNOWN not in self.text and UNKNOWN_SET not in self.text
-
-    @property
-    def worst(self) -> str:
-        """The value with unknown parts that may be empty taken as empty."""
-        return self.text.replace(UNKNOWN, "").replace(UNKNOWN_SET, "_")
-
-    @property
-    def shown(self) -> str:
-        return shown(self.text)
-
-
-def shown(text: str) -> str:
-    return text.replace(UNKNOWN, "…").replace(UNKNOWN_SET, "…")
 
 
 @dataclass
@@ -387,36 +360,7 @@ class Expander:
         if not args or not all(a.static for a in args):
             return None
         stdin = self.stdin_of(command.redirects, env, piped)
-        name = args[0].text.rsplit("/", 1)[-1]
-        rest = [a.text for a in args[1:]]
-        if name == "echo":
-            return _echo(rest)
-        if name == "printf":
-            return _printf(rest)
-        if name == "pwd":
-            return env.cwd + "\n" if env.cwd else None
-        if name == "cat" and all(r in ("-", "/dev/stdin") for r in rest):
-            return stdin
-        if (name == "which" and len(rest) == 1) or (
-            name in ("command", "type") and len(rest) == 2 and rest[0] in ("-v", "-P", "-p")
-        ):
-            return basename_of(rest[-1]) + "\n"
-        if name == "tr":
-            return _tr(rest, stdin)
-        if name == "wslpath" and rest and rest[-1] and all(r in ("-a", "-u") for r in rest[:-1]):
-            return _wslpath(rest[-1])
-        if name == "base64" and rest and set(rest) <= {"-d", "--decode", "-D", "-i", "--ignore-garbage"}:
-            if stdin is None:
-                return None
-            try:
-                return base64.b64decode("".join(stdin.split()), validate=False).decode("utf-8", "replace")
-            except (binascii.Error, ValueError):
-                return None
-        return None
-
-
-def basename_of(text: str) -> str:
-    return text.rstrip("/").rsplit("/", 1)[-1] or text
+        return static_output(basename(args[0].text), [a.text for a in args[1:]], stdin, env.cwd)
 
 
 def _operate(value: str, op: str, arg: str) -> str | None:
@@ -453,100 +397,3 @@ def _glob_regex(pattern: str) -> str:
     for ch in pattern:
         out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
     return "".join(out)
-
-
-def _wslpath(path: str) -> str | None:
-    """``wslpath C:\\x`` as the Linux path it prints (``/mnt/c/x``); Linux paths print unchanged."""
-    m = re.match(r"^([A-Za-z]):[\\/]?(.*)$", path)
-    if m is None:
-        return path + "\n" if path.startswith("/") else None
-    rest = m.group(2).replace("\\", "/")
-    return f"/mnt/{m.group(1).lower()}/{rest}\n"
-
-
-def _tr_set(text: str) -> str | None:
-    if "[" in text or "\\" in text:
-        return None
-    out: list[str] = []
-    k = 0
-    while k < len(text):
-        if k + 2 < len(text) and text[k + 1] == "-":
-            a, b = ord(text[k]), ord(text[k + 2])
-            if b < a or b - a > 256:
-                return None
-            out.extend(chr(c) for c in range(a, b + 1))
-            k += 3
-        else:
-            out.append(text[k])
-            k += 1
-    return "".join(out)
-
-
-def _tr(args: list[str], stdin: str | None) -> str | None:
-    """``tr SET1 SET2`` and ``tr -d SET`` of a known input, with plain characters and ranges."""
-    if stdin is None:
-        return None
-    if len(args) == 2 and args[0] == "-d":
-        gone = _tr_set(args[1])
-        return None if gone is None else "".join(ch for ch in stdin if ch not in gone)
-    if len(args) != 2 or args[0].startswith("-"):
-        return None
-    first, second = _tr_set(args[0]), _tr_set(args[1])
-    if not first or not second:
-        return None
-    second = second + second[-1] * max(0, len(first) - len(second))
-    return stdin.translate(str.maketrans(first, second[: len(first)]))
-
-
-def _echo(args: list[str]) -> str:
-    newline, escapes = True, False
-    while args and re.fullmatch(r"-[neE]+", args[0]):
-        flags = args.pop(0)
-        newline = newline and "n" not in flags
-        escapes = escapes or "e" in flags
-    text = " ".join(args)
-    if escapes:
-        from wslmcp.shell.guard.reader import decode_ansi_c
-
-        text = decode_ansi_c(text)
-    return text + ("\n" if newline else "")
-
-
-def printf_text(args: list[str]) -> str | None:
-    """What ``printf ARGS`` prints, for the formats the guard evaluates (``%s %b %%``)."""
-    return _printf(list(args))
-
-
-def _printf(args: list[str]) -> str | None:
-    if not args:
-        return None
-    fmt, rest = args[0], args[1:]
-    if fmt == "--" and rest:
-        fmt, rest = rest[0], rest[1:]
-    specs = re.findall(r"%.", fmt)
-    if any(s not in ("%s", "%b", "%%") for s in specs):
-        return None
-    consumers = sum(1 for s in specs if s != "%%")
-    out: list[str] = []
-    position = 0
-    while True:
-        chunk, position = _printf_once(fmt, rest, position)
-        out.append(chunk)
-        if not consumers or position >= len(rest):
-            return "".join(out)
-
-
-def _printf_once(fmt: str, rest: list[str], position: int) -> tuple[str, int]:
-    from wslmcp.shell.guard.reader import decode_ansi_c
-
-    pieces: list[str] = []
-    for token in re.split(r"(%.)", fmt):
-        if token == "%%":
-            pieces.append("%")
-        elif token in ("%s", "%b"):
-            value = rest[position] if position < len(rest) else ""
-            position += 1
-            pieces.append(decode_ansi_c(value) if token == "%b" else value)
-        else:
-            pieces.append(decode_ansi_c(token))
-    return "".join(pieces), position

@@ -10,7 +10,10 @@ import fnmatch
 import functools
 import re
 
-from wslmcp.shell.guard.vocabulary import words
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 
 _MOUNT = re.compile(r"/mnt/([A-Za-z])(?=/|$)", re.IGNORECASE)
 _WINDOWS_DRIVE = re.compile(r"^([A-Za-z]):(?:[\\/]|$)")

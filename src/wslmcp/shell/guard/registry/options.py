@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from wslmcp.shell.guard.expand import Arg
-from wslmcp.shell.guard.vocabulary import spec
+from wslmcp.shell.guard.registry.tables import spec
+from wslmcp.shell.guard.values import Arg
 
 
 @dataclass

@@ -154,6 +154,12 @@ container      docker podman nerdctl
 interop        wslview
 powershell     powershell pwsh
 env_printer    ssh-agent pyenv rbenv nodenv goenv direnv dircolors brew conda mamba micromamba fnm zoxide starship mise rtx keychain opam thefuck
+scheduler      at batch
+evaluator      eval
+shell_state    cd pushd popd export unset
+line_reader    read
+unlinker       rm shred srm wipe unlink mv
+implicit       cd pwd true false : exit export unset test [
 builtin        cd echo printf pwd true false : test [ export unset set read eval exec source . type command builtin local declare typeset readonly alias unalias exit return shift trap wait jobs fg bg kill ulimit umask hash history let mapfile readarray getopts
 """  # fmt: skip
 
@@ -169,6 +175,9 @@ COMMAND_VARIABLES = words(
     "PROMPT_COMMAND RSYNC_RSH CVS_RSH FCEDIT TERMINAL"
 )
 """Variables whose value a program runs as a command (git's editor, ssh's askpass, less's filter)."""
+
+STARTUP_VARIABLES = ("BASH_ENV", "ENV")
+"""Variables naming a file a shell runs before its script."""
 
 LAUNCH_VERBS: dict[str, tuple[str, ...]] = {
     "poetry": ("run",), "pipenv": ("run",), "uv": ("run",), "conda": ("run",), "mamba": ("run",),
@@ -383,6 +392,12 @@ def is_info_form(name: str, texts: list[str]) -> bool:
                     k += 1 if j == len(t) - 2 else 0
                     break
     return False
+
+
+def is_windows_name(name: str) -> bool:
+    """Is ``name`` a Windows program by its name (``cmd.exe``, ``x.ps1``, ``wslview``)?"""
+    lowered = name.lower()
+    return lowered.endswith(WINDOWS_EXTENSIONS) or is_a(lowered, "interop")
 
 
 def strip_windows_extension(name: str) -> str:

@@ -16,39 +16,10 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wslmcp.shell.guard.expand import UNKNOWN, Arg
-from wslmcp.shell.guard.options import parse, parse_as
-from wslmcp.shell.guard.vocabulary import LAUNCH_VERBS, family, strip_windows_extension
-
-
-def basename(text: str) -> str:
-    return text.rstrip("/").rsplit("/", 1)[-1] if text.rstrip("/") else text
-
-
-@dataclass
-class Payload:
-    """Text run as a shell script, with the label used in refusals and its positional parameters."""
-
-    label: str
-    text: str
-    positional: list[str] | None = None
-    stdin_unknown: bool = False  # the script's stdin is data only known at run time
-
-
-@dataclass
-class Resolved:
-    argv: list[Arg]
-    wrappers: list[str] = field(default_factory=list)
-    payloads: list[Payload] = field(default_factory=list)
-    nested: list[tuple[str, list[Arg]]] = field(default_factory=list)
-    privileged: list[str] = field(default_factory=list)
-    cwd: str | None = None
-    writes: list[Arg] = field(default_factory=list)
-    dynamic: list[str] = field(default_factory=list)
-
-    @property
-    def binary(self) -> str:
-        return basename(self.argv[0].text) if self.argv else ""
+from wslmcp.shell.guard.effects import Payload, Resolved
+from wslmcp.shell.guard.registry.options import parse, parse_as
+from wslmcp.shell.guard.registry.tables import LAUNCH_VERBS, family, strip_windows_extension
+from wslmcp.shell.guard.values import UNKNOWN, Arg, basename
 
 
 @dataclass
@@ -62,6 +33,7 @@ class _Step:
     cwd: str | None = None
     writes: list[Arg] = field(default_factory=list)
     nested: list[Arg] | None = None
+    same_shell: bool = False
 
 
 Handler = Callable[[str, list[Arg], str | None], _Step | None]
@@ -248,7 +220,7 @@ def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 def _trap(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     """``trap 'command' SIGNAL…`` runs the command later, in this shell."""
     if len(args) >= 2 and not args[0].text.startswith("-"):
-        return _Step(script=args[0].text)
+        return _Step(script=args[0].text, same_shell=True)
     return None
 
 
@@ -327,7 +299,7 @@ def _command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _eval(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    return _Step(script=_joined(args)) if args else None
+    return _Step(script=_joined(args), same_shell=True) if args else None
 
 
 def _launcher(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -414,6 +386,11 @@ def _first_is_command(name: str, args: list[Arg], stdin: str | None) -> _Step | 
     if not args or args[0].text.startswith("-"):
         return None
     return _Step(argv=args)
+
+
+def arg_file_options(name: str) -> tuple[str, ...]:
+    """The options naming a file a program reads its arguments from (``xargs -a FILE``)."""
+    return ("-a", "--arg-file") if name == "xargs" else ()
 
 
 def shell_input(args: list[Arg]) -> tuple[str, list[Arg]]:
@@ -595,7 +572,9 @@ def resolve(argv: list[Arg], stdin: str | None) -> Resolved:
             out.cwd = step.cwd
         out.writes.extend(step.writes)
         if step.script is not None:
-            out.payloads.append(Payload(f"{name} payload", step.script, step.positional))
+            out.payloads.append(
+                Payload(f"{name} payload", step.script, step.positional, same_shell=step.same_shell)
+            )
             current = []
             break
         if step.nested is not None:

@@ -1,0 +1,909 @@
+"""The flow pass: walks a script the way bash would run it and turns every command into effects.
+
+The walk follows the script in order, tracking what a careful reader can know: variables assigned
+earlier, the working directory after ``cd``, functions and aliases defined, files written with
+known content, links and bind mounts made, programs copied under a new name. Every command
+substitution, process substitution, ``-c`` payload, ``eval`` text, here-document fed to a shell,
+``find -exec``/``xargs`` command and hook text is walked the same way. What each command does is
+asked of the registry; nothing here knows a program by name. The output is a list of ``Batch``es
+(``effects.py``) that the rule passes judge; the flow pass itself refuses nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from wslmcp.shell.guard.effects import (
+    STATE,
+    Alias,
+    Batch,
+    Change,
+    Copy,
+    Effect,
+    Enter,
+    Function,
+    Hash,
+    Link,
+    Payload,
+    Positional,
+    Read,
+    Resolved,
+    Run,
+    Segment,
+    Text,
+    Unknown,
+    Unset,
+    Var,
+    Write,
+)
+from wslmcp.shell.guard.expand import Env, Expander
+from wslmcp.shell.guard.limits import MAX_LOOP_VALUES, MAX_PAYLOAD_DEPTH, Budget, GuardLimit
+from wslmcp.shell.guard.paths import mount_of, normalize, resolve
+from wslmcp.shell.guard.policy import Policy
+from wslmcp.shell.guard.reader import read
+from wslmcp.shell.guard.registry import effects_of
+from wslmcp.shell.guard.registry.builtins import Context, alias_of_hash, state_effects
+from wslmcp.shell.guard.registry.code import code_effects
+from wslmcp.shell.guard.registry.launch import SHELLS, arg_file_options, shell_input
+from wslmcp.shell.guard.registry.launch import resolve as resolve_wrappers
+from wslmcp.shell.guard.registry.outputs import copies_stdin_to_files, passes_file_through
+from wslmcp.shell.guard.registry.tables import (
+    COMMAND_VARIABLES,
+    STARTUP_VARIABLES,
+    code_options,
+    is_a,
+    is_windows_name,
+    strip_windows_extension,
+)
+from wslmcp.shell.guard.registry.texts import program_runs
+from wslmcp.shell.guard.syntax import (
+    OUTPUT_OPS,
+    Arith,
+    Command,
+    CommandSub,
+    Compound,
+    FunctionDef,
+    Lit,
+    Param,
+    Pipeline,
+    ProcessSub,
+    Redirect,
+    Script,
+    Simple,
+    Word,
+)
+from wslmcp.shell.guard.values import UNKNOWN, Arg, basename, known, shown
+
+_KEYED_PATH = re.compile(r"((?:--?)?[A-Za-z][\w-]*=)?(.*)", re.DOTALL)
+_SUB = " (inside a command substitution)"
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+_HOW_OF_OP = {">>": "append", "&>>": "append", "<>": "edit"}
+
+
+@dataclass(frozen=True)
+class Feed:
+    """A command's standard input: its text when known, and whether unknown data flows in."""
+
+    text: str | None
+    unknown: bool
+
+
+class Flow:
+    """One walk over one command: ``batches`` is what it found, in the order bash would meet it."""
+
+    def __init__(self, policy: Policy, budget: Budget) -> None:
+        self.policy = policy
+        self.budget = budget
+        self.expander = Expander(budget)
+        self.batches: list[Batch] = []
+        self.copies: dict[str, str] = {}  # a path -> the program it is a copy of
+        self.links: dict[str, str] = {}  # a link or bind mount -> the path it reaches
+        self.files: dict[str, str | None] = {}  # a path written here -> its content (None: unknown)
+        self.exported: set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.functions: dict[str, Command] = {}
+        self.seen: list[str] = []
+        self.calling: set[str] = set()
+        self.defining = 0
+
+    # ----------------------------------------------------------------- output
+
+    def emit(self, seg: Segment, effects: list[Effect]) -> None:
+        self.batches.append(Batch(seg, effects))
+
+    def screen(self, seg: Segment, extra: list[Effect] | None = None) -> list[Effect]:
+        """The effects of one command as it will run, emitted as one batch."""
+        self.seen.extend(basename(w) for w in seg.resolved.wrappers)
+        if seg.argv:
+            self.seen.append(seg.name)
+        seg.defining = self.defining > 0
+        effects = segment_effects(seg)
+        if extra:
+            effects.extend(extra)
+        self.emit(seg, effects)
+        return effects
+
+    def unknown(self, seg: Segment, what: str, reason: str, label: str = "") -> None:
+        self.emit(seg, [Unknown("payload" if what == "payload" else "command", reason, label=label)])
+
+    # ----------------------------------------------------------------- scripts
+
+    def text(self, text: str, env: Env, context: str, depth: int, feed: Feed | None = None) -> None:
+        if depth > MAX_PAYLOAD_DEPTH:
+            raise GuardLimit(
+                "parse.too_deep",
+                f"the command nests shells, eval or payloads more than {MAX_PAYLOAD_DEPTH} levels deep, "
+                "too deep to screen reliably",
+            )
+        self.script(read(text, self.budget), env, context, depth, feed)
+
+    def script(self, script: Script, env: Env, context: str, depth: int, feed: Feed | None = None) -> None:
+        for pipeline in script.pipelines:
+            self.pipeline(pipeline, env, context, depth, feed)
+
+    def pipeline(
+        self, pipeline: Pipeline, env: Env, context: str, depth: int, feed: Feed | None = None
+    ) -> None:
+        alone = len(pipeline.commands) == 1 and not pipeline.background
+        stdin = feed or Feed(None, pipeline.coproc)
+        for command in pipeline.commands:
+            scope = env if alone else env.child()
+            self.command(command, scope, context, depth, stdin)
+            if isinstance(command, Simple):
+                out = self.expander.simple_output(command, scope, stdin.text)
+                stdin = Feed(out, out is None)
+            else:
+                stdin = Feed(None, True)
+
+    def command(self, command: Command, env: Env, context: str, depth: int, feed: Feed) -> None:
+        self.budget.spend(1)
+        if isinstance(command, Simple):
+            self.simple(command, env, context, depth, feed)
+        elif isinstance(command, Compound):
+            self.compound(command, env, context, depth, feed)
+        else:
+            self.function(command, env, context, depth)
+
+    def function(self, fn: FunctionDef, env: Env, context: str, depth: int) -> None:
+        seg = Segment(fn.raw, Resolved(argv=[]), [], env.cwd, context)
+        effects: list[Effect] = [Function(fn.name)] if fn.name else []
+        if fn.name and _calls_itself_in_parallel(fn.body, fn.name):
+            why = f"'{fn.name}' is a fork bomb (it runs copies of itself in a pipeline or in the background)"
+            effects.append(Change("fork_bomb", why))
+        if effects:
+            self.emit(seg, effects)
+        # The body is screened now for what it always does; its calls screen it again with their
+        # arguments, so names only known from the arguments are judged at the call.
+        self.defining += 1
+        try:
+            self.command(fn.body, env.child(), context, depth, Feed(None, False))
+        finally:
+            self.defining -= 1
+        if fn.name:
+            self.functions[fn.name] = fn.body
+
+    def call(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """A call of a function defined earlier: its body runs again with these arguments."""
+        called = seg.argv[0].text
+        body = self.functions.get(called)
+        if body is None or called in self.calling:
+            return
+        if depth + 1 > MAX_PAYLOAD_DEPTH:
+            raise GuardLimit(
+                "parse.too_deep",
+                f"the command nests function calls more than {MAX_PAYLOAD_DEPTH} levels deep, too deep to screen reliably",
+            )
+        scope = Env(env.home, env.user, seg.cwd, dict(env.vars), [called, *(a.text for a in seg.args)])
+        self.calling.add(called)
+        try:
+            inner = f"{context} (in a call of the function '{called}')"
+            self.command(body, scope, inner, depth + 1, Feed(seg.stdin, seg.stdin_unknown))
+        finally:
+            self.calling.discard(called)
+
+    def compound(self, c: Compound, env: Env, context: str, depth: int, feed: Feed) -> None:
+        scope = env.child() if c.kind == "subshell" else env
+        for word in c.words:
+            self.substitutions(word, scope, context, depth)
+        for sub in c.subs:
+            self.script(sub, scope.child(), context + _SUB, depth)
+        loop = re.match(r"(?:for|select)\s+([A-Za-z_]\w*)", c.raw) if c.kind in ("for", "select") else None
+        if loop is not None:
+            values = self.expander.words(c.words, scope) if c.words else [Arg(UNKNOWN)]
+            if len(values) > MAX_LOOP_VALUES:
+                values = [Arg(UNKNOWN)]
+            for value in values or [Arg("")]:
+                scope.vars[loop.group(1)] = value.text
+                for body in c.bodies:
+                    self.script(body, scope, context, depth, feed)
+        else:
+            for body in c.bodies:
+                self.script(body, scope, context, depth, feed)
+        writes = self.redirect_targets(c.redirects, env, context, depth, None)
+        if writes:
+            self.screen(Segment(c.raw.split("\n", 1)[0], Resolved(argv=[]), writes, env.cwd, context))
+
+    # ----------------------------------------------------------------- words
+
+    def substitutions(
+        self, word: Word, env: Env, context: str, depth: int, printed: Feed | None = None
+    ) -> None:
+        for part in word.parts:
+            if isinstance(part, ProcessSub) and part.direction == ">":
+                # `>(sh)` reads what the command writes into it.
+                self.script(part.body, env.child(), context + _SUB, depth, printed or Feed(None, True))
+            elif isinstance(part, CommandSub | ProcessSub):
+                self.script(part.body, env.child(), context + _SUB, depth)
+            elif isinstance(part, Arith):
+                for sub in part.subs:
+                    self.script(sub, env.child(), context + _SUB, depth)
+            elif isinstance(part, Param) and part.arg is not None:
+                self.substitutions(part.arg, env, context, depth)
+
+    def redirect_targets(
+        self, redirects: list[Redirect], env: Env, context: str, depth: int, printed: Feed | None
+    ) -> list[tuple[str, Arg]]:
+        """Targets of output redirections as (operator, target); input sources as ("<", source)."""
+        targets: list[tuple[str, Arg]] = []
+        for r in redirects:
+            if r.target is not None:
+                self.substitutions(r.target, env, context, depth, printed)
+            if r.heredoc is not None and r.heredoc.body is not None:
+                self.substitutions(r.heredoc.body, env, context, depth)
+            if r.target is None:
+                continue
+            target = self.expander.single(r.target, env)
+            if (
+                env.cwd is not None
+                and target.static
+                and target.text
+                and not target.text.startswith(("/", "~"))
+            ):
+                # The shell opens redirections in its own directory, before any `env -C` or `sudo -D`.
+                target = Arg(resolve(target.text, env.cwd, self.policy.home), target.glob)
+            target = self.through_links(target, env, follow_exact=True)
+            if r.op in OUTPUT_OPS or (r.op == ">&" and not re.fullmatch(r"\d+-?|-", target.text)):
+                targets.append((r.op, target))
+            elif r.op == "<":
+                targets.append(("<", target))
+        return targets
+
+    # ----------------------------------------------------------------- simple commands
+
+    def simple(self, cmd: Simple, env: Env, context: str, depth: int, feed: Feed) -> None:
+        for _, value in cmd.assigns:
+            self.substitutions(value, env, context, depth)
+        printed = self.expander.printed(cmd, env, feed.text) if _prints_somewhere(cmd) else None
+        shown_out = Feed(printed, printed is None)
+        for word in cmd.words:
+            self.substitutions(word, env, context, depth, shown_out)
+        redirects = self.redirect_targets(cmd.redirects, env, context, depth, shown_out)
+        args = self.expander.words(cmd.words, env)
+        self.command_variables(cmd, env, context, depth)
+        prefixed, assigned = self.assignments(cmd, args, env)
+        args = self.unalias(args, prefixed)
+        stdin = self.expander.stdin_of(cmd.redirects, env, feed.text)
+        stdin_unknown = stdin is None and self.stdin_unknown(cmd.redirects, env, feed)
+        args, stdin = self.arg_file(cmd, args, env, stdin)
+        seg = self.segment(cmd, args, stdin, prefixed, env, redirects=redirects, context=context)
+        seg.stdin_unknown = stdin_unknown
+        if _evals_environment_setup(cmd, prefixed, self.expander):
+            seg.resolved.payloads = []  # the substitution itself is screened; its output only sets up the shell
+        effects = self.screen(seg, assigned)
+        self.sourced(cmd, env, seg, context, depth)
+        if args or redirects:
+            for payload in seg.resolved.payloads:
+                self.payload(seg, payload, prefixed, cmd.assigns, context=context, depth=depth)
+            for label, argv in seg.resolved.nested:
+                self.nested(label, argv, seg, env, context=context, depth=depth)
+        self.expand_alias(cmd, args, seg, env, context=context, depth=depth)
+        self.startup_files(cmd, seg, prefixed, env, context=context, depth=depth)
+        if seg.argv:
+            self.runs_input(seg, env, context, depth)
+            self.program_runs(seg, env, context, depth)
+            self.call(seg, env, context, depth)
+            self.after(seg, env, prefixed.vars.get("IFS"))
+        self.remember_writes(seg, effects, env, printed)
+
+    def segment(
+        self,
+        cmd: Simple,
+        args: list[Arg],
+        stdin: str | None,
+        prefixed: Env,
+        env: Env,
+        *,
+        redirects: list[tuple[str, Arg]],
+        context: str,
+    ) -> Segment:
+        """The command as it will run: wrappers looked through, its working directory resolved."""
+        resolved = resolve_wrappers(args, stdin)
+        cwd = env.cwd
+        if resolved.cwd is not None:
+            cwd = resolve(resolved.cwd, env.cwd, self.policy.home) if UNKNOWN not in resolved.cwd else None
+            cwd = cwd if cwd is not None and cwd.startswith("/") else None
+        seg = Segment(cmd.raw, resolved, redirects, cwd, context, stdin)
+        seg.search_path = prefixed.vars.get("PATH")
+        seg.resolved.argv = self.path_args(seg.resolved.argv, env)
+        return seg
+
+    def assignments(self, cmd: Simple, args: list[Arg], env: Env) -> tuple[Env, list[Effect]]:
+        """Leading assignments: they set the shell's variables (no command) or the command's own
+        environment (a prefix). Returns the environment the command sees and the variables set."""
+        if not cmd.assigns:
+            return env, []
+        target = env if not args else env.child()
+        effects: list[Effect] = []
+        for var, value in cmd.assigns:
+            self.expander.assign(var, value, target)
+            base = var.rstrip("+[")
+            effects.append(Var(base, target.vars.get(base, UNKNOWN), exported=bool(args)))
+        return target, effects
+
+    def arg_file(
+        self, cmd: Simple, args: list[Arg], env: Env, stdin: str | None
+    ) -> tuple[list[Arg], str | None]:
+        """``xargs -a <(…) CMD``: the process substitution's known output is what xargs reads."""
+        options = arg_file_options(basename(args[0].text)) if args else ()
+        if not options or len(cmd.words) != len(args):
+            return args, stdin
+        for k in range(1, len(cmd.words) - 1):
+            following = cmd.words[k + 1]
+            if args[k].text in options and len(following.parts) == 1:
+                part = following.parts[0]
+                if isinstance(part, ProcessSub):
+                    text = self.expander.output_of(part.body, env.child())
+                    if text is not None:
+                        return [*args[:k], *args[k + 2 :]], text
+        return args, stdin
+
+    def command_variables(self, cmd: Simple, env: Env, context: str, depth: int) -> None:
+        """``GIT_SSH_COMMAND='…' git fetch``, ``export EDITOR='…'``: a variable programs run as a
+        command is screened as a script where it is set."""
+        assigned = [(var, self.expander.single(value, env)) for var, value in cmd.assigns]
+        if cmd.words and is_a(cmd.words[0].raw, "declarer"):
+            for word in self.expander.words(cmd.words[1:], env):
+                declared, eq, text = word.text.partition("=")
+                if eq:
+                    assigned.append((declared, Arg(text)))
+        for var, arg in assigned:
+            # A value only known at run time comes from the environment, not from the agent's text.
+            if var.rstrip("+[") in COMMAND_VARIABLES and arg.text and arg.static:
+                seg = Segment(cmd.raw, Resolved(argv=[]), [], env.cwd, context)
+                label = f"{var.rstrip('+[')} command"
+                self.payload(seg, Payload(label, arg.text), env, [], context=context, depth=depth)
+
+    def expand_alias(
+        self, cmd: Simple, args: list[Arg], seg: Segment, env: Env, *, context: str, depth: int
+    ) -> None:
+        """An alias expands as text, then runs (bash does so with expand_aliases set)."""
+        if args and args[0].static and args[0].text in self.aliases and cmd.words[0].raw == args[0].text:
+            rest = " ".join(shlex.quote(a.text) for a in args[1:])
+            text = f"{self.aliases[args[0].text]} {rest}"
+            self.payload(seg, Payload(f"alias {args[0].text}", text), env, [], context=context, depth=depth)
+
+    def stdin_unknown(self, redirects: list[Redirect], env: Env, feed: Feed) -> bool:
+        """Is the command's standard input data the guard cannot know (a pipe from a real
+        command, a process substitution, a here-document with run-time parts)?"""
+        unknown = feed.unknown
+        for r in redirects:
+            target_text = self.expander.single(r.target, env).text if r.target is not None else ""
+            if target_text.startswith(("/dev/tcp/", "/dev/udp/")) and (
+                r.fd in ("", "0") or r.op in ("&>", ">&", "<>")
+            ):
+                unknown = True  # a network socket as stdin (or as every stream, for `>&` and `&>`)
+                continue
+            if r.fd == "0" and r.op in (">&", "<&") and target_text not in ("0", "-"):
+                unknown = True  # stdin duplicated from another descriptor
+                continue
+            if r.fd not in ("", "0") and r.op not in ("<<", "<<-", "<<<"):
+                continue
+            if r.heredoc is not None or r.op == "<<<":
+                unknown = True
+            elif r.op == "<" and r.target is not None:
+                is_proc = len(r.target.parts) == 1 and isinstance(r.target.parts[0], ProcessSub)
+                path = resolve(target_text, env.cwd, self.policy.home)
+                unknown = is_proc or (path in self.files and self.files[path] is None)
+        return unknown
+
+    # ----------------------------------------------------------------- text run as a script
+
+    def sourced(self, cmd: Simple, env: Env, seg: Segment, context: str, depth: int) -> None:
+        """``source <(…)``, ``. <(…)``, ``bash <(…)`` and ``python3 <(…)`` run what the process
+        substitution prints (for an interpreter, when it is the program operand)."""
+        interpreter = is_a(seg.name, "interpreter") and code_options(seg.name) is not None
+        if len(cmd.words) < 2 or not (interpreter or is_a(seg.name, "sourcer") or seg.name in SHELLS):
+            return
+        words = cmd.words[1:]
+        if interpreter:  # only the program operand is run
+            words = [w for w in words if not w.raw.startswith("-")][:1]
+        for word in words:
+            if len(word.parts) != 1 or not isinstance(word.parts[0], ProcessSub):
+                continue
+            text = self.expander.output_of(word.parts[0].body, env.child())
+            if text is None:
+                self.unknown(seg, "payload", _unknown_substitution(seg.name, interpreter))
+            elif interpreter:
+                self.interpreter_code(seg, text, env, seg.context, depth)
+            else:
+                self.payload(seg, Payload(f"{seg.name} <(…)", text), env, [], context=context, depth=depth)
+
+    def runs_input(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """A shell, ``source`` or a script path that runs text: from stdin, or from a file this same
+        command wrote. Known text is screened as a script; unknown text is refused."""
+        name = seg.name
+        if (
+            is_a(name, "scheduler")
+            and seg.stdin_unknown
+            and not any(a.text.startswith("-") for a in seg.args)
+        ):
+            self.unknown(
+                seg,
+                "payload",
+                f"'{name}' schedules the script it reads from standard input, which is only known at run time; "
+                "give it the commands as plain text (a here-string) so they can be read first",
+            )
+            return
+        sources, reads_stdin = self.script_sources(seg)
+        if sources is None:
+            return
+        if "/" in seg.argv[0].text and self.written_text(seg.argv[0], env) is not False:
+            sources = [seg.argv[0]]
+        for source in sources:
+            if source.text not in _STDIN_FILES:
+                self.runs_file(seg, source, env, context, depth)
+            elif seg.stdin is not None and reads_stdin:
+                self.payload(
+                    seg, Payload(f"{name} /dev/stdin", seg.stdin), env, [], context=context, depth=depth
+                )
+            elif seg.stdin_unknown:
+                self.unknown(
+                    seg,
+                    "payload",
+                    f"'{name}' runs a script read from its standard input, which is only known at run time "
+                    "(a pipe from a real command, a download or a process substitution); "
+                    "run the commands themselves, or save the script and read it first",
+                )
+
+    def script_sources(self, seg: Segment) -> tuple[list[Arg] | None, bool]:
+        """Where ``seg`` reads a script from, and whether it reads its stdin as one. None: an
+        interpreter (its program is screened with its code), done here when it reads a pipe."""
+        name = seg.name
+        if is_a(name, "sourcer"):
+            return seg.args[:1], True
+        if name in SHELLS and not seg.resolved.payloads:
+            mode, operands = shell_input(seg.args)
+            if mode == "stdin":
+                return [Arg("-")], False
+            if mode == "file":
+                return operands[:1], True  # `bash /dev/stdin <<< …`: the script operand is stdin
+            return [], False
+        if is_a(name, "interpreter") and not any(t.text.startswith("-") for t in seg.args[:1]):
+            if not seg.args and seg.stdin_unknown:
+                self.unknown(
+                    seg,
+                    "payload",
+                    f"'{name}' runs a program read from a pipe whose text is only known at run time; "
+                    "download or write the program first, then run it by name after reading it",
+                )
+            return None, False
+        return [], False
+
+    def startup_files(
+        self, cmd: Simple, seg: Segment, prefixed: Env, env: Env, *, context: str, depth: int
+    ) -> None:
+        """A shell first runs the file ``BASH_ENV``/``ENV`` names."""
+        shell = seg.name in SHELLS or any(basename(w) in SHELLS for w in seg.resolved.wrappers)
+        for var in STARTUP_VARIABLES if shell else ():
+            startup = prefixed.vars.get(var)
+            if startup is not None:
+                assigned = next((w for n, w in cmd.assigns if n == var), None)
+                self.startup_file(seg, var, startup, assigned, env, context=context, depth=depth)
+
+    def startup_file(
+        self, seg: Segment, var: str, value: str, word: Word | None, env: Env, *, context: str, depth: int
+    ) -> None:
+        """The file a shell runs first because ``var`` names it: a process substitution's output
+        (``BASH_ENV=<(…)``), the shell's stdin (``/dev/stdin``), or a file."""
+        text: str | None = None
+        if word is not None and len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
+            text = self.expander.output_of(word.parts[0].body, env.child())
+        elif value in _STDIN_FILES and value != "-":
+            text = seg.stdin if seg.stdin is not None or seg.stdin_unknown else ""
+        else:
+            self.runs_file(seg, Arg(value), env, context, depth)
+            return
+        if text is None:
+            self.unknown(
+                seg,
+                "payload",
+                f"the shell first runs the file {var} names, whose text is only known at run time; "
+                "run the commands themselves instead",
+            )
+            return
+        self.payload(seg, Payload(f"{var} startup file", text), env, [], context=context, depth=depth)
+
+    def runs_file(self, seg: Segment, source: Arg, env: Env, context: str, depth: int) -> None:
+        """A file run as a script: screened when this command wrote it, refused when it wrote it
+        with content only known at run time, left alone when it was there before."""
+        text = self.written_text(source, env)
+        if text is None:
+            self.unknown(
+                seg,
+                "payload",
+                f"'{source.shown}' is run as a script after this same command wrote it with content only "
+                "known at run time; write and run it in separate calls so its text can be read first",
+            )
+        elif isinstance(text, str):
+            self.payload(
+                seg, Payload(f"{seg.name} {source.shown}", text), env, [], context=context, depth=depth
+            )
+
+    def written_text(self, arg: Arg, env: Env) -> str | bool | None:
+        """The text an earlier command of this script wrote to ``arg``: a string, None when it
+        wrote unknown content, False when nothing here wrote it."""
+        if not arg.static:
+            return False
+        path = resolve(arg.text, env.cwd, self.policy.home)
+        if path not in self.files:
+            return False
+        return self.files[path]
+
+    def remember_writes(self, seg: Segment, effects: list[Effect], env: Env, printed: str | None) -> None:
+        """Files this command writes, with their content when it is known (``echo … > f``); a file
+        a program copies to its output keeps what it was a copy of (a Windows executable stays one)."""
+        source = passes_file_through(seg.name, [a.text for a in seg.args]) if seg.argv else None
+        if source is not None:
+            origin = resolve(source, env.cwd, self.policy.home)
+            for op, target in seg.redirect_writes:
+                if op in (">", ">|") and target.static:
+                    self.copies[resolve(target.text, env.cwd, self.policy.home)] = self.copies.get(
+                        origin, origin
+                    )
+        targets = [(op, a) for op, a in seg.redirect_writes]
+        targets += [
+            ("", e.path) for e in effects if isinstance(e, Write) and not e.op and e.how != "metadata"
+        ]
+        for op, target in targets:
+            if not target.static or target.text == ".":
+                continue
+            path = resolve(target.text, env.cwd, self.policy.home)
+            content: str | None = None
+            if op in (">", ">|", ">>") and printed is not None:
+                before = self.files.get(path, "") if op == ">>" else ""
+                content = None if before is None else before + printed
+            elif copies_stdin_to_files(seg.name) and seg.stdin is not None:
+                content = seg.stdin
+            self.files[path] = content
+
+    def payload(
+        self,
+        seg: Segment,
+        payload: Payload,
+        env: Env,
+        prefix: list[tuple[str, Word]],
+        *,
+        context: str,
+        depth: int,
+    ) -> None:
+        """Text run as a script: walked like the command itself, in the environment it will see."""
+        text, label = payload.text, payload.label
+        if not known(text):
+            self.emit(
+                seg,
+                [
+                    Unknown(
+                        "payload",
+                        f"the text the {label.replace(' payload', '')} runs as a script ('{shown(text)[:80]}') is only "
+                        "known at run time; write the commands themselves instead of building them from variables "
+                        "or command output",
+                        listed=True,
+                        label=label,
+                    )
+                ],
+            )
+            return
+        self.emit(seg, [Text(label, text)])
+        variables = (
+            dict(env.vars)
+            if payload.same_shell
+            else {k: v for k, v in env.vars.items() if k in self.exported}
+        )
+        for var, _ in prefix:
+            base = var.rstrip("+[")
+            if base in env.vars:
+                variables[base] = env.vars[base]
+        child = Env(env.home, env.user, seg.cwd, variables, payload.positional)
+        feed = Feed(None, True) if payload.stdin_unknown else None
+        self.text(
+            text, child, f"{context} (inside a '{label.replace(' payload', '')}' payload)", depth + 1, feed
+        )
+
+    def nested(
+        self, label: str, argv: list[Arg], outer: Segment, env: Env, *, context: str, depth: int
+    ) -> None:
+        """An argument list another program runs (``find -exec``, ``xargs``), screened as a command."""
+        if depth + 1 > MAX_PAYLOAD_DEPTH:
+            raise GuardLimit(
+                "parse.too_deep",
+                f"the command nests commands more than {MAX_PAYLOAD_DEPTH} levels deep, too deep to screen reliably",
+            )
+        resolved = resolve_wrappers(self.unalias(argv, env), None)
+        inner_context = f"{context} (run by {label})"
+        seg = Segment(" ".join(a.text for a in argv) or outer.raw, resolved, [], outer.cwd, inner_context)
+        seg.resolved.argv = self.path_args(seg.resolved.argv, env)
+        self.screen(seg)
+        for payload in resolved.payloads:
+            self.payload(seg, payload, env, [], context=inner_context, depth=depth + 1)
+        for sub_label, sub_argv in resolved.nested:
+            self.nested(sub_label, sub_argv, seg, env, context=inner_context, depth=depth + 1)
+        if resolved.argv:
+            self.program_runs(seg, env, inner_context, depth + 1)
+
+    def program_runs(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """What the program itself runs: ``find -exec``, ``awk`` ``system()``, commands from its
+        options, interpreter one-liners."""
+        runs = program_runs(seg.name, seg.args, seg.stdin)
+        for label, argv in runs.argvs:
+            self.nested(label, argv, seg, env, context=context, depth=depth)
+        if runs.unknown:
+            self.emit(seg, list(runs.unknown))
+        for payload in runs.texts:
+            self.payload(seg, payload, env, [], context=context, depth=depth)
+        if code_options(seg.name) is not None:
+            self.interpreter(seg, env, context, depth)
+
+    def interpreter(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """An interpreter's program: from its code option, its stdin, or a file written here."""
+        name = seg.name
+        letters = code_options(name) or ""
+        texts = [a.text for a in seg.args]
+        program: str | None = None
+        for k, t in enumerate(texts):
+            if letters and re.fullmatch(rf"-[A-Za-z]*[{letters}]", t) and k + 1 < len(texts):
+                program = texts[k + 1]
+                break
+        operands = [t for t in texts if not t.startswith("-")]
+        if program is None and seg.stdin is not None and not operands:
+            program = seg.stdin
+        if program is None and not operands and seg.stdin_unknown:
+            self.unknown(
+                seg,
+                "payload",
+                f"'{name}' runs a program read from a pipe whose text is only known at run time; "
+                "save the program first and run it by name once its text can be read",
+            )
+            return
+        if program is None and operands:
+            written = self.written_text(Arg(operands[0]), env)
+            if written is None:
+                self.unknown(
+                    seg,
+                    "payload",
+                    f"'{operands[0]}' is run by {name} after this same command wrote it with content only "
+                    "known at run time; write and run it in separate calls so its text can be read first",
+                )
+                return
+            program = written if isinstance(written, str) else None
+        if program is not None and not known(program):
+            self.unknown(
+                seg,
+                "payload",
+                f"the program '{name}' is given is only known at run time; write the program text plainly",
+            )
+            return
+        self.interpreter_code(seg, program or "", env, context, depth)
+
+    def interpreter_code(self, seg: Segment, program: str, env: Env, context: str, depth: int) -> None:
+        """What an interpreter's program does (``registry.code``), screened like commands."""
+        code = code_effects(program)
+        if code.danger is not None:
+            self.emit(seg, [Change("fork_bomb", f"the {seg.name} program {code.danger}")])
+            return
+        for text in code.commands:
+            self.payload(seg, Payload(f"{seg.name} program", text), env, [], context=context, depth=depth)
+        for target in code.writes:
+            written = Segment(
+                seg.raw,
+                Resolved(argv=[Arg(seg.name), Arg(target)]),
+                [(">", Arg(target))],
+                seg.cwd,
+                seg.context,
+            )
+            self.screen(written)
+
+    # ----------------------------------------------------------------- state
+
+    def after(self, seg: Segment, env: Env, ifs: str | None) -> None:
+        """What a command changes for the commands after it (``ifs``: the IFS the command sees,
+        which splits what ``read`` reads)."""
+        shell_name = env.positional[0] if env.positional else "bash"
+        context = Context(seg.stdin, ifs, shell_name)
+        effects = state_effects(seg.name, seg.args, context, wrapped=bool(seg.resolved.wrappers))
+        if effects:
+            self.emit(seg, effects)
+        for effect in effects:
+            self.apply(effect, env)
+
+    def apply(self, effect: Effect, env: Env) -> None:
+        if isinstance(effect, Enter):
+            self.enter(effect.path, env)
+        elif isinstance(effect, Var):
+            if effect.exported:
+                self.exported.add(effect.name)
+            if effect.value is not None:
+                env.vars[effect.name] = effect.value
+        elif isinstance(effect, Unset):
+            env.vars.pop(effect.name, None)
+        elif isinstance(effect, Alias):
+            self.aliases[effect.name] = effect.text
+        elif isinstance(effect, Hash):
+            self.aliases[effect.name] = alias_of_hash(effect.path)
+        elif isinstance(effect, Positional):
+            env.positional = list(effect.values)
+        elif isinstance(effect, Link):
+            origin, point = (resolve(p, env.cwd, self.policy.home) for p in (effect.target, effect.path))
+            self.links[point.rstrip("/") or "/"] = self.links.get(origin, origin)
+        elif isinstance(effect, Copy):
+            self.copy(effect, env)
+
+    def enter(self, path: str | None, env: Env) -> None:
+        if path is None:
+            env.cwd = None
+        elif path == "~":
+            env.cwd = env.home or "~"
+        else:
+            target = resolve(path, env.cwd, self.policy.home)
+            env.cwd = target.rstrip("/") or "/" if target.startswith(("/", "~")) else None
+
+    def copy(self, effect: Copy, env: Env) -> None:
+        dest = resolve(effect.path, env.cwd, self.policy.home)
+        source = resolve(effect.source, env.cwd, self.policy.home)
+        source = self.copies.get(source, source)
+        if effect.into:
+            self.copies[normalize(dest + "/" + basename(effect.source))] = source
+            return
+        self.copies[dest] = source
+        if source in self.files:
+            self.files[dest] = self.files[source]
+
+    def unalias(self, args: list[Arg], env: Env) -> list[Arg]:
+        """A binary copied or linked earlier in the script runs as what it was copied from."""
+        if not args or not self.copies or not args[0].static:
+            return args
+        if "/" not in args[0].text:
+            dirs = [d for d in env.vars.get("PATH", "").split(":") if d.startswith("/")]
+            found = next(
+                (
+                    f"{d.rstrip('/')}/{args[0].text}"
+                    for d in dirs
+                    if f"{d.rstrip('/')}/{args[0].text}" in self.copies
+                ),
+                None,
+            )
+            return [Arg(self.copies[found]), *args[1:]] if found else args
+        path = resolve(args[0].text, env.cwd, self.policy.home)
+        original = self.copies.get(path)
+        return [Arg(original), *args[1:]] if original else args
+
+    def through_links(self, arg: Arg, env: Env, follow_exact: bool) -> Arg:
+        """A path reached through a link made earlier in this script, as the path it reaches."""
+        if not self.links or not arg.static:
+            return arg
+        # An operand in ``key=path`` form (dd's ``of=``, ``--output=``) reaches the link the same way.
+        keyed = _KEYED_PATH.fullmatch(arg.text)
+        key, value = (keyed.group(1) or "", keyed.group(2)) if keyed else ("", arg.text)
+        path = resolve(value, env.cwd, self.policy.home)
+        for link, target in self.links.items():
+            if path.startswith(link + "/") or (follow_exact and path == link):
+                return Arg(key + normalize(target + path[len(link) :]), arg.glob)
+        return arg
+
+    def path_args(self, argv: list[Arg], env: Env) -> list[Arg]:
+        if not self.links or not argv:
+            return argv
+        follow = not is_a(basename(argv[0].text), "unlinker")  # rm and mv act on the link itself
+        return [argv[0], *(self.through_links(a, env, follow) for a in argv[1:])]
+
+
+def run_effect(seg: Segment) -> Run:
+    """The program that runs, with what the sudo, interop and allow-list rules judge."""
+    privileged = list(seg.resolved.privileged)
+    if seg.argv and is_a(strip_windows_extension(seg.name), "privilege"):
+        privileged.append(seg.name)
+    candidates = [*seg.resolved.wrappers, *(a.text for a in seg.argv[:1])]
+    windows = next((basename(t) for t in candidates if _is_windows_program(t, seg.cwd)), None)
+    windows_path = None
+    if seg.argv and seg.search_path and "/" not in seg.argv[0].text and not is_a(seg.name, "builtin"):
+        windows_path = next(
+            (d for d in seg.search_path.split(":") if mount_of(normalize(d)) is not None), None
+        )
+    return Run(seg.name, tuple(privileged), windows, windows_path, is_a(seg.name, "implicit"))
+
+
+def _is_windows_program(text: str, cwd: str | None) -> bool:
+    return is_windows_name(basename(text)) or ("/" in text and mount_of(resolve(text, cwd, None)) is not None)
+
+
+def segment_effects(seg: Segment) -> list[Effect]:
+    """Everything one command does: it runs, its redirections open files, its program's effects."""
+    effects: list[Effect] = [run_effect(seg)]
+    for op, target in seg.redirect_writes:
+        effects.append(Write(target, _HOW_OF_OP.get(op, "overwrite"), op=op))  # type: ignore[arg-type]
+    effects.extend(Read(a) for a in seg.redirect_reads)
+    effects.extend(Write(a, "overwrite") for a in seg.resolved.writes)
+    if seg.argv:
+        effects.extend(effects_of(seg.name, seg.args, seg.raw))
+    return effects
+
+
+def _evals_environment_setup(cmd: Simple, env: Env, expander: Expander) -> bool:
+    """``eval "$(ssh-agent -s)"``, ``eval "$(pyenv init -)"``: eval of what an installed tool prints
+    to set up the shell (variables, PATH, hooks). The tool is named and screened; its output is
+    the tool's, not text the agent was handed."""
+    if len(cmd.words) < 2 or not is_a(cmd.words[0].raw, "evaluator"):
+        return False
+    for word in cmd.words[1:]:
+        subs = [p for p in word.parts if isinstance(p, CommandSub)]
+        if len(subs) != 1 or any(isinstance(p, Lit) and p.text.strip() for p in word.parts):
+            return False
+        pipelines = subs[0].body.pipelines
+        if len(pipelines) != 1 or len(pipelines[0].commands) != 1:
+            return False
+        inner = pipelines[0].commands[0]
+        if not isinstance(inner, Simple) or not inner.words:
+            return False
+        first = expander.words(inner.words[:1], env)
+        if len(first) != 1 or not first[0].static or not is_a(basename(first[0].text), "env_printer"):
+            return False
+    return True
+
+
+def _prints_somewhere(cmd: Simple) -> bool:
+    """Does the output of ``cmd`` go somewhere the guard follows (a file, a ``>(…)``)?"""
+    return any(r.op in OUTPUT_OPS for r in cmd.redirects) or any(
+        isinstance(part, ProcessSub) for word in cmd.words for part in word.parts
+    )
+
+
+def _calls_itself_in_parallel(body: Command, fn: str) -> bool:
+    """Does a function body run its own name in a pipeline or in the background?"""
+    stack: list[Command] = [body]
+    seen = 0
+    while stack and seen < 10_000:
+        seen += 1
+        node = stack.pop()
+        if isinstance(node, Compound):
+            for script in node.bodies:
+                for p in script.pipelines:
+                    calls = sum(1 for c in p.commands if _is_call(c, fn))
+                    if calls and (len(p.commands) > 1 or p.background):
+                        return True
+                    stack.extend(p.commands)
+        elif isinstance(node, FunctionDef):
+            stack.append(node.body)
+    return False
+
+
+def _is_call(command: Command, fn: str) -> bool:
+    if not isinstance(command, Simple) or not command.words:
+        return False
+    first = command.words[0]
+    return len(first.parts) == 1 and isinstance(first.parts[0], Lit) and first.parts[0].text == fn
+
+
+def _unknown_substitution(name: str, interpreter: bool) -> str:
+    if interpreter:
+        return (
+            f"'{name}' runs a program a process substitution prints, which is only known at "
+            "run time; save the program first and run it by name once its text can be read"
+        )
+    return (
+        f"'{name}' runs what a process substitution prints, which is only known at run time; "
+        "run the commands themselves instead"
+    )
+
+
+__all__ = ["STATE", "Feed", "Flow", "segment_effects"]
