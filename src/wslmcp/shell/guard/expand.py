@@ -21,6 +21,7 @@ from wslmcp.shell.guard.registry.outputs import static_output
 from wslmcp.shell.guard.syntax import (
     OUTPUT_OPS,
     Arith,
+    Assign,
     CommandSub,
     Lit,
     Param,
@@ -45,9 +46,10 @@ class Env:
     cwd: str | None
     vars: dict[str, str] = field(default_factory=dict)
     positional: list[str] | None = None
+    arrays: dict[str, list[str]] = field(default_factory=dict)  # indexed arrays of known elements
 
     def child(self) -> Env:
-        return Env(self.home, self.user, self.cwd, dict(self.vars), self.positional)
+        return Env(self.home, self.user, self.cwd, dict(self.vars), self.positional, dict(self.arrays))
 
     def home_text(self) -> str:
         return self.home or "~"
@@ -183,15 +185,9 @@ class Expander:
                 current.append(text)
                 present = True
                 continue
-            if (
-                isinstance(part, Param)
-                and part.name == "@"
-                and part.quoted
-                and not part.op
-                and env.positional is not None
-            ):
-                # "$@": one field per positional parameter, joined to the text around it.
-                items = env.positional[1:]
+            items = self._items(part, env)
+            if items is not None:
+                # "$@", "${a[@]}": one field per item, joined to the text around it.
                 for k, item in enumerate(items):
                     if k > 0:
                         fields.append(Arg("".join(current), glob))
@@ -219,6 +215,16 @@ class Expander:
         if present or not split:
             fields.append(Arg("".join(current), glob))
         return fields
+
+    def _items(self, part: Part, env: Env) -> list[str] | None:
+        """The items of ``"$@"`` or ``"${name[@]}"`` when known (one field each), else None."""
+        if not isinstance(part, Param) or not part.quoted or part.op:
+            return None
+        if part.index is None:
+            return env.positional[1:] if part.name == "@" and env.positional is not None else None
+        if part.index.raw == "@" and part.name in env.arrays:
+            return list(env.arrays[part.name])
+        return None
 
     def _tilde(self, text: str, env: Env) -> str:
         if not text.startswith("~"):
@@ -249,8 +255,23 @@ class Expander:
             return UNKNOWN_SET, True
         return "", True
 
+    def _element(self, part: Param, env: Env) -> str:
+        """``${name[index]}``: an element, or every element joined (``@``, ``*``), when known."""
+        assert part.index is not None
+        items = env.arrays.get(part.name)
+        if part.index.raw in ("@", "*"):
+            return " ".join(items) if items is not None else UNKNOWN
+        index = self.single(part.index, env).text
+        if re.fullmatch(r"\d+", index) and items is not None:
+            return items[int(index)] if int(index) < len(items) else ""
+        if index in ("0", "") and part.name not in env.arrays:
+            return self.lookup(part.name, env)
+        return UNKNOWN
+
     def _param(self, part: Param, env: Env) -> str:
-        value = self.lookup(part.name, env)
+        if part.index is not None and part.op not in ("", ":-", "-", ":=", "=", ":?", "?", ":+", "+"):
+            return UNKNOWN if part.op != "#len" else UNKNOWN_SET
+        value = self.lookup(part.name, env) if part.index is None else self._element(part, env)
         op = part.op
         if not op:
             return value
@@ -299,14 +320,54 @@ class Expander:
             return UNKNOWN_SET
         return UNKNOWN
 
-    def assign(self, name: str, word: Word, env: Env) -> None:
-        value = self.single(word, env).text
-        base = name.rstrip("+[")
-        if name.endswith("+"):
-            value = self.lookup(base, env) + value
-        if len(value) > MAX_VALUE_CHARS or word.raw.startswith("(") or name.endswith("["):
-            value = UNKNOWN  # arrays and their elements are not tracked: their uses are unknown
-        env.vars[base] = value
+    def assign(self, a: Assign, env: Env) -> None:
+        """Set ``a.name`` in ``env``: a scalar, an element, or an array of known elements."""
+        if a.array is not None:
+            self._assign_array(a, env)
+            return
+        value = self.single(a.value, env).text
+        if a.index is not None:
+            self._assign_element(a, value, env)
+            return
+        if a.append:
+            value = self.lookup(a.name, env) + value
+        if len(value) > MAX_VALUE_CHARS:
+            value = UNKNOWN
+        env.vars[a.name] = value
+        if a.name in env.arrays:
+            env.arrays[a.name] = [value, *env.arrays[a.name][1:]]
+
+    def _assign_array(self, a: Assign, env: Env) -> None:
+        assert a.array is not None
+        values = self.words(a.array, env)
+        known = (
+            len(values) <= MAX_FIELDS
+            and all(v.static for v in values)
+            and not any(re.match(r"\[[^\]]*\]=", w.raw) for w in a.array)
+        )
+        if not known or (a.append and a.name not in env.arrays and a.name in env.vars):
+            env.arrays.pop(a.name, None)
+            env.vars[a.name] = UNKNOWN  # elements only known at run time: their uses are unknown
+            return
+        items = [v.text for v in values]
+        if a.append:
+            items = env.arrays.get(a.name, []) + items
+        env.arrays[a.name] = items
+        env.vars[a.name] = items[0] if items else ""
+
+    def _assign_element(self, a: Assign, value: str, env: Env) -> None:
+        assert a.index is not None
+        index = self.single(a.index, env).text
+        items = env.arrays.get(a.name)
+        if items is None or not re.fullmatch(r"\d+", index) or int(index) > MAX_FIELDS or a.append:
+            env.arrays.pop(a.name, None)
+            env.vars[a.name] = UNKNOWN  # elements only known at run time: their uses are unknown
+            return
+        k = int(index)
+        items = items + [""] * (k + 1 - len(items))
+        items[k] = value
+        env.arrays[a.name] = items
+        env.vars[a.name] = items[0]
 
     # ----------------------------------------------------------------- static outputs
 

@@ -61,6 +61,7 @@ from wslmcp.shell.guard.registry.texts import program_runs
 from wslmcp.shell.guard.syntax import (
     OUTPUT_OPS,
     Arith,
+    Assign,
     Command,
     CommandSub,
     Compound,
@@ -209,13 +210,12 @@ class Flow:
             self.substitutions(word, scope, context, depth)
         for sub in c.subs:
             self.script(sub, scope.child(), context + _SUB, depth)
-        loop = re.match(r"(?:for|select)\s+([A-Za-z_]\w*)", c.raw) if c.kind in ("for", "select") else None
-        if loop is not None:
+        if c.var:
             values = self.expander.words(c.words, scope) if c.words else [Arg(UNKNOWN)]
             if len(values) > MAX_LOOP_VALUES:
                 values = [Arg(UNKNOWN)]
             for value in values or [Arg("")]:
-                scope.vars[loop.group(1)] = value.text
+                scope.vars[c.var] = value.text
                 for body in c.bodies:
                     self.script(body, scope, context, depth, feed)
         else:
@@ -239,8 +239,10 @@ class Flow:
             elif isinstance(part, Arith):
                 for sub in part.subs:
                     self.script(sub, env.child(), context + _SUB, depth)
-            elif isinstance(part, Param) and part.arg is not None:
-                self.substitutions(part.arg, env, context, depth)
+            elif isinstance(part, Param):
+                for inner in (part.index, part.arg):
+                    if inner is not None:
+                        self.substitutions(inner, env, context, depth)
 
     def redirect_targets(
         self, redirects: list[Redirect], env: Env, context: str, depth: int, printed: Feed | None
@@ -273,8 +275,10 @@ class Flow:
     # ----------------------------------------------------------------- simple commands
 
     def simple(self, cmd: Simple, env: Env, context: str, depth: int, feed: Feed) -> None:
-        for _, value in cmd.assigns:
-            self.substitutions(value, env, context, depth)
+        for a in cmd.assigns:
+            for word in (a.index, a.value, *(a.array or ())):
+                if word is not None:
+                    self.substitutions(word, env, context, depth)
         printed = self.expander.printed(cmd, env, feed.text) if _prints_somewhere(cmd) else None
         shown_out = Feed(printed, printed is None)
         for word in cmd.words:
@@ -336,10 +340,9 @@ class Flow:
             return env, []
         target = env if not args else env.child()
         effects: list[Effect] = []
-        for var, value in cmd.assigns:
-            self.expander.assign(var, value, target)
-            base = var.rstrip("+[")
-            effects.append(Var(base, target.vars.get(base, UNKNOWN), exported=bool(args)))
+        for a in cmd.assigns:
+            self.expander.assign(a, target)
+            effects.append(Var(a.name, target.vars.get(a.name, UNKNOWN), exported=bool(args)))
         return target, effects
 
     def arg_file(
@@ -362,7 +365,7 @@ class Flow:
     def command_variables(self, cmd: Simple, env: Env, context: str, depth: int) -> None:
         """``GIT_SSH_COMMAND='…' git fetch``, ``export EDITOR='…'``: a variable programs run as a
         command is screened as a script where it is set."""
-        assigned = [(var, self.expander.single(value, env)) for var, value in cmd.assigns]
+        assigned = [(a.name, self.expander.single(a.value, env)) for a in cmd.assigns if a.index is None]
         if cmd.words and is_a(cmd.words[0].raw, "declarer"):
             for word in self.expander.words(cmd.words[1:], env):
                 declared, eq, text = word.text.partition("=")
@@ -370,9 +373,9 @@ class Flow:
                     assigned.append((declared, Arg(text)))
         for var, arg in assigned:
             # A value only known at run time comes from the environment, not from the agent's text.
-            if var.rstrip("+[") in COMMAND_VARIABLES and arg.text and arg.static:
+            if var in COMMAND_VARIABLES and arg.text and arg.static:
                 seg = Segment(cmd.raw, Resolved(argv=[]), [], env.cwd, context)
-                label = f"{var.rstrip('+[')} command"
+                label = f"{var} command"
                 self.payload(seg, Payload(label, arg.text), env, [], context=context, depth=depth)
 
     def expand_alias(
@@ -499,7 +502,7 @@ class Flow:
         for var in STARTUP_VARIABLES if shell else ():
             startup = prefixed.vars.get(var)
             if startup is not None:
-                assigned = next((w for n, w in cmd.assigns if n == var), None)
+                assigned = next((a.value for a in cmd.assigns if a.name == var), None)
                 self.startup_file(seg, var, startup, assigned, env, context=context, depth=depth)
 
     def startup_file(
@@ -583,7 +586,7 @@ class Flow:
         seg: Segment,
         payload: Payload,
         env: Env,
-        prefix: list[tuple[str, Word]],
+        prefix: list[Assign],
         *,
         context: str,
         depth: int,
@@ -611,10 +614,9 @@ class Flow:
             if payload.same_shell
             else {k: v for k, v in env.vars.items() if k in self.exported}
         )
-        for var, _ in prefix:
-            base = var.rstrip("+[")
-            if base in env.vars:
-                variables[base] = env.vars[base]
+        for a in prefix:
+            if a.name in env.vars:
+                variables[a.name] = env.vars[a.name]
         child = Env(env.home, env.user, seg.cwd, variables, payload.positional)
         feed = Feed(None, True) if payload.stdin_unknown else None
         self.text(

@@ -18,6 +18,7 @@ import re
 from wslmcp.shell.guard.limits import MAX_NESTING, Budget, GuardLimit
 from wslmcp.shell.guard.syntax import (
     Arith,
+    Assign,
     Command,
     CommandSub,
     Compound,
@@ -38,6 +39,7 @@ _WORD_END = frozenset(" \t\n;&|()<>")
 _BLANK = " \t"
 _REDIRECT = re.compile(r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(&>>|&>|>>|>&|>\||<<<|<<-|<<|<>|<&|<|>)(?!\()")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[.*?\])?(\+?=)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CLOSERS = frozenset({"then", "elif", "else", "fi", "do", "done", "esac", "}", "in"})
 _ANSI = {
@@ -262,9 +264,10 @@ class _Reader:
         if c == "(":
             if self.s.startswith("((", self.i):
                 self.i += 2
-                subs = self._arith_body()
-                if subs is not None:
-                    return Compound("arith", [], [], self._redirects(), self.s[start : self.i], subs)
+                arith = self._arith_body()
+                if arith is not None:
+                    subs, expr = arith
+                    return Compound("arith", [], [], self._redirects(), self.s[start : self.i], subs, expr)
                 self.i = start
             self.i += 1
             body = self._list(")", frozenset())
@@ -327,11 +330,13 @@ class _Reader:
         self._skip_blanks()
         subs: list[Script] = []
         words: list[Word] = []
+        expr = var = ""
         if self.s.startswith("((", self.i):
             self.i += 2
-            subs = self._arith_body() or []
+            subs, expr = self._arith_body() or ([], "")
         else:
-            self._word()
+            name = self._word()
+            var = name.raw if name is not None else ""
             self._skip_space()
             if self._take_keyword("in"):
                 while True:
@@ -352,7 +357,7 @@ class _Reader:
         else:
             command = self._command(stop_chars)
             body = Script([Pipeline([command], False, "")] if command else [])
-        return Compound(keyword, [body], words, self._redirects(), self.s[start : self.i], subs)
+        return Compound(keyword, [body], words, self._redirects(), self.s[start : self.i], subs, expr, var)
 
     def _case(self, start: int) -> Compound:
         self.i += 4
@@ -437,7 +442,7 @@ class _Reader:
         return Redirect(fd, op, target)
 
     def _simple(self, start: int, stop_chars: str) -> Command | None:
-        assigns: list[tuple[str, Word]] = []
+        assigns: list[Assign] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
         while True:
@@ -462,17 +467,62 @@ class _Reader:
                     self._skip_space()
                     return self._function_body(start, words[0].raw, stop_chars)
                 break
+            word_start = self.i
             w = self._word()
             if w is None:
                 break
             self.budget.spend(1)
-            if not words and _ASSIGN.match(w.raw) and _assign_name(w) is not None:
-                assigns.append((_assign_name(w) or "", _assign_value(w)))
-                continue
+            if not words and _ASSIGN_HEAD.match(w.raw):
+                self.i = word_start
+                assign = self._assignment(word_start + len(w.raw))
+                if assign is not None:
+                    assigns.append(assign)
+                    continue
+                self.i = word_start + len(w.raw)
             words.append(w)
         if not words and not assigns and not redirects:
             return None
         return Simple(assigns, words, redirects, self.s[start : self.i].strip())
+
+    def _assignment(self, end: int) -> Assign | None:
+        """``name[index]+=value`` or ``name=(elements)`` starting at the cursor, within the word
+        that ends at ``end``; None (cursor unspecified) when it is not an assignment after all."""
+        m = _NAME.match(self.s, self.i)
+        if m is None:
+            return None
+        name = m.group(0)
+        self.i = m.end()
+        index: Word | None = None
+        if self._peek() == "[":
+            self.i += 1
+            index = self._word(stop="]") or Word([], "")
+            if self._peek() != "]" or self.i >= end:
+                return None
+            self.i += 1
+        append = self.s.startswith("+=", self.i)
+        if not append and self._peek() != "=":
+            return None
+        self.i += 2 if append else 1
+        if self._peek() == "(" and index is None:
+            return Assign(name, Word([], ""), None, append, self._array_elements())
+        value = self._word() or Word([], "")
+        return Assign(name, value, index, append)
+
+    def _array_elements(self) -> list[Word]:
+        """The elements of ``( … )`` after an assignment's ``=``."""
+        self.i += 1
+        elements: list[Word] = []
+        while self.i < self.n:
+            self._skip_space()
+            if self._peek() == ")":
+                self.i += 1
+                break
+            w = self._word()
+            if w is None:
+                self.i += 1
+                continue
+            elements.append(w)
+        return elements
 
     # ----------------------------------------------------------------- words
 
@@ -644,9 +694,9 @@ class _Reader:
         if self.s.startswith("$((", self.i):
             start = self.i
             self.i += 3
-            subs = self._arith_body()
-            if subs is not None:
-                return Arith(subs, quoted)
+            arith = self._arith_body()
+            if arith is not None:
+                return Arith(arith[0], quoted, arith[1])
             self.i = start
         if nxt == "(":
             self.i += 2
@@ -684,8 +734,12 @@ class _Reader:
             self.i += 1
         else:
             name = ""
+        index: Word | None = None
         if self._peek() == "[":
-            self._balanced_bracket()
+            self.i += 1
+            index = self._word(stop="]") or Word([], "")
+            if self._peek() == "]":
+                self.i += 1
         op_match = re.match(r":?[-=?+]|##?|%%?|//?|\^\^?|,,?|:|@", self.s[self.i :])
         op = op_match.group(0) if op_match else ""
         self.i += len(op)
@@ -696,19 +750,7 @@ class _Reader:
             op = op or "#len"
         elif prefix:
             op = prefix + op
-        return Param(name, op, arg, quoted)
-
-    def _balanced_bracket(self) -> None:
-        depth = 0
-        while self.i < self.n:
-            c = self.s[self.i]
-            self.i += 1
-            if c == "[":
-                depth += 1
-            elif c == "]":
-                depth -= 1
-                if depth <= 0:
-                    return
+        return Param(name, op, arg, quoted, index)
 
     def _backtick(self, quoted: bool) -> Part:
         self.i += 1
@@ -727,12 +769,13 @@ class _Reader:
         script = inner.script()
         return CommandSub(script, quoted)
 
-    def _arith_body(self) -> list[Script] | None:
-        """Read an arithmetic body up to its closing ``))``, collecting substitutions inside it.
+    def _arith_body(self) -> tuple[list[Script], str] | None:
+        """Read an arithmetic body up to its closing ``))``: the substitutions inside it, and its text.
 
         Returns None, with the cursor unspecified, when the parentheses do not close as ``))``:
         bash then reads the text as nested subshells (``((echo a); (echo b))``)."""
         subs: list[Script] = []
+        begin = self.i
         depth = 2
         while self.i < self.n:
             c = self.s[self.i]
@@ -754,9 +797,9 @@ class _Reader:
                     if self._peek() != ")":
                         return None
                     self.i += 1
-                    return subs
+                    return subs, self.s[begin : self.i - 2]
                 depth -= 1
-        return subs
+        return subs, self.s[begin:]
 
     # ----------------------------------------------------------------- here-documents
 
@@ -783,25 +826,3 @@ class _Reader:
             else:
                 sub = _Reader(text, self.budget, self.nesting)
                 doc.body = Word(sub._dquote("", heredoc=True), text)
-
-
-def _assign_name(word: Word) -> str | None:
-    first = word.parts[0] if word.parts else None
-    if not isinstance(first, Lit) or first.quoted:
-        return None
-    m = _ASSIGN.match(first.text)
-    if not m:
-        return None
-    # "name", "name+" (appends) or "name[" (an element): the expander tells them apart.
-    text = m.group(0)[:-1]
-    return text.split("[", 1)[0] + "[" if "[" in text else text
-
-
-def _assign_value(word: Word) -> Word:
-    first = word.parts[0]
-    assert isinstance(first, Lit)
-    m = _ASSIGN.match(first.text)
-    assert m is not None
-    rest = first.text[m.end() :]
-    parts: list[Part] = ([Lit(rest, False)] if rest else []) + word.parts[1:]
-    return Word(parts, word.raw[m.end() :])
