@@ -147,13 +147,14 @@ class Run:
     ``privileged`` the wrappers and program that raise privileges; ``windows`` a Windows program
     on the way (by name or by its place on a Windows drive); ``windows_path`` a Windows directory
     on the ``PATH`` the program is looked up on; ``implicit`` a harmless builtin every allow-list
-    permits."""
+    permits; ``glob`` the program word is a glob bash expands at run time (``/bin/r?``)."""
 
     program: str
     privileged: tuple[str, ...] = ()
     windows: str | None = None
     windows_path: str | None = None
     implicit: bool = False
+    glob: bool = False
 
 
 @dataclass(frozen=True)

@@ -300,23 +300,23 @@ class Expander:
         evaluated = _operate(value, op, arg)
         return UNKNOWN if evaluated is None else evaluated
 
-    def lookup(self, name: str, env: Env) -> str:
-        if name in env.vars:
-            return env.vars[name]
-        if name == "HOME":
+    def lookup(self, var: str, env: Env) -> str:
+        if var in env.vars:
+            return env.vars[var]
+        if var == "HOME":
             return env.home_text()
-        if name == "IFS":
+        if var == "IFS":
             return " \t\n"
-        if name == "PWD":
+        if var == "PWD":
             return env.cwd or UNKNOWN_SET
-        if name in ("USER", "LOGNAME"):
+        if var in ("USER", "LOGNAME"):
             return env.user or UNKNOWN_SET
-        if re.fullmatch(r"[0-9]+", name) and env.positional is not None:
-            k = int(name)
+        if re.fullmatch(r"[0-9]+", var) and env.positional is not None:
+            k = int(var)
             return env.positional[k] if k < len(env.positional) else ""
-        if name in ("@", "*") and env.positional is not None:
+        if var in ("@", "*") and env.positional is not None:
             return " ".join(env.positional[1:])
-        if name in ("$", "!", "?", "#", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID"):
+        if var in ("$", "!", "?", "#", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID"):
             return UNKNOWN_SET
         return UNKNOWN
 

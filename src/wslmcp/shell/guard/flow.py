@@ -822,7 +822,13 @@ def run_effect(seg: Segment) -> Run:
         windows_path = next(
             (d for d in seg.search_path.split(":") if mount_of(normalize(d)) is not None), None
         )
-    return Run(seg.name, tuple(privileged), windows, windows_path, is_a(seg.name, "implicit"))
+    glob = bool(seg.argv) and _is_glob_name(seg.argv[0])
+    return Run(seg.name, tuple(privileged), windows, windows_path, is_a(seg.name, "implicit"), glob)
+
+
+def _is_glob_name(arg: Arg) -> bool:
+    """Does the program word hold an unquoted glob bash would expand (``/bin/r?``, ``/usr/*/rm``)?"""
+    return arg.glob and not is_a(arg.text, "bracket") and bool(re.search(r"[*?]|\[[^\]]+\]", arg.text))
 
 
 def _is_windows_program(text: str, cwd: str | None) -> bool:

@@ -225,10 +225,10 @@ class _Reader:
             if self._take_keyword("coproc"):
                 coproc = True
                 self._skip_blanks()
-                name = self._plain_word()
-                after = self.i + len(name)
+                word = self._plain_word()
+                after = self.i + len(word)
                 rest = self.s[after:].lstrip(" \t")
-                if name and name not in ("{", "(") and rest[:1] in ("{", "("):
+                if word and word not in ("{", "(") and rest[:1] in ("{", "("):
                     self.i = after
                 continue
             break

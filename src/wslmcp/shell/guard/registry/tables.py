@@ -159,6 +159,7 @@ evaluator      eval
 shell_state    cd pushd popd export unset
 line_reader    read
 unlinker       rm shred srm wipe unlink mv
+bracket        [ [[
 implicit       cd pwd true false : exit export unset test [
 builtin        cd echo printf pwd true false : test [ export unset set read eval exec source . type command builtin local declare typeset readonly alias unalias exit return shift trap wait jobs fg bg kill ulimit umask hash history let mapfile readarray getopts
 """  # fmt: skip

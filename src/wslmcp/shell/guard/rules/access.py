@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import re
-
 from wslmcp.shell.guard.effects import (
     Change,
     Effect,
@@ -22,7 +20,7 @@ from wslmcp.shell.guard.paths import is_harmless_device, resolve
 from wslmcp.shell.guard.policy import Policy
 from wslmcp.shell.guard.rules.base import Finding, Rule
 from wslmcp.shell.guard.rules.paths import mnt_write_finding, operator_finding
-from wslmcp.shell.guard.values import Arg, shown
+from wslmcp.shell.guard.values import shown
 
 PLAINLY = (
     "write the program name plainly (rm, /usr/bin/rm), not built from variables, globs or command output"
@@ -130,11 +128,6 @@ def _allow_list(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
     return None
 
 
-def is_glob_name(arg: Arg) -> bool:
-    """Does the program word hold an unquoted glob bash would expand (``/bin/r?``, ``/usr/*/rm``)?"""
-    return arg.glob and arg.text not in ("[", "[[") and bool(re.search(r"[*?]|\[[^\]]+\]", arg.text))
-
-
 def _unresolved(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
     """Fail closed: a program or a script the guard cannot name statically is one it cannot screen."""
     if isinstance(effect, Unknown):
@@ -148,7 +141,7 @@ def _unresolved(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
             f"the program this runs ('{first.shown}') is only known at run time (a variable, an array, "
             f"a parameter expansion or command output the guard cannot evaluate); {PLAINLY}",
         )
-    if is_glob_name(first):
+    if effect.glob:
         return Finding(
             "unresolved.command",
             f"the program name '{first.shown}' is a glob that bash expands at run time; {PLAINLY}",
