@@ -55,6 +55,8 @@ class Resolved:
     privileged: list[str] = field(default_factory=list)
     cwd: str | None = None
     writes: list[Arg] = field(default_factory=list)
+    environment: list[tuple[str, str]] = field(default_factory=list)  # NAME=VALUE a wrapper sets
+    steps: list[tuple[str, list[Arg]]] = field(default_factory=list)  # each wrapper with its arguments
 
     @property
     def binary(self) -> str:
@@ -204,6 +206,7 @@ class Packages:
 
     names: tuple[str, ...]
     forced: bool = False
+    essential: tuple[str, ...] = ()  # the essential packages the names may match
 
 
 @dataclass(frozen=True)
@@ -235,6 +238,7 @@ class Var:
     name: str
     value: str | None
     exported: bool = False
+    integer: bool = False  # ``declare -i``: what is assigned to it is evaluated as arithmetic
 
 
 @dataclass(frozen=True)
@@ -289,6 +293,15 @@ class Positional:
     values: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Setting:
+    """A program's configuration set for its later runs in this command (``git config alias.p push``)."""
+
+    program: str
+    key: str
+    value: str
+
+
 Effect = (
     Run
     | Write
@@ -308,8 +321,9 @@ Effect = (
     | Link
     | Copy
     | Positional
+    | Setting
 )
-STATE = (Var, Unset, Alias, Function, Hash, Enter, Link, Copy, Positional)
+STATE = (Var, Unset, Alias, Function, Hash, Enter, Link, Copy, Positional, Setting)
 """Effects that only change what the commands after them see."""
 
 

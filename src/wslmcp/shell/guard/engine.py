@@ -10,10 +10,10 @@ import re
 from wslmcp.shell.guard.expand import Env
 from wslmcp.shell.guard.flow import Flow
 from wslmcp.shell.guard.limits import MAX_COMMAND_CHARS, Budget, GuardLimit
-from wslmcp.shell.guard.paths import local_form, normalize, operator_label, resolve
+from wslmcp.shell.guard.paths import distro_form, local_form, normalize, operator_label, resolve, runs_later
 from wslmcp.shell.guard.policy import NOTHING_RUN, Access, Decision, Policy
 from wslmcp.shell.guard.rules import decide
-from wslmcp.shell.guard.rules.paths import allowed_paths_finding, mnt_write_finding
+from wslmcp.shell.guard.rules.paths import allowed_paths_finding, mnt_write_finding, persistence_finding
 from wslmcp.shell.guard.values import UNKNOWN_SET
 
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
@@ -136,7 +136,11 @@ def check_path(policy: Policy, path: str, access: Access) -> Decision:
         return Decision.reject(
             "readonly.write", value, f"profile is read-only, file writes are not permitted; {NOTHING_RUN}"
         )
-    finding = mnt_write_finding(policy, norm, None) if access == "write" else None
+    finding = (
+        mnt_write_finding(policy, norm, None) or persistence_finding(policy, norm)
+        if access == "write"
+        else None
+    )
     finding = finding or allowed_paths_finding(policy, value, norm)
     if finding is not None:
         segment = norm if finding.rule == "allowed_paths" and norm.startswith("/") else value
@@ -158,5 +162,12 @@ def check_local_path(policy: Policy, path: str, access: Access) -> Decision:
             "operator_path",
             value,
             f"local path is protected and cannot be {verb}: {label} ({form}); {NOTHING_RUN}",
+        )
+    later = runs_later(distro_form(form), None) if access == "write" else None
+    if later:
+        return Decision.reject(
+            "persistence",
+            value,
+            f"local path is a {later}: what is written there runs later, outside this call; {NOTHING_RUN}",
         )
     return Decision.allow()

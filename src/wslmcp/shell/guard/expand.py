@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.limits import MAX_FIELDS, MAX_VALUE_CHARS, Budget
+from wslmcp.shell.guard.reader import decode_ansi_c
 from wslmcp.shell.guard.registry.outputs import static_output
 from wslmcp.shell.guard.syntax import (
     OUTPUT_OPS,
@@ -34,7 +35,7 @@ from wslmcp.shell.guard.syntax import (
 )
 from wslmcp.shell.guard.values import UNKNOWN, UNKNOWN_SET, Arg, basename
 
-_GLOB = re.compile(r"[*?\[]")
+_GLOB = re.compile(r"[*?\[]|[@!+]\(")
 
 
 @dataclass
@@ -47,9 +48,18 @@ class Env:
     vars: dict[str, str] = field(default_factory=dict)
     positional: list[str] | None = None
     arrays: dict[str, list[str]] = field(default_factory=dict)  # indexed arrays of known elements
+    integers: set[str] = field(default_factory=set)  # declared -i: assignments are arithmetic
 
     def child(self) -> Env:
-        return Env(self.home, self.user, self.cwd, dict(self.vars), self.positional, dict(self.arrays))
+        return Env(
+            self.home,
+            self.user,
+            self.cwd,
+            dict(self.vars),
+            self.positional,
+            dict(self.arrays),
+            set(self.integers),
+        )
 
     def home_text(self) -> str:
         return self.home or "~"
@@ -131,6 +141,7 @@ class Expander:
 
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
+        self.process_files: dict[str, str | None] = {}  # /dev/fd/N of a process substitution -> its output
 
     def words(self, words: list[Word], env: Env) -> list[Arg]:
         out: list[Arg] = []
@@ -226,6 +237,14 @@ class Expander:
             return list(env.arrays[part.name])
         return None
 
+    def _process_file(self, part: ProcessSub, env: Env) -> str:
+        """The file name bash gives a process substitution (``/dev/fd/63``, ``/dev/fd/62``…); what a
+        ``<(…)`` prints, when known, is that file's content."""
+        path = f"/dev/fd/{63 - len(self.process_files) % 50}"
+        if path not in self.process_files and part.direction == "<":
+            self.process_files[path] = self.output_of(part.body, env.child())
+        return path
+
     def _tilde(self, text: str, env: Env) -> str:
         if not text.startswith("~"):
             return text
@@ -250,7 +269,7 @@ class Expander:
                 return UNKNOWN, part.quoted
             return out.rstrip("\n"), part.quoted
         if isinstance(part, ProcessSub):
-            return "/dev/fd/63", True
+            return self._process_file(part, env), True
         if isinstance(part, Arith):
             return UNKNOWN_SET, True
         return "", True
@@ -425,7 +444,10 @@ class Expander:
 
 
 def _operate(value: str, op: str, arg: str) -> str | None:
-    """``${x<op>arg}`` for a known value: substrings, case changes, pattern removal, substitution."""
+    """``${x<op>arg}`` for a known value: substrings, case changes, pattern removal, substitution,
+    and the transformations ``@Q`` (quoted), ``@E`` (escapes), ``@U``/``@u``/``@L`` (case)."""
+    if op == "@":
+        return _transform(value, arg)
     if op == ":" and re.fullmatch(r"\s*-?\d+\s*(:\s*-?\d+\s*)?", arg):
         offset, _, length = arg.partition(":")
         start = int(offset)
@@ -451,6 +473,16 @@ def _operate(value: str, op: str, arg: str) -> str | None:
             return None
         return re.sub(_glob_regex(find), lambda _: repl, value, count=0 if op == "//" else 1, flags=re.S)
     return None
+
+
+def _transform(value: str, letter: str) -> str | None:
+    if letter == "Q":
+        return "'" + value.replace("'", "'\\''") + "'"
+    if letter == "E":
+        return decode_ansi_c(value)
+    if letter in ("U", "L"):
+        return value.upper() if letter == "U" else value.lower()
+    return value[:1].upper() + value[1:] if letter == "u" else None
 
 
 def _glob_regex(pattern: str) -> str:

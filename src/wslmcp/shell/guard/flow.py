@@ -32,6 +32,7 @@ from wslmcp.shell.guard.effects import (
     Resolved,
     Run,
     Segment,
+    Setting,
     Text,
     Unknown,
     Unset,
@@ -42,22 +43,33 @@ from wslmcp.shell.guard.expand import Env, Expander
 from wslmcp.shell.guard.limits import MAX_LOOP_VALUES, MAX_PAYLOAD_DEPTH, Budget, GuardLimit
 from wslmcp.shell.guard.paths import mount_of, normalize, resolve
 from wslmcp.shell.guard.policy import Policy
-from wslmcp.shell.guard.reader import read
-from wslmcp.shell.guard.registry import effects_of
-from wslmcp.shell.guard.registry.builtins import Context, alias_of_hash, state_effects
+from wslmcp.shell.guard.reader import read, read_expansions
+from wslmcp.shell.guard.registry import effects_of, wrapper_effects
+from wslmcp.shell.guard.registry.builtins import (
+    Context,
+    alias_of_hash,
+    arithmetic_texts,
+    state_effects,
+    variable_names,
+)
 from wslmcp.shell.guard.registry.code import code_effects
 from wslmcp.shell.guard.registry.launch import SHELLS, arg_file_options, shell_input
 from wslmcp.shell.guard.registry.launch import resolve as resolve_wrappers
 from wslmcp.shell.guard.registry.outputs import copies_stdin_to_files, passes_file_through
 from wslmcp.shell.guard.registry.tables import (
-    COMMAND_VARIABLES,
-    STARTUP_VARIABLES,
     code_options,
     is_a,
     is_windows_name,
     strip_windows_extension,
 )
-from wslmcp.shell.guard.registry.texts import program_runs
+from wslmcp.shell.guard.registry.texts import config_commands, config_files, program_runs, reads_commands
+from wslmcp.shell.guard.registry.variables import (
+    STARTUP_FILES,
+    element_pairs,
+    hook_runs,
+    is_hook,
+    table_entries,
+)
 from wslmcp.shell.guard.syntax import (
     OUTPUT_OPS,
     Arith,
@@ -81,6 +93,15 @@ _KEYED_PATH = re.compile(r"((?:--?)?[A-Za-z][\w-]*=)?(.*)", re.DOTALL)
 _SUB = " (inside a command substitution)"
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _HOW_OF_OP = {">>": "append", "&>>": "append", "<>": "edit"}
+_ARITH_NAME = re.compile(r"\$\{?([A-Za-z_]\w*)|(?<![\w$.])([A-Za-z_]\w*)")
+_SUBSCRIPTED = re.compile(r"[A-Za-z_]\w*\[(.*)\]$", re.S)
+_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+MAX_EVALUATED = 64
+
+
+def _deferred(effect: Effect) -> bool:
+    """Effects judged after what a command runs now (scheduling a job, storing a command)."""
+    return isinstance(effect, Change) and effect.kind == "persist"
 
 
 @dataclass(frozen=True)
@@ -108,6 +129,7 @@ class Flow:
         self.seen: list[str] = []
         self.calling: set[str] = set()
         self.defining = 0
+        self.settings: dict[str, dict[str, str]] = {}  # a program -> its configuration set here
 
     # ----------------------------------------------------------------- output
 
@@ -123,8 +145,13 @@ class Flow:
         effects = segment_effects(seg)
         if extra:
             effects.extend(extra)
-        self.emit(seg, effects)
+        self.emit(seg, [e for e in effects if not _deferred(e)])
         return effects
+
+    def emit_deferred(self, seg: Segment, effects: list[Effect]) -> None:
+        later = [e for e in effects if _deferred(e)]
+        if later:
+            self.emit(seg, later)
 
     def unknown(self, seg: Segment, what: str, reason: str, label: str = "") -> None:
         self.emit(seg, [Unknown("payload" if what == "payload" else "command", reason, label=label)])
@@ -210,6 +237,10 @@ class Flow:
             self.substitutions(word, scope, context, depth)
         for sub in c.subs:
             self.script(sub, scope.child(), context + _SUB, depth)
+        if c.expr:
+            self.arithmetic(c.expr, scope, context, depth)
+        if c.kind == "test":
+            self.test_words(c.words, scope, context, depth)
         if c.var:
             values = self.expander.words(c.words, scope) if c.words else [Arg(UNKNOWN)]
             if len(values) > MAX_LOOP_VALUES:
@@ -239,10 +270,27 @@ class Flow:
             elif isinstance(part, Arith):
                 for sub in part.subs:
                     self.script(sub, env.child(), context + _SUB, depth)
+                self.arithmetic(part.text, env, context, depth)
             elif isinstance(part, Param):
-                for inner in (part.index, part.arg):
-                    if inner is not None:
-                        self.substitutions(inner, env, context, depth)
+                self.parameter(part, env, context, depth)
+
+    def parameter(self, part: Param, env: Env, context: str, depth: int) -> None:
+        """A parameter's subscript and operand; what bash evaluates in its value: a subscript
+        (``${a[$x]}``, ``${!x}``), a substring offset (``${x:$n}``), a prompt (``${x@P}``)."""
+        for inner in (part.index, part.arg):
+            if inner is not None:
+                self.substitutions(inner, env, context, depth)
+        if part.index is not None:
+            self.arithmetic(part.index.raw, env, context, depth)
+        if part.op in (":", "") and part.arg is not None:
+            self.arithmetic(part.arg.raw, env, context, depth)
+        value = env.vars.get(part.name)
+        if value is None or not known(value):
+            return
+        if part.op == "!":
+            self.variable_name(value, env, context, depth)
+        elif part.op == "@" and part.arg is not None and part.arg.raw == "P":
+            self.expansions(value, env, context, depth)
 
     def redirect_targets(
         self, redirects: list[Redirect], env: Env, context: str, depth: int, printed: Feed | None
@@ -285,8 +333,8 @@ class Flow:
             self.substitutions(word, env, context, depth, shown_out)
         redirects = self.redirect_targets(cmd.redirects, env, context, depth, shown_out)
         args = self.expander.words(cmd.words, env)
-        self.command_variables(cmd, env, context, depth)
-        prefixed, assigned = self.assignments(cmd, args, env)
+        self.hooks(cmd, env, self.expander.stdin_of(cmd.redirects, env, feed.text), context, depth)
+        prefixed, assigned = self.assignments(cmd, args, env, context, depth)
         args = self.unalias(args, prefixed)
         stdin = self.expander.stdin_of(cmd.redirects, env, feed.text)
         stdin_unknown = stdin is None and self.stdin_unknown(cmd.redirects, env, feed)
@@ -295,7 +343,10 @@ class Flow:
         seg.stdin_unknown = stdin_unknown
         if _evals_environment_setup(cmd, prefixed, self.expander):
             seg.resolved.payloads = []  # the substitution itself is screened; its output only sets up the shell
+        for var, value in seg.resolved.environment:
+            self.hook(var, Arg(value), None, env, stdin=seg.stdin, raw=cmd.raw, context=context, depth=depth)
         effects = self.screen(seg, assigned)
+        self.evaluated_arguments(seg, env, context, depth)
         self.sourced(cmd, env, seg, context, depth)
         if args or redirects:
             for payload in seg.resolved.payloads:
@@ -306,10 +357,11 @@ class Flow:
         self.startup_files(cmd, seg, prefixed, env, context=context, depth=depth)
         if seg.argv:
             self.runs_input(seg, env, context, depth)
-            self.program_runs(seg, env, context, depth)
+            self.program_runs(seg, env, context, depth, environment=self.environment_of(seg, prefixed))
             self.call(seg, env, context, depth)
             self.after(seg, env, prefixed.vars.get("IFS"))
         self.remember_writes(seg, effects, env, printed)
+        self.emit_deferred(seg, effects)
 
     def segment(
         self,
@@ -333,17 +385,37 @@ class Flow:
         seg.resolved.argv = self.path_args(seg.resolved.argv, env)
         return seg
 
-    def assignments(self, cmd: Simple, args: list[Arg], env: Env) -> tuple[Env, list[Effect]]:
+    def assignments(
+        self, cmd: Simple, args: list[Arg], env: Env, context: str, depth: int
+    ) -> tuple[Env, list[Effect]]:
         """Leading assignments: they set the shell's variables (no command) or the command's own
-        environment (a prefix). Returns the environment the command sees and the variables set."""
+        environment (a prefix). Returns the environment the command sees and the variables set
+        (with the aliases and hashed names an assignment to ``BASH_ALIASES``/``BASH_CMDS`` makes)."""
         if not cmd.assigns:
             return env, []
         target = env if not args else env.child()
         effects: list[Effect] = []
         for a in cmd.assigns:
+            if a.index is not None:
+                self.arithmetic(a.index.raw, env, context, depth)
+            if a.name in env.integers:
+                self.arithmetic(self.expander.single(a.value, env).text, env, context, depth, expand=True)
             self.expander.assign(a, target)
             effects.append(Var(a.name, target.vars.get(a.name, UNKNOWN), exported=bool(args)))
+            effects.extend(self.table_entries(a, env))
+        for effect in effects:
+            if isinstance(effect, Alias | Hash):
+                self.apply(effect, target)
         return target, effects
+
+    def table_entries(self, a: Assign, env: Env) -> list[Effect]:
+        if a.index is not None:
+            pairs = [(self.expander.single(a.index, env).text, self.expander.single(a.value, env).text)]
+        elif a.array is not None:
+            pairs = element_pairs([self.expander.single(w, env).text for w in a.array])
+        else:
+            return []
+        return table_entries(a.name, [(k, v) for k, v in pairs if known(k) and known(v)])
 
     def arg_file(
         self, cmd: Simple, args: list[Arg], env: Env, stdin: str | None
@@ -362,21 +434,155 @@ class Flow:
                         return [*args[:k], *args[k + 2 :]], text
         return args, stdin
 
-    def command_variables(self, cmd: Simple, env: Env, context: str, depth: int) -> None:
-        """``GIT_SSH_COMMAND='…' git fetch``, ``export EDITOR='…'``: a variable programs run as a
-        command is screened as a script where it is set."""
-        assigned = [(a.name, self.expander.single(a.value, env)) for a in cmd.assigns if a.index is None]
+    def hooks(self, cmd: Simple, env: Env, stdin: str | None, context: str, depth: int) -> None:
+        """Variables this command sets whose value a program runs (``registry.variables``):
+        judged where they are set, in the terms of the program that reads them."""
+        for var, word, arg in self.assigned_values(cmd, env):
+            self.hook(var, arg, word, env, stdin=stdin, raw=cmd.raw, context=context, depth=depth)
+
+    def assigned_values(self, cmd: Simple, env: Env) -> list[tuple[str, Word | None, Arg]]:
+        found: list[tuple[str, Word | None, Arg]] = []
+        for a in cmd.assigns:
+            words = a.array if a.array is not None else [a.value] if a.index is None else []
+            found.extend((a.name, w, self.expander.single(w, env)) for w in words)
         if cmd.words and is_a(cmd.words[0].raw, "declarer"):
             for word in self.expander.words(cmd.words[1:], env):
                 declared, eq, text = word.text.partition("=")
                 if eq:
-                    assigned.append((declared, Arg(text)))
-        for var, arg in assigned:
-            # A value only known at run time comes from the environment, not from the agent's text.
-            if var in COMMAND_VARIABLES and arg.text and arg.static:
-                seg = Segment(cmd.raw, Resolved(argv=[]), [], env.cwd, context)
-                label = f"{var} command"
-                self.payload(seg, Payload(label, arg.text), env, [], context=context, depth=depth)
+                    found.append((declared, None, Arg(text)))
+        return found
+
+    def hook(
+        self,
+        var: str,
+        arg: Arg,
+        word: Word | None,
+        env: Env,
+        *,
+        stdin: str | None,
+        raw: str,
+        context: str,
+        depth: int,
+    ) -> None:
+        if not is_hook(var) or not arg.text:
+            return
+        seg = Segment(raw, Resolved(argv=[]), [], env.cwd, context, stdin)
+        if not arg.static:
+            # A value only known at run time comes from the environment, unless the command builds
+            # it from what another command prints.
+            if word is not None and self.from_output(word, env):
+                self.unknown(
+                    seg,
+                    "payload",
+                    f"{var} is set to what a command prints at run time, and a program runs that value; "
+                    "write the value itself",
+                )
+            return
+        runs = hook_runs(var, arg.text)
+        for label, text in runs.texts:
+            self.payload(seg, Payload(label, text), env, [], context=context, depth=depth)
+        for text in runs.prompts:
+            self.expansions(text, env, context, depth)
+        for interpreter, code in runs.code:
+            self.code(seg, interpreter, code, env, context=context, depth=depth)
+        for program, words in runs.options:
+            self.program_runs_of(seg, program, [Arg(w) for w in words], env, context=context, depth=depth)
+        for interpreter, path in runs.files:
+            self.code_file(seg, interpreter, path, env, context=context, depth=depth)
+        for reason in runs.unknown:
+            self.unknown(seg, "payload", reason)
+
+    def from_output(self, word: Word, env: Env) -> bool:
+        """Does ``word`` hold the output of a command the guard cannot evaluate?"""
+        return any(
+            isinstance(p, CommandSub | ProcessSub) and self.expander.output_of(p.body, env.child()) is None
+            for p in word.parts
+        )
+
+    def code(
+        self, seg: Segment, interpreter: str, program: str, env: Env, *, context: str, depth: int
+    ) -> None:
+        """Code an interpreter runs because of a variable or a program's command (``PERL5OPT``, gdb's ``python``)."""
+        runner = Segment(seg.raw, Resolved(argv=[Arg(interpreter)]), [], seg.cwd, seg.context, seg.stdin)
+        if not known(program):
+            self.unknown(
+                runner,
+                "payload",
+                f"the {interpreter} code this runs is only known at run time; write it plainly",
+            )
+            return
+        self.interpreter_code(runner, program, env, context, depth)
+
+    def code_file(
+        self, seg: Segment, interpreter: str, path: str, env: Env, *, context: str, depth: int
+    ) -> None:
+        """A file of code a program runs first: its stdin, or a file this command wrote."""
+        if path in _STDIN_FILES and seg.stdin is not None:
+            self.code(seg, interpreter, seg.stdin, env, context=context, depth=depth)
+            return
+        written = self.written_text(Arg(path), env)
+        if written is None:
+            self.unknown(
+                seg,
+                "payload",
+                f"'{path}' is run by {interpreter} after this same command wrote it with content only known at "
+                "run time; write and run it in separate calls so its text can be read first",
+            )
+        elif isinstance(written, str):
+            self.code(seg, interpreter, written, env, context=context, depth=depth)
+
+    def expansions(self, text: str, env: Env, context: str, depth: int) -> None:
+        """Text bash expands when it evaluates it (a prompt, a subscript): its substitutions run."""
+        if re.search(r"[$`]", text):
+            word = read_expansions(text, self.budget)
+            self.substitutions(word, env.child(), context + " (in text bash evaluates)", depth)
+
+    def arithmetic(self, text: str, env: Env, context: str, depth: int, *, expand: bool = False) -> None:
+        """An arithmetic expression: bash evaluates the value of every variable it names as an
+        expression too, and expands the subscripts written in those values (``x='a[$(cmd)]'; ((x))``
+        runs ``cmd``). ``expand``: ``text`` itself is a value (``let 'x=a[$(cmd)]'``)."""
+        if expand:
+            self.expansions(text, env, context, depth)
+        seen: set[str] = set()
+        pending = [text]
+        while pending and len(seen) < MAX_EVALUATED:
+            for m in _ARITH_NAME.finditer(pending.pop()):
+                var = m.group(1) or m.group(2)
+                if var in seen:
+                    continue
+                seen.add(var)
+                for value in [env.vars.get(var, ""), *env.arrays.get(var, ())]:
+                    if value and known(value):
+                        self.expansions(value, env, context, depth)
+                        pending.append(value)
+
+    def variable_name(self, text: str, env: Env, context: str, depth: int) -> None:
+        """A variable name given as text (``printf -v``, ``read``, ``[[ -v ]]``, ``${!x}``): bash
+        expands and evaluates a subscript written in it."""
+        m = _SUBSCRIPTED.match(text)
+        if m is not None:
+            self.arithmetic(m.group(1), env, context, depth, expand=True)
+
+    def test_words(self, words: list[Word], env: Env, context: str, depth: int) -> None:
+        """``[[ … ]]``: arithmetic comparisons evaluate both sides; ``-v`` names a variable."""
+        for k, word in enumerate(words):
+            if word.raw in _ARITH_TESTS:
+                for side in words[k - 1 : k] + words[k + 1 : k + 2]:
+                    self.arithmetic(side.raw, env, context, depth)
+            elif word.raw == "-v" and k + 1 < len(words):
+                self.variable_name(self.expander.single(words[k + 1], env).text, env, context, depth)
+
+    def evaluated_arguments(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """Arguments a builtin evaluates: variable names (``read 'a[$(cmd)]'``) and arithmetic
+        (``let``, ``declare -i``)."""
+        if not seg.argv:
+            return
+        for name in variable_names(seg.name, seg.args):
+            if known(name):
+                self.variable_name(name, env, context, depth)
+        for text in arithmetic_texts(seg.name, seg.args):
+            if known(text):
+                self.arithmetic(text, env, context, depth, expand=True)
 
     def expand_alias(
         self, cmd: Simple, args: list[Arg], seg: Segment, env: Env, *, context: str, depth: int
@@ -449,6 +655,14 @@ class Flow:
                 "give it the commands as plain text (a here-string) so they can be read first",
             )
             return
+        if seg.stdin_unknown and reads_commands(name, seg.args):
+            self.unknown(
+                seg,
+                "payload",
+                f"'{name}' runs the commands it reads from standard input, which are only known at run time "
+                "(a pipe from a real command or a download); save them to a file and read it first",
+            )
+            return
         sources, reads_stdin = self.script_sources(seg)
         if sources is None:
             return
@@ -499,7 +713,7 @@ class Flow:
     ) -> None:
         """A shell first runs the file ``BASH_ENV``/``ENV`` names."""
         shell = seg.name in SHELLS or any(basename(w) in SHELLS for w in seg.resolved.wrappers)
-        for var in STARTUP_VARIABLES if shell else ():
+        for var in STARTUP_FILES if shell else ():
             startup = prefixed.vars.get(var)
             if startup is not None:
                 assigned = next((a.value for a in cmd.assigns if a.name == var), None)
@@ -549,6 +763,8 @@ class Flow:
         wrote unknown content, False when nothing here wrote it."""
         if not arg.static:
             return False
+        if arg.text in self.expander.process_files:
+            return self.expander.process_files[arg.text]
         path = resolve(arg.text, env.cwd, self.policy.home)
         if path not in self.files:
             return False
@@ -644,18 +860,52 @@ class Flow:
         if resolved.argv:
             self.program_runs(seg, env, inner_context, depth + 1)
 
-    def program_runs(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+    def environment_of(self, seg: Segment, env: Env) -> dict[str, str]:
+        """The variables a program sees: the script's, its prefix assignments, a wrapper's."""
+        return {**env.vars, **dict(seg.resolved.environment)}
+
+    def program_runs(
+        self, seg: Segment, env: Env, context: str, depth: int, environment: dict[str, str] | None = None
+    ) -> None:
         """What the program itself runs: ``find -exec``, ``awk`` ``system()``, commands from its
-        options, interpreter one-liners."""
-        runs = program_runs(seg.name, seg.args, seg.stdin)
+        options, its environment, its configuration set here or written here, interpreter one-liners."""
+        runs = program_runs(seg.name, seg.args, seg.stdin, environment or {}, self.settings.get(seg.name, {}))
         for label, argv in runs.argvs:
             self.nested(label, argv, seg, env, context=context, depth=depth)
         if runs.unknown:
             self.emit(seg, list(runs.unknown))
         for payload in runs.texts:
             self.payload(seg, payload, env, [], context=context, depth=depth)
+        for interpreter, program in runs.code:
+            self.code(seg, interpreter, program, env, context=context, depth=depth)
+        self.written_configuration(seg, env, context, depth)
         if code_options(seg.name) is not None:
             self.interpreter(seg, env, context, depth)
+
+    def program_runs_of(
+        self, seg: Segment, program: str, args: list[Arg], env: Env, *, context: str, depth: int
+    ) -> None:
+        """What ``program`` would run with these options (a variable holding its options)."""
+        runner = Segment(seg.raw, Resolved(argv=[Arg(program), *args]), [], seg.cwd, seg.context, seg.stdin)
+        self.program_runs(runner, env, context, depth)
+
+    def written_configuration(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+        """A file of commands the program reads (a makefile, ``package.json``, an ssh config) that
+        this same command wrote: its commands are screened; unknown content is refused."""
+        for path, kind in config_files(seg.name, seg.args):
+            written = self.written_text(Arg(path), Env(env.home, env.user, seg.cwd))
+            if written is None:
+                self.unknown(
+                    seg,
+                    "payload",
+                    f"'{seg.name}' runs commands from {path}, which this same command wrote with content only known "
+                    "at run time; write it and run it in separate calls so its text can be read first",
+                )
+            elif isinstance(written, str):
+                for label, text in config_commands(kind, written, seg.args):
+                    self.payload(
+                        seg, Payload(f"{label} ({path})", text), env, [], context=context, depth=depth
+                    )
 
     def interpreter(self, seg: Segment, env: Env, context: str, depth: int) -> None:
         """An interpreter's program: from its code option, its stdin, or a file written here."""
@@ -735,6 +985,8 @@ class Flow:
         elif isinstance(effect, Var):
             if effect.exported:
                 self.exported.add(effect.name)
+            if effect.integer:
+                env.integers.add(effect.name)
             if effect.value is not None:
                 env.vars[effect.name] = effect.value
         elif isinstance(effect, Unset):
@@ -750,6 +1002,8 @@ class Flow:
             self.links[point.rstrip("/") or "/"] = self.links.get(origin, origin)
         elif isinstance(effect, Copy):
             self.copy(effect, env)
+        elif isinstance(effect, Setting):
+            self.settings.setdefault(effect.program, {})[effect.key] = effect.value
 
     def enter(self, path: str | None, env: Env) -> None:
         if path is None:
@@ -828,7 +1082,9 @@ def run_effect(seg: Segment) -> Run:
 
 def _is_glob_name(arg: Arg) -> bool:
     """Does the program word hold an unquoted glob bash would expand (``/bin/r?``, ``/usr/*/rm``)?"""
-    return arg.glob and not is_a(arg.text, "bracket") and bool(re.search(r"[*?]|\[[^\]]+\]", arg.text))
+    return (
+        arg.glob and not is_a(arg.text, "bracket") and bool(re.search(r"[*?]|\[[^\]]+\]|[@!+]\(", arg.text))
+    )
 
 
 def _is_windows_program(text: str, cwd: str | None) -> bool:
@@ -842,6 +1098,8 @@ def segment_effects(seg: Segment) -> list[Effect]:
         effects.append(Write(target, _HOW_OF_OP.get(op, "overwrite"), op=op))  # type: ignore[arg-type]
     effects.extend(Read(a) for a in seg.redirect_reads)
     effects.extend(Write(a, "overwrite") for a in seg.resolved.writes)
+    for wrapper, args in seg.resolved.steps:
+        effects.extend(wrapper_effects(basename(wrapper), args, seg.raw))
     if seg.argv:
         effects.extend(effects_of(seg.name, seg.args, seg.raw))
     return effects

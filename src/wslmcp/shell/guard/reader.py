@@ -60,6 +60,12 @@ def read(text: str, budget: Budget | None = None) -> Script:
     return _Reader(text, budget or Budget(), 0).script()
 
 
+def read_expansions(text: str, budget: Budget | None = None) -> Word:
+    """``text`` read as bash expands a value it evaluates (a prompt, an arithmetic subscript, a
+    here-document body): parameters and command substitutions are found, quotes are plain text."""
+    return Word(_Reader(text, budget or Budget(), 0)._dquote("", heredoc=True), text)
+
+
 def decode_ansi_c(body: str) -> str:
     """The value of ``$'body'``."""
     out: list[str] = []

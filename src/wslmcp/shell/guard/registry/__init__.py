@@ -12,7 +12,10 @@ pass asks the registry what a program does and gets effects back; the rules judg
 from __future__ import annotations
 
 from wslmcp.shell.guard.effects import Effect, Read
+from wslmcp.shell.guard.registry.later import later_effects
 from wslmcp.shell.guard.registry.options import parse_as
+from wslmcp.shell.guard.registry.packages import package_effects
+from wslmcp.shell.guard.registry.processes import signal_effects
 from wslmcp.shell.guard.registry.system import system_effects
 from wslmcp.shell.guard.registry.tables import is_a
 from wslmcp.shell.guard.registry.writes import file_effects
@@ -24,9 +27,18 @@ def effects_of(name: str, args: list[Arg], raw: str) -> list[Effect]:
     to the machine, and the words that may name a file it opens (``Read``)."""
     found = file_effects(name, args)
     found.extend(system_effects(name, args, raw))
+    found.extend(signal_effects(name, args))
+    found.extend(package_effects(name, args))
+    found.extend(later_effects(name, args, raw))
     written = {id(e.path) for e in found if hasattr(e, "path")}
     found.extend(Read(a) for a in path_words(name, args) if id(a) not in written)
     return found
+
+
+def wrapper_effects(name: str, args: list[Arg], raw: str) -> list[Effect]:
+    """What a wrapper does itself besides running its command: ``at`` and ``systemd-run --on-…``
+    schedule it for later."""
+    return later_effects(name, args, raw)
 
 
 def path_words(name: str, args: list[Arg]) -> list[Arg]:

@@ -13,9 +13,12 @@ import re
 import shlex
 from collections.abc import Callable
 
-from wslmcp.shell.guard.effects import Alias, Copy, Effect, Enter, Hash, Link, Positional, Unset, Var
+from wslmcp.shell.guard.effects import Alias, Copy, Effect, Enter, Hash, Link, Positional, Setting, Unset, Var
+from wslmcp.shell.guard.registry.git import config_writes
+from wslmcp.shell.guard.registry.options import parse
 from wslmcp.shell.guard.registry.outputs import printf_text
 from wslmcp.shell.guard.registry.tables import is_a
+from wslmcp.shell.guard.registry.variables import literal_pairs, table_entries
 from wslmcp.shell.guard.values import UNKNOWN, Arg
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -58,21 +61,55 @@ def _popd(name: str, args: list[Arg], context: Context) -> list[Effect]:
     return [Enter(None)]
 
 
+def _flag(texts: list[str], letter: str) -> bool:
+    return any(re.fullmatch(rf"-\w*{letter}\w*", t) for t in texts)
+
+
 def _declare(name: str, args: list[Arg], context: Context) -> list[Effect]:
     texts = [a.text for a in args]
-    nameref = any(re.fullmatch(r"-\w*n\w*", t) for t in texts)
-    array = any(re.fullmatch(r"-\w*[aA]\w*", t) for t in texts)
-    exporting = name == "export" or any(re.fullmatch(r"-\w*x\w*", t) for t in texts)
+    unknowable = _flag(texts, "n") or _flag(texts, "[aA]")  # namerefs and arrays: their uses are unknown
+    exporting = name == "export" or _flag(texts, "x")
+    integer = _flag(texts, "i")
     found: list[Effect] = []
     for a in args:
         m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(.*))?$", a.text, re.S)
         if not m:
             continue
-        if nameref or array:
-            found.append(Var(m.group(1), UNKNOWN, exporting))  # namerefs and arrays: their uses are unknown
-        else:
-            found.append(Var(m.group(1), m.group(2), exporting))
+        value = m.group(2)
+        found.extend(table_entries(m.group(1), literal_pairs(value) if value else []))
+        found.append(Var(m.group(1), UNKNOWN if unknowable else value, exporting, integer))
     return found
+
+
+def variable_names(name: str, args: list[Arg]) -> list[str]:
+    """The words of ``name ARGS`` that name a variable (bash evaluates a subscript written in one:
+    ``printf -v 'a[$(cmd)]'``, ``read``, ``declare``, ``unset``, ``mapfile``, ``getopts``, ``-v``)."""
+    texts = [a.text for a in args]
+    if is_a(name, "declarer") or name == "unset":
+        return [t.split("=", 1)[0] for t in texts if not t.startswith("-")]
+    if name == "printf":
+        return [texts[k + 1] for k, t in enumerate(texts[:-1]) if t == "-v"]
+    if is_a(name, "line_reader") or name in ("mapfile", "readarray"):
+        p = parse(args, "adinNptu", ("array", "delim"))
+        return [a.text for a in p.operands] + p.values("-a")
+    if name == "getopts":
+        return texts[1:2]
+    if name == "wait":
+        return [texts[k + 1] for k, t in enumerate(texts[:-1]) if t == "-p"]
+    if name in ("test", "["):
+        return [texts[k + 1] for k, t in enumerate(texts[:-1]) if t == "-v"]
+    return []
+
+
+def arithmetic_texts(name: str, args: list[Arg]) -> list[str]:
+    """The words of ``name ARGS`` bash evaluates as arithmetic: ``let``'s, and the values
+    ``declare -i`` assigns."""
+    if name == "let":
+        return [a.text for a in args]
+    texts = [a.text for a in args]
+    if is_a(name, "declarer") and _flag(texts, "i"):
+        return [t.split("=", 1)[1] for t in texts if "=" in t and not t.startswith("-")]
+    return []
 
 
 def _unset(name: str, args: list[Arg], context: Context) -> list[Effect]:
@@ -172,7 +209,13 @@ def alias_of_hash(path: str) -> str:
     return shlex.quote(path)
 
 
+def _git(name: str, args: list[Arg], context: Context) -> list[Effect]:
+    """``git config KEY VALUE``: the setting later git commands of this script see."""
+    return [Setting("git", key, value) for key, value in config_writes(args)]
+
+
 _TRACKERS: dict[str, Tracker] = {
+    "git": _git,
     "cd": _cd,
     "pushd": _cd,
     "popd": _popd,

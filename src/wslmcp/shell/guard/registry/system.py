@@ -63,8 +63,12 @@ def _power_reason(name: str, args: list[Arg]) -> str | None:
         if is_info_form(win, texts) or (win == "shutdown" and texts and texts[0] in ("-c", "/a", "/?")):
             return None
         return "powers off or reboots the machine, ending this session"
-    if is_a(name, "runlevel") and any(t in ("0", "6") for t in texts):
-        return "changes the runlevel to halt or reboot"
+    if is_a(name, "runlevel") and any(t in ("0", "6", "1", "s", "S", "single") for t in texts):
+        return "changes the runlevel to halt, reboot or single-user mode (every service stops)"
+    if name == "rtcwake" and _rtcwake_sleeps(args):
+        return "'rtcwake' suspends or powers off the machine until its clock wakes it"
+    if name == "kexec" and any(t in ("-e", "--exec", "-f", "--force") for t in texts):
+        return "'kexec' boots another kernel now, ending this session"
     if is_a(name, "service"):
         return _service_power(name, args)
     if name in ("dbus-send", "busctl", "gdbus", "qdbus") and any(POWER_METHODS.search(t) for t in texts):
@@ -82,6 +86,15 @@ def _service_power(name: str, args: list[Arg]) -> str | None:
     if verb in POWER_VERBS or (verb in UNIT_STARTERS and units & POWER_TARGETS):
         return f"'{name} {verb}' powers off, restarts or degrades the machine this server runs in"
     return None
+
+
+def _rtcwake_sleeps(args: list[Arg]) -> bool:
+    """rtcwake sleeps (``standby`` by default) unless its mode only sets or shows the alarm."""
+    p = parse_as("rtcwake", args)
+    if p.has("-h", "--help", "-V", "--version"):
+        return False
+    modes = p.values("-m", "--mode")
+    return not modes or modes[-1] not in ("no", "show", "disable", "on")
 
 
 def _crontab_remove(name: str, args: list[Arg], raw: str) -> list[Effect]:
@@ -183,4 +196,42 @@ def _windows(name: str, args: list[Arg], raw: str) -> list[Effect]:
     return []
 
 
-_FINDERS: tuple[Finder, ...] = (_formats, _powers_off, _crontab_remove, _firewall_flush, _wsl_stop, _windows)
+_DISK_VERBS = {
+    "nvme": ("format", "sanitize", "delete-ns", "detach-ns", "write-zeroes", "write-uncor", "fw-download", "fw-commit", "security-send", "format-nvm"),
+    "cryptsetup": ("luksFormat", "erase", "luksErase", "luksKillSlot", "luksRemoveKey", "reencrypt", "convert", "luksAddKey", "luksChangeKey"),
+    "lvremove": None, "vgremove": None, "pvremove": None, "lvreduce": None, "sg_format": None, "sg_sanitize": None,
+}  # fmt: skip
+_DISK_OPTIONS = {
+    "badblocks": re.compile(r"-\w*w\w*"),
+    "hdparm": re.compile(r"--security-erase(-enhanced)?|--trim-sector-ranges\S*|--write-sector|--make-bad-sector|--dco-restore|--security-set-pass|--fwdownload\S*"),
+    "mdadm": re.compile(r"--zero-superblock|--create|-C|--grow|--remove|--fail|-f"),
+    "zpool": re.compile(r"destroy|labelclear|replace|detach"),
+    "flashrom": re.compile(r"-\w*[wE]\w*|--write|--erase"),
+}  # fmt: skip
+
+
+def _disks(name: str, args: list[Arg], raw: str) -> list[Effect]:
+    """Disk tools beyond the partitioners: formats, erasures, destructive tests, array and volume removal."""
+    texts = [a.text for a in args]
+    verbs = _DISK_VERBS.get(name, ())
+    if (
+        name in _DISK_VERBS
+        and (verbs is None or any(t in verbs for t in texts))
+        and not is_info_form(name, texts)
+    ):
+        return [Change("disk", f"'{name}' erases, reformats or removes a disk, volume or encryption header")]
+    pattern = _DISK_OPTIONS.get(name)
+    if pattern is not None and any(pattern.fullmatch(t) for t in texts):
+        return [Change("disk", f"'{name}' writes over or erases a disk, array or firmware")]
+    return []
+
+
+_FINDERS: tuple[Finder, ...] = (
+    _formats,
+    _powers_off,
+    _crontab_remove,
+    _firewall_flush,
+    _wsl_stop,
+    _windows,
+    _disks,
+)

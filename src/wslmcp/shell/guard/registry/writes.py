@@ -151,7 +151,9 @@ def _tar(name: str, args: list[Arg]) -> Effects:
     )
     extracting = p.short_cluster_has("x") or p.has("--extract", "--get")
     if creating:
-        return Effects(writes=archives)
+        # --remove-files deletes what it archived
+        removed = [Write(a, "delete", recursive=True) for a in p.operands] if p.has("--remove-files") else []
+        return Effects(writes=archives, extra=list(removed))
     if extracting:
         if p.has("-O", "--to-stdout", "--to-command"):
             return Effects()
@@ -578,18 +580,6 @@ def _crontab(name: str, args: list[Arg]) -> Effects:
     return Effects(mutation="crontab replaces the user's scheduled jobs")
 
 
-def _kill(name: str, args: list[Arg]) -> Effects:
-    texts = [a.text for a in args]
-    if name == "kill" and any(t in ("-l", "-L", "--list", "--table") for t in texts):
-        return Effects()
-    if name == "kill" and (
-        "-0" in texts
-        or any(t in ("-s", "--signal", "-n") and texts[k + 1 : k + 2] == ["0"] for k, t in enumerate(texts))
-    ):
-        return Effects()  # signal 0 only asks whether the process exists
-    return Effects(mutation=f"'{name}' signals processes")
-
-
 def _mutation(label: str) -> Analyzer:
     def analyze(name: str, args: list[Arg]) -> Effects:
         return Effects(mutation=label.format(name=name))
@@ -718,6 +708,28 @@ def _disk(why: str) -> Effects:
     return Effects(extra=[Change("disk", why)])
 
 
+def _mount(name: str, args: list[Arg]) -> Effects:
+    """mount puts a filesystem (or a bind) over its target, the last operand or ``--target``;
+    ``umount`` takes one away. Listing and help forms change nothing."""
+    p = parse(
+        args,
+        "tOoLUTN",
+        ("types", "options", "label", "uuid", "fstab", "namespace", "target", "source"),
+    )
+    if not args or (p.has("-l", "--show-labels", "-V", "--version", "-h", "--help") and not p.operands):
+        return Effects()
+    targets = [Arg(v) for v in p.values("--target")] or list(
+        p.operands[-1:] if name == "mount" else p.operands
+    )
+    if (
+        name == "mount"
+        and len(p.operands) == 1
+        and re.match(r"/dev/|UUID=|LABEL=|PARTUUID=", p.operands[0].text)
+    ):
+        targets = []  # a device alone: its mount point comes from /etc/fstab
+    return Effects(writes=targets, how="mount", mutation=f"'{name}' changes mounts")
+
+
 def _uniq(name: str, args: list[Arg]) -> Effects:
     """``uniq INPUT OUTPUT`` writes its second operand."""
     return Effects(writes=parse_as(name, args).operands[1:2])
@@ -760,13 +772,11 @@ _BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
     ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("sort", _sort),
     ("curl", _curl), ("wget", _wget), ("find", _find), ("awk gawk mawk nawk", _awk), ("git", _git),
     ("systemctl loginctl", _systemctl), ("service", _service), ("docker podman nerdctl", _docker),
-    ("kubectl oc", _kubectl), ("crontab", _crontab), ("kill killall pkill skill", _kill),
-    ("dpkg dpkg-query", _dpkg), ("rpm", _rpm), ("pacman", _pacman), ("ssh-keygen", _ssh_keygen),
+    ("kubectl oc", _kubectl), ("crontab", _crontab), ("dpkg dpkg-query", _dpkg), ("rpm", _rpm), ("pacman", _pacman), ("ssh-keygen", _ssh_keygen),
     ("make cmake ninja", _cwd_builder(set())),
     ("vi vim nvim nano emacs ex ed pico micro sudoedit", _editor),
     ("fdisk sfdisk parted sgdisk wipefs blkdiscard", _disk_tool),
-    ("mount", _listing_flags({"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, "'mount' changes mounts")),
-    ("umount", _mutation("'{name}' changes mounts")),
+    ("mount umount", _mount),
     ("swapon", _listing_flags({"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, "'swapon' changes swap")),
     ("swapoff", _mutation("'{name}' changes swap")),
     ("iptables ip6tables nft ufw firewall-cmd", _firewall),

@@ -19,7 +19,7 @@ from wslmcp.shell.guard.effects import (
 from wslmcp.shell.guard.paths import is_harmless_device, resolve
 from wslmcp.shell.guard.policy import Policy
 from wslmcp.shell.guard.rules.base import Finding, Rule
-from wslmcp.shell.guard.rules.paths import mnt_write_finding, operator_finding
+from wslmcp.shell.guard.rules.paths import mnt_write_finding, operator_finding, persistence_finding
 from wslmcp.shell.guard.values import shown
 
 PLAINLY = (
@@ -70,8 +70,8 @@ def _operator_paths(policy: Policy, seg: Segment, effect: Effect) -> Finding | N
 
 
 def _mount_writes(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
-    if not isinstance(effect, Write):
-        return None
+    if not isinstance(effect, Write) or effect.how == "mount":
+        return None  # a mount over /mnt/<drive> hides the drive; it writes nothing there
     path = resolve(effect.path.worst, seg.cwd, policy.home)
     return mnt_write_finding(
         policy, path, path if effect.path.text != "." else f"the working directory {path}"
@@ -92,10 +92,21 @@ def _readonly(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
         return Finding("readonly.write", f"profile is read-only and '{seg.name}' writes {where}")
     if isinstance(effect, Change | Format):
         return Finding("readonly.write", f"profile is read-only and {effect.detail}")
-    if isinstance(effect, Signal):
+    if isinstance(effect, Signal) and effect.signal != "0":  # signal 0 only asks whether a process exists
         return Finding("readonly.write", f"profile is read-only and '{seg.name}' signals processes")
     if isinstance(effect, Packages):
         return Finding("readonly.write", f"profile is read-only and '{seg.name}' removes packages")
+    return None
+
+
+_PLANTS = frozenset({"overwrite", "append", "edit", "raw", "link", "extract", "create", "mount"})
+
+
+def _persistence(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
+    if isinstance(effect, Change):
+        return Finding("persistence", effect.detail) if effect.kind == "persist" else None
+    if isinstance(effect, Write) and effect.how in _PLANTS:
+        return persistence_finding(policy, resolve(effect.path.worst, seg.cwd, policy.home))
     return None
 
 
@@ -157,6 +168,7 @@ POLICY_RULES: tuple[Rule, ...] = (
     Rule("windows.mnt_write", (Write,), _mount_writes, lambda p: not p.allow_windows),
     Rule("readonly", (Write, Change, Format, Signal, Packages), _readonly, lambda p: p.readonly),
     Rule("allow_commands", (Run, Unknown), _allow_list, lambda p: p.allow_commands is not None),
+    Rule("persistence", (Write, Change), _persistence),
     Rule("unresolved", (Run, Unknown), _unresolved),
 )
 """The policy's rule passes after the catastrophes, in the order their findings win."""

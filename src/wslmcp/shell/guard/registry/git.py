@@ -1,0 +1,198 @@
+"""What git runs besides itself, and which of its configuration writes plant a command for later.
+
+git runs commands from its configuration (``-c KEY=VALUE``, ``GIT_CONFIG_COUNT``/``KEY_n``/
+``VALUE_n``, ``GIT_CONFIG_PARAMETERS``, and settings made earlier in the same command): aliases
+(``!cmd`` is shell text; any other alias is git's own words), pagers, editors, ``sshCommand``,
+filters, diff and merge drivers, credential helpers, hooks. Some subcommands run a command given
+as an option: ``rebase --exec``, ``submodule foreach``, ``bisect run``, ``filter-branch`` filters,
+``difftool --extcmd``, ``--upload-pack``/``--receive-pack``, ``grep -O``, ``ext::`` URLs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+
+from wslmcp.shell.guard.registry.options import parse, parse_as
+from wslmcp.shell.guard.values import UNKNOWN, Arg
+
+COMMAND_KEYS = re.compile(
+    r"(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath|gitproxy|alternaterefscommand)|"
+    r"sequence\.editor|diff\.external|interactive\.difffilter|gpg\.program|gpg\.\w+\.program|"
+    r"credential\.helper|credential\..+\.helper|pager\.\w+|"
+    r"(diff|merge|filter|difftool|mergetool|browser|man)\.[^=]+\.(command|textconv|clean|smudge|process|driver|cmd|path)|"
+    r"uploadpack\.packobjectshook|remote\.[^=]+\.(uploadpack|receivepack|proxy)|protocol\.ext\.allow|"
+    r"sendemail\.sendmailcmd|web\.browser|instaweb\.httpd|init\.templatedir|"
+    r"include\.path|includeif\..+\.path)",
+    re.IGNORECASE,
+)
+"""Configuration whose value git runs (or reads code from) later; an alias counts when it is shell
+text (``!cmd``)."""
+
+
+def runs_setting(key: str, value: str) -> bool:
+    """Does git run (or read code from) this configuration entry's value?"""
+    return bool(COMMAND_KEYS.fullmatch(key)) or (key.lower().startswith("alias.") and value.startswith("!"))
+
+
+_SUBCOMMAND_VALUES = "mFcCbBeoSuxO"
+_CONFIG_SCOPES = frozenset(
+    [
+        "--global",
+        "--system",
+        "--local",
+        "--worktree",
+        "--add",
+        "--replace-all",
+        "--type",
+        "--bool",
+        "--int",
+        "--path",
+    ]
+)
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    """``GIT_CONFIG_PARAMETERS``: ``'key'='value'`` pairs, separated by blanks."""
+    return [(k, v) for k, v in re.findall(r"'([^']*)'='([^']*)'", text)]
+
+
+def environment_settings(environment: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The configuration git reads from its environment."""
+    found = _pairs(environment.get("GIT_CONFIG_PARAMETERS", ""))
+    count = environment.get("GIT_CONFIG_COUNT", "")
+    if count.isdigit():
+        for n in range(min(int(count), 64)):
+            key = environment.get(f"GIT_CONFIG_KEY_{n}")
+            if key is not None:
+                found.append((key, environment.get(f"GIT_CONFIG_VALUE_{n}", UNKNOWN)))
+    return found
+
+
+def settings_of(
+    args: list[Arg], environment: Mapping[str, str], earlier: Mapping[str, str]
+) -> dict[str, str]:
+    """Every configuration entry this git run sees: earlier settings, the environment, ``-c``."""
+    found = dict(earlier)
+    found.update((k.lower(), v) for k, v in environment_settings(environment))
+    for value in parse_as("git", args, stop_first=True).values("-c"):
+        key, _, setting = value.partition("=")
+        found[key.lower()] = setting
+    return found
+
+
+def git_runs(
+    args: list[Arg], environment: Mapping[str, str], earlier: Mapping[str, str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, list[Arg]]]]:
+    """(label, shell text) and (label, argv) for what ``git ARGS`` runs."""
+    settings = settings_of(args, environment, earlier)
+    texts: list[tuple[str, str]] = []
+    for key, value in settings.items():
+        if COMMAND_KEYS.fullmatch(key) and not key.startswith("alias.") and value:
+            texts.append((f"git config {key}", value.lstrip("!")))
+    p = parse_as("git", args, stop_first=True)
+    if not p.rest:
+        return texts, []
+    verb, rest = p.rest[0].text, p.rest[1:]
+    alias = settings.get(f"alias.{verb.lower()}")
+    if alias is not None:
+        if alias.startswith("!"):
+            tail = " ".join(shlex.quote(a.text) for a in rest)
+            texts.append((f"git alias {verb}", f"{alias[1:]} {tail}".strip()))
+            return texts, []
+        words = [Arg(w) for w in _split(alias)]
+        return texts, [(f"git alias {verb}", [Arg("git"), *words, *rest])]
+    texts.extend(_subcommand_texts(verb, rest))
+    argvs = (
+        [("git bisect run", rest[1:])]
+        if verb == "bisect" and rest[:1] and rest[0].text == "run" and rest[1:]
+        else []
+    )
+    return texts, argvs
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return [UNKNOWN]
+
+
+_FILTERS = ("--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter", "--parent-filter", "--tag-name-filter", "--setup")  # fmt: skip
+_PACK_PROGRAMS = ("--upload-pack", "--receive-pack", "--exec", "-u")
+
+
+def _subcommand_texts(verb: str, rest: list[Arg]) -> list[tuple[str, str]]:
+    sub = parse(
+        rest,
+        _SUBCOMMAND_VALUES,
+        ("exec", "extcmd", "upload-pack", "receive-pack", *(f[2:] for f in _FILTERS)),
+    )
+    found: list[tuple[str, str]] = []
+    if verb == "rebase":
+        found += [("git rebase --exec", v) for v in sub.values("-x", "--exec")]
+    elif verb == "submodule" and rest[:1] and rest[0].text == "foreach":
+        words = [a.text for a in rest[1:] if a.text not in ("--recursive", "--quiet", "-q")]
+        found.append(("git submodule foreach", " ".join(words)))
+    elif verb == "filter-branch":
+        found += [(f"git filter-branch {n}", v) for n, v in sub.opts if n in _FILTERS and v]
+    elif verb == "difftool":
+        found += [("git difftool --extcmd", v) for v in sub.values("-x", "--extcmd")]
+    elif verb == "grep":
+        found += [("git grep -O", a.text[2:]) for a in rest if a.text.startswith("-O") and len(a.text) > 2]
+        found += [
+            ("git grep -O", a.text.split("=", 1)[1])
+            for a in rest
+            if a.text.startswith("--open-files-in-pager=")
+        ]
+    if verb in ("fetch", "pull", "clone", "ls-remote", "push", "archive", "fetch-pack", "send-pack"):
+        found += [
+            (f"git {verb} {n}", v)
+            for n, v in sub.opts
+            if n in _PACK_PROGRAMS and v and not (n == "-u" and verb == "push")
+        ]
+    found += [("git ext:: URL", a.text[5:]) for a in rest if a.text.startswith("ext::")]
+    return found
+
+
+def config_writes(args: list[Arg]) -> list[tuple[str, str]]:
+    """(key, value) set by ``git config KEY VALUE`` (``git config set KEY VALUE``, ``--add``, a scope)."""
+    p = parse_as("git", args, stop_first=True)
+    if not p.rest or p.rest[0].text != "config":
+        return []
+    words = [a.text for a in p.rest[1:]]
+    if words[:1] == ["set"]:
+        words = words[1:]
+    elif any(
+        w.startswith("--get") or w in ("-l", "--list", "--unset", "--unset-all", "-e", "--edit")
+        for w in words
+    ):
+        return []
+    operands: list[str] = []
+    k = 0
+    while k < len(words):
+        if words[k] in ("--file", "-f", "--blob", "--type"):
+            k += 2
+            continue
+        if not words[k].startswith("-"):
+            operands.append(words[k])
+        k += 1
+    return [(operands[0].lower(), operands[1])] if len(operands) >= 2 else []
+
+
+def plants_command(args: list[Arg]) -> str | None:
+    """Why ``git ARGS`` writes configuration or hooks that run a command later, else None."""
+    for key, value in config_writes(args):
+        if runs_setting(key, value):
+            return f"'git config {key}' stores a command (or a file of configuration) that git runs later"
+    p = parse_as("git", args, stop_first=True)
+    verb = p.rest[0].text if p.rest else ""
+    if verb in ("init", "clone"):
+        sub = parse(p.rest[1:], "cbou", ("template", "config", "branch", "origin", "upload-pack"))
+        if sub.values("--template"):
+            return f"'git {verb} --template' installs hooks that git runs later"
+        for value in sub.values("-c", "--config"):
+            if runs_setting(*value.partition("=")[::2]):
+                return f"'git {verb} --config {value.partition('=')[0]}' stores a command that git runs later"
+    return None
