@@ -239,6 +239,7 @@ class Var:
     value: str | None
     exported: bool = False
     integer: bool = False  # ``declare -i``: what is assigned to it is evaluated as arithmetic
+    refers: str | None = None  # ``declare -n``: the variable this name stands for
 
 
 @dataclass(frozen=True)

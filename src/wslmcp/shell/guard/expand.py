@@ -49,6 +49,7 @@ class Env:
     positional: list[str] | None = None
     arrays: dict[str, list[str]] = field(default_factory=dict)  # indexed arrays of known elements
     integers: set[str] = field(default_factory=set)  # declared -i: assignments are arithmetic
+    namerefs: dict[str, str] = field(default_factory=dict)  # declared -n: the variable a name stands for
 
     def child(self) -> Env:
         return Env(
@@ -59,6 +60,7 @@ class Env:
             self.positional,
             dict(self.arrays),
             set(self.integers),
+            dict(self.namerefs),
         )
 
     def home_text(self) -> str:

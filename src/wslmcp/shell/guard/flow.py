@@ -290,7 +290,7 @@ class Flow:
         if part.op == "!":
             self.variable_name(value, env, context, depth)
         elif part.op == "@" and part.arg is not None and part.arg.raw == "P":
-            self.expansions(value, env, context, depth)
+            self.expansions(value, env, context, depth, prompt=True)
 
     def redirect_targets(
         self, redirects: list[Redirect], env: Env, context: str, depth: int, printed: Feed | None
@@ -482,7 +482,7 @@ class Flow:
         for label, text in runs.texts:
             self.payload(seg, Payload(label, text), env, [], context=context, depth=depth)
         for text in runs.prompts:
-            self.expansions(text, env, context, depth)
+            self.expansions(text, env, context, depth, prompt=True)
         for interpreter, code in runs.code:
             self.code(seg, interpreter, code, env, context=context, depth=depth)
         for program, words in runs.options:
@@ -531,8 +531,11 @@ class Flow:
         elif isinstance(written, str):
             self.code(seg, interpreter, written, env, context=context, depth=depth)
 
-    def expansions(self, text: str, env: Env, context: str, depth: int) -> None:
-        """Text bash expands when it evaluates it (a prompt, a subscript): its substitutions run."""
+    def expansions(self, text: str, env: Env, context: str, depth: int, *, prompt: bool = False) -> None:
+        """Text bash expands when it evaluates it (a prompt, a subscript): its substitutions run.
+        A prompt is decoded first (``\\$`` becomes ``$``, which may then start a substitution)."""
+        if prompt:
+            text = text.replace("\\$", "$").replace("\\[", "").replace("\\]", "")
         if re.search(r"[$`]", text):
             word = read_expansions(text, self.budget)
             self.substitutions(word, env.child(), context + " (in text bash evaluates)", depth)
@@ -551,7 +554,7 @@ class Flow:
                 if var in seen:
                     continue
                 seen.add(var)
-                for value in [env.vars.get(var, ""), *env.arrays.get(var, ())]:
+                for value in [env.vars.get(var, ""), *env.arrays.get(var, ()), env.namerefs.get(var, "")]:
                     if value and known(value):
                         self.expansions(value, env, context, depth)
                         pending.append(value)
@@ -713,8 +716,9 @@ class Flow:
     ) -> None:
         """A shell first runs the file ``BASH_ENV``/``ENV`` names."""
         shell = seg.name in SHELLS or any(basename(w) in SHELLS for w in seg.resolved.wrappers)
+        environment = self.environment_of(seg, prefixed)
         for var in STARTUP_FILES if shell else ():
-            startup = prefixed.vars.get(var)
+            startup = environment.get(var)
             if startup is not None:
                 assigned = next((a.value for a in cmd.assigns if a.name == var), None)
                 self.startup_file(seg, var, startup, assigned, env, context=context, depth=depth)
@@ -878,7 +882,7 @@ class Flow:
             self.payload(seg, payload, env, [], context=context, depth=depth)
         for interpreter, program in runs.code:
             self.code(seg, interpreter, program, env, context=context, depth=depth)
-        self.written_configuration(seg, env, context, depth)
+        self.written_configuration(seg, env, environment or {}, context=context, depth=depth)
         if code_options(seg.name) is not None:
             self.interpreter(seg, env, context, depth)
 
@@ -889,11 +893,15 @@ class Flow:
         runner = Segment(seg.raw, Resolved(argv=[Arg(program), *args]), [], seg.cwd, seg.context, seg.stdin)
         self.program_runs(runner, env, context, depth)
 
-    def written_configuration(self, seg: Segment, env: Env, context: str, depth: int) -> None:
+    def written_configuration(
+        self, seg: Segment, env: Env, environment: dict[str, str], *, context: str, depth: int
+    ) -> None:
         """A file of commands the program reads (a makefile, ``package.json``, an ssh config) that
         this same command wrote: its commands are screened; unknown content is refused."""
-        for path, kind in config_files(seg.name, seg.args):
+        for path, kind in config_files(seg.name, seg.args, environment):
             written = self.written_text(Arg(path), Env(env.home, env.user, seg.cwd))
+            if path in _STDIN_FILES and seg.stdin is not None:
+                written = seg.stdin
             if written is None:
                 self.unknown(
                     seg,
@@ -987,6 +995,8 @@ class Flow:
                 self.exported.add(effect.name)
             if effect.integer:
                 env.integers.add(effect.name)
+            if effect.refers:
+                env.namerefs[effect.name] = effect.refers
             if effect.value is not None:
                 env.vars[effect.name] = effect.value
         elif isinstance(effect, Unset):

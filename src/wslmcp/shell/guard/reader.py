@@ -697,6 +697,8 @@ class _Reader:
         if nxt == '"' and not quoted:
             self.i += 1
             return Lit("", True)
+        if nxt == "[":
+            return self._old_arith(quoted)
         if self.s.startswith("$((", self.i):
             start = self.i
             self.i += 3
@@ -725,6 +727,17 @@ class _Reader:
             return Param(nxt, "", None, quoted)
         self.i += 1
         return Lit("$", quoted)
+
+    def _old_arith(self, quoted: bool) -> Part:
+        """``$[ expr ]``, bash's old spelling of ``$(( expr ))``."""
+        self.i += 2
+        start = self.i
+        inner = self._word(stop="]") or Word([], "")
+        text = self.s[start : self.i]
+        if self._peek() == "]":
+            self.i += 1
+        subs = [p.body for p in inner.parts if isinstance(p, CommandSub)]
+        return Arith(subs, quoted, text)
 
     def _brace_param(self, quoted: bool) -> Part:
         prefix = ""

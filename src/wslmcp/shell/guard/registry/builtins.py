@@ -77,7 +77,8 @@ def _declare(name: str, args: list[Arg], context: Context) -> list[Effect]:
             continue
         value = m.group(2)
         found.extend(table_entries(m.group(1), literal_pairs(value) if value else []))
-        found.append(Var(m.group(1), UNKNOWN if unknowable else value, exporting, integer))
+        refers = value if _flag(texts, "n") and value and re.fullmatch(r"[A-Za-z_]\w*", value) else None
+        found.append(Var(m.group(1), UNKNOWN if unknowable else value, exporting, integer, refers))
     return found
 
 

@@ -76,10 +76,48 @@ def settings_of(
     """Every configuration entry this git run sees: earlier settings, the environment, ``-c``."""
     found = dict(earlier)
     found.update((k.lower(), v) for k, v in environment_settings(environment))
-    for value in parse_as("git", args, stop_first=True).values("-c"):
+    p = parse_as("git", args, stop_first=True)
+    for value in p.values("-c"):
         key, _, setting = value.partition("=")
         found[key.lower()] = setting
+    for value in p.values("--config-env"):
+        key, _, variable = value.partition("=")
+        if variable in environment:  # otherwise it comes from the environment the server inherited
+            found[key.lower()] = environment[variable]
     return found
+
+
+_FILE_KEYS = re.compile(r"include\.path|includeif\..+\.path", re.IGNORECASE)
+
+
+def included_files(args: list[Arg], environment: Mapping[str, str]) -> list[str]:
+    """Configuration files a git run includes (``-c include.path=…``), read as git configuration."""
+    return [v for k, v in settings_of(args, environment, {}).items() if _FILE_KEYS.fullmatch(k)]
+
+
+def config_text_settings(text: str) -> list[tuple[str, str]]:
+    """(key, value) of git configuration text (``[core]`` then ``pager = less``)."""
+    found: list[tuple[str, str]] = []
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        header = re.match(r"\[\s*([\w.-]+)(?:\s+\"([^\"]*)\")?\s*\](.*)", line)
+        if header:
+            section = header.group(1) + (f".{header.group(2)}" if header.group(2) else "")
+            line = header.group(3).strip()
+        entry = re.match(r"([\w-]+)\s*=\s*(.*)", line)
+        if entry and section:
+            found.append((f"{section}.{entry.group(1)}".lower(), entry.group(2).strip().strip('"')))
+    return found
+
+
+def config_text_commands(text: str) -> list[tuple[str, str]]:
+    """Shell text in git configuration text: command settings and ``!`` aliases."""
+    return [
+        (f"git config {key}", value.removeprefix("!"))
+        for key, value in config_text_settings(text)
+        if runs_setting(key, value) and not _FILE_KEYS.fullmatch(key)
+    ]
 
 
 def git_runs(
@@ -89,20 +127,16 @@ def git_runs(
     settings = settings_of(args, environment, earlier)
     texts: list[tuple[str, str]] = []
     for key, value in settings.items():
-        if COMMAND_KEYS.fullmatch(key) and not key.startswith("alias.") and value:
+        if COMMAND_KEYS.fullmatch(key) and not _FILE_KEYS.fullmatch(key) and value:
             texts.append((f"git config {key}", value.lstrip("!")))
     p = parse_as("git", args, stop_first=True)
     if not p.rest:
         return texts, []
     verb, rest = p.rest[0].text, p.rest[1:]
-    alias = settings.get(f"alias.{verb.lower()}")
-    if alias is not None:
-        if alias.startswith("!"):
-            tail = " ".join(shlex.quote(a.text) for a in rest)
-            texts.append((f"git alias {verb}", f"{alias[1:]} {tail}".strip()))
-            return texts, []
-        words = [Arg(w) for w in _split(alias)]
-        return texts, [(f"git alias {verb}", [Arg("git"), *words, *rest])]
+    expansion = _expand_alias(verb, rest, settings)
+    if expansion is not None:
+        label, text, argv = expansion
+        return (texts + [(label, text)], []) if text is not None else (texts, [(label, argv)])
     texts.extend(_subcommand_texts(verb, rest))
     argvs = (
         [("git bisect run", rest[1:])]
@@ -110,6 +144,30 @@ def git_runs(
         else []
     )
     return texts, argvs
+
+
+MAX_ALIASES = 16
+
+
+def _expand_alias(
+    verb: str, rest: list[Arg], settings: Mapping[str, str]
+) -> tuple[str, str | None, list[Arg]] | None:
+    """What an alias expands to, following aliases of aliases: (label, shell text of a ``!``
+    alias, or None and the git command it stands for). None when ``verb`` is no alias."""
+    words: list[Arg] = [Arg(verb)]
+    label = ""
+    for _ in range(MAX_ALIASES):
+        alias = settings.get(f"alias.{words[0].text.lower()}")
+        if alias is None:
+            break
+        label = label or f"git alias {verb}"
+        if alias.startswith("!"):
+            tail = " ".join(shlex.quote(a.text) for a in [*words[1:], *rest])
+            return label, f"{alias[1:]} {tail}".strip(), []
+        words = [*(Arg(w) for w in _split(alias)), *words[1:]]
+        if not words or words[0].text.startswith("-"):
+            break  # options first: the command it runs is read as a git command again
+    return (label, None, [Arg("git"), *words, *rest]) if label else None
 
 
 def _split(text: str) -> list[str]:

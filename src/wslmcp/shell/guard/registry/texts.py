@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.effects import Payload, Unknown
-from wslmcp.shell.guard.registry.git import git_runs
+from wslmcp.shell.guard.registry.git import config_text_commands, git_runs, included_files
 from wslmcp.shell.guard.registry.options import parse, parse_as
 from wslmcp.shell.guard.registry.tables import FIND_RUNNERS, is_a
 from wslmcp.shell.guard.values import UNKNOWN, Arg
@@ -129,17 +129,20 @@ _INTERPRETER_OF = {"py": "python3", "py3": "python3", "python": "python3", "pyth
 def ex_commands(text: str) -> Found:
     """Shell text in vi/ex commands: ``!cmd``, ``r !cmd``, ``w !cmd``, a filter (``%!cmd``),
     ``silent !``; interpreter code (``py3 …``) as ``code:<interpreter>``; ``system()`` and the like
-    as unknown."""
+    as unknown. Commands are separated by ``|``, except that a shell command takes the rest."""
     found: Found = []
     for line in text.splitlines():
-        for piece in line.split("|") if "!" not in line else [line]:
-            shell = _VIM_SHELL.match(piece)
-            code = _VIM_CODE.match(piece)
+        pieces = line.split("|")
+        for k, piece in enumerate(pieces):
+            shell = _VIM_SHELL.match("|".join(pieces[k:]))
+            code = _VIM_CODE.match("|".join(pieces[k:]))
             if shell:
                 found.append(("vim !", shell.group(1)))
-            elif code:
+                break
+            if code:
                 found.append((f"code:{_INTERPRETER_OF[code.group(1)]}", code.group(2)))
-            elif _VIM_UNKNOWN.search(piece):
+                break
+            if _VIM_UNKNOWN.search(piece):
                 found.append(("vim command", UNKNOWN_COMMAND))
     return found
 
@@ -561,9 +564,21 @@ def reads_commands(name: str, args: list[Arg]) -> bool:
     )
 
 
-def config_files(name: str, args: list[Arg]) -> list[tuple[str, str]]:
+def config_files(
+    name: str, args: list[Arg], environment: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
     """(path, kind) for each file of configuration or commands ``name ARGS`` reads and runs, when
-    the guard can read such a file that the same command wrote (relative paths are the cwd's)."""
+    the guard can read such a file that the same command wrote, or its standard input (relative
+    paths are the cwd's)."""
+    if name == "git":
+        found = [(f, "git config") for f in included_files(args, environment or {})]
+        env = environment or {}
+        found += [
+            (env[v], "git config")
+            for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG")
+            if v in env
+        ]
+        return found
     if name in ("make", "gmake"):
         named = parse_as("make", args).values("-f", "--file", "--makefile")
         return [(f, "makefile") for f in named if f != "-"] or [
@@ -600,6 +615,8 @@ def config_commands(kind: str, text: str, args: list[Arg]) -> Found:
         return ssh_config_commands(text)
     if kind == "gdb commands":
         return gdb_commands(text)
+    if kind == "git config":
+        return config_text_commands(text)
     return crontab_lines(text)
 
 

@@ -727,6 +727,8 @@ def _mount(name: str, args: list[Arg]) -> Effects:
         and re.match(r"/dev/|UUID=|LABEL=|PARTUUID=", p.operands[0].text)
     ):
         targets = []  # a device alone: its mount point comes from /etc/fstab
+    if name == "mount" and p.has("--move", "-M"):
+        targets = list(p.operands)  # the mount point it moves from is left empty
     return Effects(writes=targets, how="mount", mutation=f"'{name}' changes mounts")
 
 
