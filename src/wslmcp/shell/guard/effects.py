@@ -57,10 +57,14 @@ class Resolved:
     writes: list[Arg] = field(default_factory=list)
     environment: list[tuple[str, str]] = field(default_factory=list)  # NAME=VALUE a wrapper sets
     steps: list[tuple[str, list[Arg]]] = field(default_factory=list)  # each wrapper with its arguments
+    _named: tuple[str, str] = field(default=("", ""), repr=False, compare=False)  # (argv[0], its name)
 
     @property
     def binary(self) -> str:
-        return basename(self.argv[0].text) if self.argv else ""
+        first = self.argv[0].text if self.argv else ""
+        if first != self._named[0]:
+            self._named = (first, basename(first) if first else "")
+        return self._named[1]
 
 
 @dataclass(eq=False)

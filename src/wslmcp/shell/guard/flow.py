@@ -62,7 +62,13 @@ from wslmcp.shell.guard.registry.tables import (
     is_windows_name,
     strip_windows_extension,
 )
-from wslmcp.shell.guard.registry.texts import config_commands, config_files, program_runs, reads_commands
+from wslmcp.shell.guard.registry.texts import (
+    config_commands,
+    config_files,
+    program_runs,
+    reads_commands,
+    reads_environment,
+)
 from wslmcp.shell.guard.registry.variables import (
     STARTUP_FILES,
     element_pairs,
@@ -357,7 +363,8 @@ class Flow:
         self.startup_files(cmd, seg, prefixed, env, context=context, depth=depth)
         if seg.argv:
             self.runs_input(seg, env, context, depth)
-            self.program_runs(seg, env, context, depth, environment=self.environment_of(seg, prefixed))
+            environment = self.environment_of(seg, prefixed) if reads_environment(seg.name) else None
+            self.program_runs(seg, env, context, depth, environment=environment)
             self.call(seg, env, context, depth)
             self.after(seg, env, prefixed.vars.get("IFS"))
         self.remember_writes(seg, effects, env, printed)
@@ -443,6 +450,8 @@ class Flow:
     def assigned_values(self, cmd: Simple, env: Env) -> list[tuple[str, Word | None, Arg]]:
         found: list[tuple[str, Word | None, Arg]] = []
         for a in cmd.assigns:
+            if not is_hook(a.name):
+                continue
             words = a.array if a.array is not None else [a.value] if a.index is None else []
             found.extend((a.name, w, self.expander.single(w, env)) for w in words)
         if cmd.words and is_a(cmd.words[0].raw, "declarer"):

@@ -226,6 +226,7 @@ _KEY_FILE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def normalize(path: str) -> str:
     """Resolve ``.`` and ``..`` and collapse slash runs (a leading ``//`` too); keep a trailing ``/``."""
     if not path:
@@ -255,6 +256,7 @@ def normalize(path: str) -> str:
     return result
 
 
+@functools.lru_cache(maxsize=8192)
 def resolve(path: str, cwd: str | None, home: str | None) -> str:
     """``path`` as an absolute normalised path when the guard can tell, else normalised as given."""
     if path == "~" or path.startswith("~/"):

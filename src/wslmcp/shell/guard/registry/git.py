@@ -136,7 +136,7 @@ def git_runs(
     expansion = _expand_alias(verb, rest, settings)
     if expansion is not None:
         label, text, argv = expansion
-        return (texts + [(label, text)], []) if text is not None else (texts, [(label, argv)])
+        return ([*texts, (label, text)], []) if text is not None else (texts, [(label, argv)])
     texts.extend(_subcommand_texts(verb, rest))
     argvs = (
         [("git bisect run", rest[1:])]

@@ -20,6 +20,7 @@ from wslmcp.shell.guard.registry.tables import (
     is_a,
     is_info_form,
     strip_windows_extension,
+    words,
 )
 from wslmcp.shell.guard.values import Arg
 
@@ -33,9 +34,29 @@ def system_effects(name: str, args: list[Arg], raw: str) -> list[Effect]:
         found.append(
             Change("no_preserve_root", "explicitly disables the root-deletion safeguard (--no-preserve-root)")
         )
-    for finder in _FINDERS:
-        found.extend(finder(name, args, raw))
+    if _concerns(name):
+        for finder in _FINDERS:
+            found.extend(finder(name, args, raw))
     return found
+
+
+_NAMES = (
+    words(
+        "crontab iptables ip6tables nft wsl wslconfig taskkill sc net stop-service restart-service stop-process spps "
+        "kill bcdedit format-volume format clear-disk initialize-disk remove-partition diskpart set-disk dbus-send "
+        "busctl gdbus qdbus rtcwake kexec nvme cryptsetup lvremove vgremove pvremove lvreduce sg_format sg_sanitize "
+        "badblocks hdparm mdadm zpool flashrom"
+    )
+    | WINDOWS_FEATURE_TOOLS
+    | WINDOWS_REMOVERS
+)
+_FAMILIES = ("formatter", "power", "power_cmdlet", "runlevel", "service")
+
+
+def _concerns(name: str) -> bool:
+    """Is ``name`` a program any finder here knows (the rest do nothing to the machine)?"""
+    key = strip_windows_extension(name)
+    return key in _NAMES or any(is_a(key, f) or is_a(name, f) for f in _FAMILIES)
 
 
 def _texts(args: list[Arg]) -> list[str]:

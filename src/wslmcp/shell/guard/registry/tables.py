@@ -393,6 +393,7 @@ def is_windows_name(name: str) -> bool:
     return lowered.endswith(WINDOWS_EXTENSIONS) or is_a(lowered, "interop")
 
 
+@functools.lru_cache(maxsize=2048)
 def strip_windows_extension(name: str) -> str:
     lowered = name.lower()
     for ext in WINDOWS_EXTENSIONS:

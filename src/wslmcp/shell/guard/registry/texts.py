@@ -538,6 +538,11 @@ def program_runs(
     return runs
 
 
+def reads_environment(name: str) -> bool:
+    """Does the registry read ``name``'s environment to know what it runs (git's ``GIT_CONFIG_*``)?"""
+    return name == "git"
+
+
 def reads_commands(name: str, args: list[Arg]) -> bool:
     """Does ``name ARGS`` run the commands it reads on its standard input (``sqlite3 DB``,
     ``mysql`` without ``-e``, ``psql`` without ``-c``/``-f``, ``ed``)?"""

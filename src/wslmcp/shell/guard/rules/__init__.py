@@ -9,7 +9,9 @@ cannot be named. Every refusal names its rule with a stable dotted identifier (d
 
 from __future__ import annotations
 
-from wslmcp.shell.guard.effects import Batch, Effect, Segment
+import functools
+
+from wslmcp.shell.guard.effects import Batch, Segment
 from wslmcp.shell.guard.policy import NOTHING_RUN, Decision, Policy
 from wslmcp.shell.guard.rules.access import DENY, POLICY_RULES
 from wslmcp.shell.guard.rules.base import Finding, Rule
@@ -19,23 +21,37 @@ from wslmcp.shell.guard.values import shown
 RULES: tuple[Rule, ...] = (DENY, *CATASTROPHES, *POLICY_RULES)
 
 
+@functools.lru_cache(maxsize=64)
 def rules_for(policy: Policy) -> tuple[Rule, ...]:
     """The rule passes this policy turns on, in order."""
     return tuple(rule for rule in RULES if rule.when(policy))
 
 
+@functools.lru_cache(maxsize=64)
+def _rules_by_kind(policy: Policy) -> dict[type, list[tuple[int, Rule]]]:
+    """For each effect type, the rules that read it with their place in ``RULES``, in order."""
+    found: dict[type, list[tuple[int, Rule]]] = {}
+    for index, rule in enumerate(rules_for(policy)):
+        for kind in rule.reads:
+            found.setdefault(kind, []).append((index, rule))
+    return found
+
+
 def first_finding(policy: Policy, batches: list[Batch]) -> tuple[Segment, Finding] | None:
-    rules = rules_for(policy)
+    """The first finding: the earliest batch with one, and in it the earliest rule (then effect)."""
+    by_kind = _rules_by_kind(policy)
     for batch in batches:
-        by_type: dict[type, list[Effect]] = {}
+        best: tuple[int, Finding] | None = None
         for effect in batch.effects:
-            by_type.setdefault(type(effect), []).append(effect)
-        for rule in rules:
-            for kind in rule.reads:
-                for effect in by_type.get(kind, ()):
-                    finding = rule.check(policy, batch.seg, effect)
-                    if finding is not None:
-                        return batch.seg, finding
+            for index, rule in by_kind.get(type(effect), ()):
+                if best is not None and index >= best[0]:
+                    break
+                finding = rule.check(policy, batch.seg, effect)
+                if finding is not None:
+                    best = (index, finding)
+                    break
+        if best is not None:
+            return batch.seg, best[1]
     return None
 
 
