@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
+from wslmcp.scenario.exchanges import ProcessExchange, Stream
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 
@@ -47,9 +47,7 @@ class FakeWslExe:
     def __init__(self, scenario: Scenario, on_miss: Callable[[Sequence[str]], None] | None = None) -> None:
         self._scenario = scenario
         self._on_miss = on_miss  # told the argument vector of every miss (the replay's run tokens)
-        self._items: list[Mapping[str, Any]] = list(
-            scenario.manifest.get("exchanges", {}).get(self.boundary, [])
-        )
+        self._items = scenario.process_exchanges(self.boundary)
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 
@@ -58,24 +56,18 @@ class FakeWslExe:
         args, max_output = call.args, call.max_output
         self.calls.append(tuple(args))
         digest = stdin_digest(call.stdin)
-        matches = [
-            i
-            for i, item in enumerate(self._items)
-            if item["args"] == list(args) and item.get("stdin_sha256") == digest
-        ]
+        key = (tuple(args), digest)
+        matches = [item for item in self._items if (item.args, item.stdin_sha256) == key]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
-            offered = [f"{self.executable} {' '.join(item['args'])[:120]}" for item in self._items]
+            offered = [f"{self.executable} {' '.join(item.args)[:120]}" for item in self._items]
             if self._on_miss is not None:
                 self._on_miss(args)
             raise ReplayMiss(self.boundary, self._scenario.name, asked, closest_first(asked, offered))
-        key = (tuple(args), digest)
         n = self._served.get(key, 0)
         self._served[key] = n + 1
-        item = self._items[matches[min(n, len(matches) - 1)]]
-        out = self._bytes(item, "stdout")
-        err = self._bytes(item, "stderr")
-        timed_out = bool(item.get("timed_out", False))
+        item = matches[min(n, len(matches) - 1)]
+        out, err = self._bytes(item.stdout), self._bytes(item.stderr)
         kept = out[:max_output]
         if call.stdout_sink is not None:
             call.stdout_sink(kept)
@@ -84,16 +76,21 @@ class FakeWslExe:
             argv=(self.executable, *args),
             stdout=kept,
             stderr=err[:max_output],
-            exit_code=None if timed_out else item.get("exit_code", 0),
-            duration_s=int(item.get("duration_ms", 0)) / 1000.0,
-            timed_out=timed_out,
-            stdout_total=max(len(out), int(item.get("stdout_total", 0))),
-            stderr_total=max(len(err), int(item.get("stderr_total", 0))),
-            overflowed=bool(item.get("overflowed", False)),
+            exit_code=None if item.timed_out else item.exit_code,
+            duration_s=item.duration_ms / 1000.0,
+            timed_out=item.timed_out,
+            stdout_total=_total(item.stdout, out),
+            stderr_total=_total(item.stderr, err),
+            overflowed=item.overflowed,
         )
 
-    def _bytes(self, item: Mapping[str, Any], stream: str) -> bytes:
-        return self._scenario.file(item[stream]).read_bytes() if stream in item else b""
+    def _bytes(self, stream: Stream | None) -> bytes:
+        return b"" if stream is None else self._scenario.file(stream.file).read_bytes()
+
+
+def _total(stream: Stream | None, data: bytes) -> int:
+    """What the program wrote to a stream: the recorded bytes, or the total recorded past them."""
+    return len(data) if stream is None or stream.total is None else max(len(data), stream.total)
 
 
 def declared_encoding(args: Sequence[str], exit_code: int | None, data: bytes) -> str:
@@ -157,35 +154,32 @@ class RecordingWslExe:
             digest = source.drain()
         elif isinstance(stdin, bytes):
             digest = hashlib.sha256(stdin).hexdigest()
-        self.writer.add_exchange(self.boundary, self._item(args, digest, ex, out_rel, out_path))
+        self.writer.add_exchange(self.boundary, self._record(args, digest, ex, out_rel, out_path))
         return ex
 
-    def _item(
+    def _record(
         self, args: Sequence[str], digest: str | None, ex: Exchange, out_rel: str, out_path: Path
-    ) -> dict[str, Any]:
-        item: dict[str, Any] = {"args": list(args)}
-        if digest is not None:
-            item["stdin_sha256"] = digest
+    ) -> ProcessExchange:
         err_rel, err_path = self.writer.exchange_file(self.boundary, "stderr")
         err_path.write_bytes(ex.stderr)
-        for stream, rel, path, total in (
-            ("stdout", out_rel, out_path, ex.stdout_total),
-            ("stderr", err_rel, err_path, ex.stderr_total),
-        ):
-            size = path.stat().st_size
-            if not size:
-                path.unlink()
-                continue
-            with open(path, "rb") as f:
-                head = f.read(1 << 16)
-            item[stream] = rel
-            item[f"{stream}_encoding"] = declared_encoding(args, ex.exit_code, head)
-            if total > size:
-                item[f"{stream}_total"] = total
-        item["exit_code"] = ex.exit_code
-        item["duration_ms"] = round(ex.duration_s * 1000)
-        if ex.timed_out:
-            item["timed_out"] = True
-        if ex.overflowed:
-            item["overflowed"] = True
-        return item
+        return ProcessExchange(
+            tuple(args),
+            digest,
+            stdout=self._stream(args, ex, out_rel, out_path, ex.stdout_total),
+            stderr=self._stream(args, ex, err_rel, err_path, ex.stderr_total),
+            exit_code=ex.exit_code,
+            duration_ms=round(ex.duration_s * 1000),
+            timed_out=ex.timed_out,
+            overflowed=ex.overflowed,
+        )
+
+    @staticmethod
+    def _stream(args: Sequence[str], ex: Exchange, rel: str, path: Path, total: int) -> Stream | None:
+        """The stream written to ``path``, or None (and no file) when it is empty."""
+        size = path.stat().st_size
+        if not size:
+            path.unlink()
+            return None
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+        return Stream(rel, declared_encoding(args, ex.exit_code, head), total if total > size else None)

@@ -80,6 +80,8 @@ class Host:
                        replay's virtual clock only moves when the replay moves it)
     ``cache_dir``      where derived data may be kept between runs (the profiler's token ranks),
                        or ``None`` (a replay keeps nothing)
+    ``observe_args``   the observe server's startup options a scenario states (``observe.args``),
+                       applied under the command line's own
     """
 
     platform: str
@@ -92,3 +94,9 @@ class Host:
     interactive: bool = False
     real_time: bool = False
     cache_dir: str | None = None
+    observe_args: tuple[str, ...] = ()
+
+    @property
+    def windows_native(self) -> bool:
+        """The server runs on Windows itself (a distro's /proc is read through wsl.exe)."""
+        return self.platform == "windows"

@@ -40,7 +40,13 @@ def _build() -> ArgumentParser:
     )
     run.add_argument("--case", metavar="ID", help="the case every trace given here answers")
     run.add_argument("--cases", metavar="FILE", help="cases file (default: DIR/eval/cases.json when present)")
-    run.add_argument("--server", action="append", default=[], metavar="ALIAS=observe|shell")
+    run.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="ALIAS=observe|shell",
+        help="what a configured server name in the transcript is (repeatable)",
+    )
     run.add_argument("--no-replay", action="store_true", help="grade without starting any server")
     run.add_argument(
         "--strict-replay", action="store_true", help="an unreplayable call is a harness error (3)"
@@ -51,12 +57,24 @@ def _build() -> ArgumentParser:
     run.add_argument(
         "--investigation", type=int, metavar="N", help="the investigation the case applies to (1-based)"
     )
-    run.add_argument("--severity", action="append", default=[], metavar="ID=warn|error")
+    run.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="ID=warn|error",
+        help="override a check's severity (repeatable; see 'wslmcp eval checks')",
+    )
     run.add_argument(
         "--judge", metavar="CMD", help="judge plug-in: JSON request on stdin, response on stdout"
     )
     run.add_argument("--judge-gates", action="store_true", help="judge items fail traces (default: warn)")
-    run.add_argument("--judge-timeout", type=float, default=60.0, metavar="S")
+    run.add_argument(
+        "--judge-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds the judge may take (default 60)",
+    )
     run.add_argument("--json", metavar="FILE|-", help="write the wslmcp-eval-report/1 report")
     run.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     run.add_argument("--baseline", metavar="REPORT.json", help="exit 1 only on a regression against it")
@@ -65,15 +83,17 @@ def _build() -> ArgumentParser:
     ext = sub.add_parser(
         "extract", help="write a transcript as wslmcp-trace/1", description="Extract a trace."
     )
-    ext.add_argument("transcript", metavar="TRANSCRIPT")
+    ext.add_argument(
+        "transcript", metavar="TRANSCRIPT", help="a Claude Code or Codex session transcript (JSONL)"
+    )
     ext.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     ext.add_argument("--server", action="append", default=[], metavar="ALIAS", help="configured server names")
     chk = sub.add_parser("checks", help="print every check", description="Print the rubric.")
-    chk.add_argument("--json", action="store_true")
+    chk.add_argument("--json", action="store_true", help="print the checks as JSON")
     diff = sub.add_parser("diff", help="compare two --json reports", description="Compare two reports.")
-    diff.add_argument("old", metavar="OLD.json")
-    diff.add_argument("new", metavar="NEW.json")
-    diff.add_argument("--json", action="store_true")
+    diff.add_argument("old", metavar="OLD.json", help="the earlier wslmcp-eval-report/1 report")
+    diff.add_argument("new", metavar="NEW.json", help="the later report")
+    diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
     return top
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -20,32 +19,34 @@ def main(argv: Sequence[str]) -> int:
     if options.help:
         sys.stdout.write(HELP)
         return 0
-    from wslmcp import wiring
-    from wslmcp.observe.assembly import build_service, windows_native
-    from wslmcp.observe.server import serve_stdio
-    from wslmcp.scenario.manifest import ScenarioError
+    from wslmcp import stdio, wiring
+    from wslmcp.observe.tools import SERVER
+    from wslmcp.scenario.fields import ScenarioError
 
     try:
         wired = wiring.wire(options.replay, os.environ)
     except (ScenarioError, OSError) as exc:
         print(f"wslmcp observe: error: {exc}", file=sys.stderr)
         return 2
-    if options.distro is not None and not windows_native(wired.host):
+    if wired.host.observe_args:
+        try:
+            options = parse_options(argv, wired.host.observe_args)
+        except UsageError as exc:
+            print(f"wslmcp observe: error: the scenario's observe.args: {exc}", file=sys.stderr)
+            return 2
+    if options.distro is not None and not wired.host.windows_native:
         print(
             "wslmcp observe: error: --distro is only supported on Windows (inside WSL the primary "
             "distribution is the one the server runs in)",
             file=sys.stderr,
         )
         return 2
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
-    import anyio
+    def start() -> stdio.Lifespan:
+        from wslmcp.observe.assembly import build_service
+        from wslmcp.observe.handlers import running
 
-    async def serve() -> None:
-        await serve_stdio(build_service(wired.boundaries, wired.host, options))
+        service = build_service(wired.boundaries, wired.host, options)
+        return lambda: running(service)
 
-    try:
-        anyio.run(serve)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return stdio.run(SERVER, start)

@@ -133,9 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     snap.add_argument("--out", metavar="FILE", help="write the snapshot to FILE (replaced atomically)")
     snap.add_argument("--redact-identifiers", action="store_true", help="pseudonymize server and tool names")
     dif = sub.add_parser("diff", help="compare two snapshots", allow_abbrev=False)
-    _common(dif, defaults=False)
-    dif.add_argument("old")
-    dif.add_argument("new")
+    dif.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="emit the diff as JSON")
+    dif.add_argument("old", help="the earlier snapshot (wslmcp profile snapshot)")
+    dif.add_argument("new", help="the later snapshot")
     dif.add_argument(
         "--fail-on-growth",
         metavar="PCT",

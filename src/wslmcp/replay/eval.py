@@ -63,6 +63,7 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     from wslmcp.evals import report_human, report_json
     from wslmcp.evals.cases import load_cases
     from wslmcp.evals.grading import Job
+    from wslmcp.wording import counted
 
     cases_file, entries = _section(scenario)
     cases = load_cases(cases_file) if cases_file else {}
@@ -87,9 +88,14 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     if wrong:
         return CheckResult(KIND, False, "; ".join(wrong), table)
     graded = report_json.summary(reports)
+    note = (
+        "Every verdict below is the one expected: a FAIL grades a bundled session that makes the "
+        "mistakes its checks must catch."
+    )
     return CheckResult(
         KIND,
         True,
-        f"{len(reports)} agent sessions graded as expected ({graded['passed']} pass, {graded['failed']} fail)",
-        table,
+        f"{counted(len(reports), 'agent session')} graded as expected "
+        f"({graded['passed']} pass, {graded['failed']} fail)",
+        f"{note}\n{table}",
     )

@@ -28,14 +28,32 @@ def _build() -> ArgumentParser:
     top = parser("wslmcp scenario", "List, show, validate, record and replay scenarios.")
     sub = top.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = sub.add_parser("list", help="one line per scenario under DIR")
-    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=DEFAULT_DIR,
+        metavar="DIR",
+        help="where the scenarios are (default: scenarios)",
+    )
     p = sub.add_parser("show", help="a scenario's manifest summary")
-    p.add_argument("dir", metavar="DIR")
+    p.add_argument("dir", metavar="DIR", help="the scenario's directory")
     p.add_argument("--json", action="store_true", help="print the manifest as JSON")
     p = sub.add_parser("validate", help="check scenarios; exit 1 naming file, key and expectation")
-    p.add_argument("dirs", nargs="*", default=[DEFAULT_DIR], metavar="DIR")
+    p.add_argument(
+        "dirs",
+        nargs="*",
+        default=[DEFAULT_DIR],
+        metavar="DIR",
+        help="scenarios, or directories of them (default: scenarios)",
+    )
     p = sub.add_parser("replay", help="replay scenarios end to end, one row each; exit 1 on a mismatch")
-    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=DEFAULT_DIR,
+        metavar="DIR",
+        help="a scenario, or a directory of them (default: scenarios)",
+    )
     p = sub.add_parser("record", help="record an area's scenario: this host's /proc, or a shell session")
     p.add_argument(
         "--area",

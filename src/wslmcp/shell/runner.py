@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.replay_miss import NotRecorded
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 
 MAX_CONCURRENT = 32
@@ -137,7 +138,7 @@ class Runner:
             exchange = await self.transport.run(
                 ScriptCall(sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False)
             )
-        except TransportError as exc:
+        except (TransportError, NotRecorded) as exc:  # a replay that did not record a sweep ran none
             return (), str(exc)
         if exchange.timed_out or exchange.exit_code != 0:
             said = exchange.stderr.decode("utf-8", "replace").strip()
