@@ -24,6 +24,10 @@ class Guard:
         """May ``command`` (a bash script as wsl_exec receives it) run with working directory ``cwd``?"""
         return engine.check_command(self.policy, command, cwd)
 
+    def effects(self, command: str, cwd: str | None = None) -> list[dict[str, object]]:
+        """What the flow pass finds ``command`` does, batch by batch, as plain data (``explain``)."""
+        return engine.effects_as_data(self.policy, command, cwd)
+
     def check_cwd(self, path: str) -> Decision:
         """May ``path`` be used (or adopted) as a working directory?"""
         return engine.check_cwd(self.policy, path)

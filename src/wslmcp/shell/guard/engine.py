@@ -6,7 +6,9 @@ directories and local paths are judged by the path rules alone (``rules/paths.py
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 
+from wslmcp.shell.guard.effects import Effect
 from wslmcp.shell.guard.expand import Env
 from wslmcp.shell.guard.flow import Flow
 from wslmcp.shell.guard.limits import MAX_COMMAND_CHARS, Budget, GuardLimit
@@ -14,7 +16,7 @@ from wslmcp.shell.guard.paths import distro_form, local_form, normalize, operato
 from wslmcp.shell.guard.policy import NOTHING_RUN, Access, Decision, Policy
 from wslmcp.shell.guard.rules import decide
 from wslmcp.shell.guard.rules.paths import allowed_paths_finding, mnt_write_finding, persistence_finding
-from wslmcp.shell.guard.values import UNKNOWN_SET
+from wslmcp.shell.guard.values import UNKNOWN_SET, Arg, shown
 
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
 
@@ -88,6 +90,32 @@ def commands_seen(policy: Policy, command: str, cwd: str | None = None) -> tuple
     For tests that hold the reader against real bash: everything bash runs must be in this list."""
     flow, limit = run_flow(policy, command, cwd, Budget())
     return decide(policy, flow.batches) or limit or Decision.allow(), flow.seen
+
+
+def effects_as_data(policy: Policy, command: str, cwd: str | None) -> list[dict[str, object]]:
+    """What the flow pass found for ``command``, batch by batch, as plain data (for ``explain``)."""
+    flow, _ = run_flow(policy, command, cwd, Budget())
+    return [
+        {
+            "command": shown(b.seg.raw),
+            "context": b.seg.context.strip() or None,
+            "effects": [_effect_data(e) for e in b.effects],
+        }
+        for b in flow.batches
+    ]
+
+
+def _effect_data(effect: Effect) -> dict[str, object]:
+    data: dict[str, object] = {"effect": type(effect).__name__}
+    for f in fields(effect):
+        value = getattr(effect, f.name)
+        if isinstance(value, Arg):
+            value = value.shown
+        elif isinstance(value, tuple):
+            value = [v.shown if isinstance(v, Arg) else v for v in value]
+        if value not in (None, "", False, [], ()):
+            data[f.name] = value
+    return data
 
 
 def check_cwd(policy: Policy, path: str) -> Decision:
