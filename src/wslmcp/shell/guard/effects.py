@@ -129,9 +129,6 @@ How = Literal[
 ``touch``), deleted (or, for ``rmdir``, removed when empty), moved away, raw bytes written over it (``dd of=``), a link or a mount put in
 its place, files extracted into it (a directory), or created (``mkdir``, ``mktemp``)."""
 
-REPLACES: frozenset[str] = frozenset({"overwrite", "raw", "link", "extract"})
-"""Writes that replace what was there."""
-
 ChangeKind = Literal[
     "mutation",
     "power",
@@ -328,8 +325,6 @@ Effect = (
     | Positional
     | Setting
 )
-STATE = (Var, Unset, Alias, Function, Hash, Enter, Link, Copy, Positional, Setting)
-"""Effects that only change what the commands after them see."""
 
 
 @dataclass

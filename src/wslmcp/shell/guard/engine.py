@@ -12,7 +12,15 @@ from wslmcp.shell.guard.effects import Effect
 from wslmcp.shell.guard.expand import Env
 from wslmcp.shell.guard.flow import Flow
 from wslmcp.shell.guard.limits import MAX_COMMAND_CHARS, Budget, GuardLimit
-from wslmcp.shell.guard.paths import distro_form, local_form, normalize, operator_label, resolve, runs_later
+from wslmcp.shell.guard.paths import (
+    as_pattern,
+    distro_form,
+    local_form,
+    normalize,
+    operator_label,
+    resolve,
+    runs_later,
+)
 from wslmcp.shell.guard.policy import NOTHING_RUN, Access, Decision, Policy
 from wslmcp.shell.guard.rules import decide
 from wslmcp.shell.guard.rules.paths import allowed_paths_finding, mnt_write_finding, persistence_finding
@@ -152,7 +160,7 @@ def check_path(policy: Policy, path: str, access: Access) -> Decision:
             "path.invalid", value, f"path contains a NUL or newline character; {NOTHING_RUN}"
         )
     norm = resolve(value, None, policy.home)
-    label = operator_label(norm)
+    label = operator_label(as_pattern(norm, glob=False))  # a file tool's path is one literal name
     if label:
         verb = "written to" if access == "write" else "read"
         return Decision.reject(
@@ -183,7 +191,7 @@ def check_local_path(policy: Policy, path: str, access: Access) -> Decision:
     if "\x00" in value:
         return Decision.reject("path.invalid", value, f"local path contains a NUL character; {NOTHING_RUN}")
     form = local_form(value)
-    label = operator_label(form, local=True)
+    label = operator_label(as_pattern(form, glob=False), local=True)
     if label:
         verb = "written to" if access == "write" else "read from"
         return Decision.reject(
@@ -191,7 +199,7 @@ def check_local_path(policy: Policy, path: str, access: Access) -> Decision:
             value,
             f"local path is protected and cannot be {verb}: {label} ({form}); {NOTHING_RUN}",
         )
-    later = runs_later(distro_form(form), None) if access == "write" else None
+    later = runs_later(as_pattern(distro_form(form), glob=False), None) if access == "write" else None
     if later:
         return Decision.reject(
             "persistence",

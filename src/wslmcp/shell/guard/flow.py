@@ -16,7 +16,6 @@ import shlex
 from dataclasses import dataclass
 
 from wslmcp.shell.guard.effects import (
-    STATE,
     Alias,
     Batch,
     Change,
@@ -1189,6 +1188,3 @@ def _unknown_substitution(name: str, interpreter: bool) -> str:
         f"'{name}' runs what a process substitution prints, which is only known at run time; "
         "run the commands themselves instead"
     )
-
-
-__all__ = ["STATE", "Feed", "Flow", "segment_effects"]

@@ -319,6 +319,12 @@ def operator_label(path: str, local: bool = False) -> str | None:
     return None
 
 
+def as_pattern(path: str, glob: bool) -> str:
+    """``path`` as the path predicates read it: a glob as written, any other name with its glob
+    characters escaped, so that a literal ``*`` names only itself."""
+    return path if glob else re.sub(r"([*?\[])", r"[\1]", path)
+
+
 def _split(path: str) -> tuple[str, ...]:
     return tuple(c for c in path.split("/") if c)
 

@@ -633,19 +633,10 @@ class _Reader:
         return text
 
     def _array_body(self) -> list[Part]:
-        self.i += 1
+        """An array literal inside a word (``declare -a a=(x y)``), kept as that word's parts."""
         parts: list[Part] = [Lit("(", True)]
-        while self.i < self.n:
-            self._skip_space()
-            if self._peek() == ")":
-                self.i += 1
-                break
-            w = self._word()
-            if w is None:
-                self.i += 1
-                continue
-            parts.extend(w.parts)
-            parts.append(Lit(" ", True))
+        for element in self._array_elements():
+            parts.extend([*element.parts, Lit(" ", True)])
         parts.append(Lit(")", True))
         return parts
 

@@ -37,20 +37,6 @@ def runs_setting(key: str, value: str) -> bool:
 
 
 _SUBCOMMAND_VALUES = "mFcCbBeoSuxO"
-_CONFIG_SCOPES = frozenset(
-    [
-        "--global",
-        "--system",
-        "--local",
-        "--worktree",
-        "--add",
-        "--replace-all",
-        "--type",
-        "--bool",
-        "--int",
-        "--path",
-    ]
-)
 
 
 def _pairs(text: str) -> list[tuple[str, str]]:

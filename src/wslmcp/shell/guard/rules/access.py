@@ -106,7 +106,7 @@ def _persistence(policy: Policy, seg: Segment, effect: Effect) -> Finding | None
     if isinstance(effect, Change):
         return Finding("persistence", effect.detail) if effect.kind == "persist" else None
     if isinstance(effect, Write) and effect.how in _PLANTS:
-        return persistence_finding(policy, resolve(effect.path.worst, seg.cwd, policy.home))
+        return persistence_finding(policy, resolve(effect.path.worst, seg.cwd, policy.home), effect.path.glob)
     return None
 
 

@@ -14,6 +14,7 @@ import re
 
 from wslmcp.shell.guard.effects import Change, Effect, Format, Packages, Segment, Signal, Write
 from wslmcp.shell.guard.paths import (
+    as_pattern,
     critical_kind,
     is_block_device,
     is_critical_file,
@@ -69,7 +70,7 @@ def _removes_critical_file(policy: Policy, seg: Segment, effect: Effect) -> Find
     if not isinstance(effect, Write) or effect.how not in _REMOVES or effect.path.glob:
         return None  # a glob of removals is judged by the tree it reaches
     path = _path(seg, effect.path, policy)
-    if is_critical_file(path):
+    if is_critical_file(as_pattern(path, effect.path.glob)):
         verb = "moves away" if effect.how == "move" else "deletes"
         return _dangerous(
             "catastrophe.critical_file", f"{verb} {path}, a file the host cannot boot or authenticate without"
@@ -110,7 +111,9 @@ def _writes_block_device(policy: Policy, seg: Segment, effect: Effect) -> Findin
 
 
 def _power_files(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
-    if isinstance(effect, Write) and power_file(path := _path(seg, effect.path, policy)):
+    if isinstance(effect, Write) and power_file(
+        as_pattern(path := _path(seg, effect.path, policy), effect.path.glob)
+    ):
         return _dangerous(
             "catastrophe.power", f"writing {path} crashes, reboots, powers off or suspends the host"
         )
@@ -121,7 +124,7 @@ def _overwrites_critical_file(policy: Policy, seg: Segment, effect: Effect) -> F
     if not isinstance(effect, Write) or effect.how not in _OVERWRITES:
         return None
     path = _path(seg, effect.path, policy)
-    if is_critical_file(path):
+    if is_critical_file(as_pattern(path, effect.path.glob)):
         return _dangerous(
             "catastrophe.critical_file",
             f"overwrites {path}, a file the host cannot boot or authenticate without",
@@ -166,7 +169,7 @@ def _destroys_system_file(policy: Policy, seg: Segment, effect: Effect) -> Findi
     if not isinstance(effect, Write) or effect.how in ("remove_empty", "mount"):
         return None
     path = _path(seg, effect.path, policy)
-    kind = system_file(path)
+    kind = system_file(as_pattern(path, effect.path.glob))
     if kind:
         return _dangerous(
             "catastrophe.system_file", f"'{seg.name}' {_VERBS.get(effect.how, 'writes')} {path}, {kind}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from wslmcp.shell.guard.paths import mount_of, normalize, operator_label, resolve, runs_later
+from wslmcp.shell.guard.paths import as_pattern, mount_of, normalize, operator_label, resolve, runs_later
 from wslmcp.shell.guard.policy import Policy
 from wslmcp.shell.guard.rules.base import Finding
 from wslmcp.shell.guard.values import shown
@@ -62,18 +62,18 @@ def mnt_write_finding(policy: Policy, path: str, shown_as: str | None) -> Findin
     )
 
 
-def persistence_finding(policy: Policy, path: str) -> Finding | None:
+def persistence_finding(policy: Policy, path: str, glob: bool = False) -> Finding | None:
     """A write to something that runs later: a shell startup file, a service, a cron job, a hook.
     (Under a closed Windows drive the ``/mnt`` rule answers first.)"""
     if mount_of(path) is not None and not policy.allow_windows:
         return None
-    label = runs_later(path, policy.home)
+    label = runs_later(as_pattern(path, glob), policy.home)
     if label is None:
         return None
     return Finding(
         "persistence",
-        f"{shown(path)} is a {label}: what is written there runs later, outside this call (in another shell, "
-        "service, session or job), so the agent may not change it",
+        f"writing {shown(path)} ({label}) plants something that runs later, outside this call (in another "
+        "shell, service, session or job), so the agent may not change it",
     )
 
 
