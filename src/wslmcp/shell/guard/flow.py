@@ -13,48 +13,32 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 
 from wslmcp.shell.guard.effects import (
     Alias,
-    Batch,
     Change,
-    Copy,
     Effect,
-    Enter,
     Function,
     Hash,
-    Link,
     Payload,
-    Positional,
     Read,
     Resolved,
     Run,
     Segment,
-    Setting,
     Text,
     Unknown,
-    Unset,
     Var,
     Write,
 )
+from wslmcp.shell.guard.evaluated import STDIN_FILES, Evaluating
 from wslmcp.shell.guard.expand import Env, Expander
-from wslmcp.shell.guard.limits import MAX_LOOP_VALUES, MAX_PAYLOAD_DEPTH, Budget, GuardLimit
+from wslmcp.shell.guard.limits import MAX_LOOP_VALUES, MAX_PAYLOAD_DEPTH, GuardLimit
 from wslmcp.shell.guard.paths import mount_of, normalize, resolve
-from wslmcp.shell.guard.policy import Policy
-from wslmcp.shell.guard.reader import read, read_expansions
+from wslmcp.shell.guard.reader import read
 from wslmcp.shell.guard.registry import effects_of, wrapper_effects
-from wslmcp.shell.guard.registry.builtins import (
-    Context,
-    alias_of_hash,
-    arithmetic_texts,
-    state_effects,
-    variable_names,
-)
 from wslmcp.shell.guard.registry.code import code_effects
 from wslmcp.shell.guard.registry.launch import SHELLS, arg_file_options, shell_input
 from wslmcp.shell.guard.registry.launch import resolve as resolve_wrappers
-from wslmcp.shell.guard.registry.outputs import copies_stdin_to_files, passes_file_through
 from wslmcp.shell.guard.registry.tables import (
     code_options,
     is_a,
@@ -71,8 +55,6 @@ from wslmcp.shell.guard.registry.texts import (
 from wslmcp.shell.guard.registry.variables import (
     STARTUP_FILES,
     element_pairs,
-    hook_runs,
-    is_hook,
     table_entries,
 )
 from wslmcp.shell.guard.syntax import (
@@ -92,54 +74,17 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
+from wslmcp.shell.guard.tracked import Feed, deferred
 from wslmcp.shell.guard.values import UNKNOWN, Arg, basename, known, shown
 
-_KEYED_PATH = re.compile(r"((?:--?)?[A-Za-z][\w-]*=)?(.*)", re.DOTALL)
 _SUB = " (inside a command substitution)"
-_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 _HOW_OF_OP = {">>": "append", "&>>": "append", "<>": "edit"}
-_ARITH_NAME = re.compile(r"\$\{?([A-Za-z_]\w*)|(?<![\w$.])([A-Za-z_]\w*)")
-_SUBSCRIPTED = re.compile(r"[A-Za-z_]\w*\[(.*)\]$", re.S)
-_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-MAX_EVALUATED = 64
 
 
-def _deferred(effect: Effect) -> bool:
-    """Effects judged after what a command runs now (scheduling a job, storing a command)."""
-    return isinstance(effect, Change) and effect.kind == "persist"
-
-
-@dataclass(frozen=True)
-class Feed:
-    """A command's standard input: its text when known, and whether unknown data flows in."""
-
-    text: str | None
-    unknown: bool
-
-
-class Flow:
+class Flow(Evaluating):
     """One walk over one command: ``batches`` is what it found, in the order bash would meet it."""
 
-    def __init__(self, policy: Policy, budget: Budget) -> None:
-        self.policy = policy
-        self.budget = budget
-        self.expander = Expander(budget)
-        self.batches: list[Batch] = []
-        self.copies: dict[str, str] = {}  # a path -> the program it is a copy of
-        self.links: dict[str, str] = {}  # a link or bind mount -> the path it reaches
-        self.files: dict[str, str | None] = {}  # a path written here -> its content (None: unknown)
-        self.exported: set[str] = set()
-        self.aliases: dict[str, str] = {}
-        self.functions: dict[str, Command] = {}
-        self.seen: list[str] = []
-        self.calling: set[str] = set()
-        self.defining = 0
-        self.settings: dict[str, dict[str, str]] = {}  # a program -> its configuration set here
-
     # ----------------------------------------------------------------- output
-
-    def emit(self, seg: Segment, effects: list[Effect]) -> None:
-        self.batches.append(Batch(seg, effects))
 
     def screen(self, seg: Segment, extra: list[Effect] | None = None) -> list[Effect]:
         """The effects of one command as it will run, emitted as one batch."""
@@ -150,16 +95,8 @@ class Flow:
         effects = segment_effects(seg)
         if extra:
             effects.extend(extra)
-        self.emit(seg, [e for e in effects if not _deferred(e)])
+        self.emit(seg, [e for e in effects if not deferred(e)])
         return effects
-
-    def emit_deferred(self, seg: Segment, effects: list[Effect]) -> None:
-        later = [e for e in effects if _deferred(e)]
-        if later:
-            self.emit(seg, later)
-
-    def unknown(self, seg: Segment, what: str, reason: str, label: str = "") -> None:
-        self.emit(seg, [Unknown("payload" if what == "payload" else "command", reason, label=label)])
 
     # ----------------------------------------------------------------- scripts
 
@@ -278,24 +215,6 @@ class Flow:
                 self.arithmetic(part.text, env, context, depth)
             elif isinstance(part, Param):
                 self.parameter(part, env, context, depth)
-
-    def parameter(self, part: Param, env: Env, context: str, depth: int) -> None:
-        """A parameter's subscript and operand; what bash evaluates in its value: a subscript
-        (``${a[$x]}``, ``${!x}``), a substring offset (``${x:$n}``), a prompt (``${x@P}``)."""
-        for inner in (part.index, part.arg):
-            if inner is not None:
-                self.substitutions(inner, env, context, depth)
-        if part.index is not None:
-            self.arithmetic(part.index.raw, env, context, depth)
-        if part.op in (":", "") and part.arg is not None:
-            self.arithmetic(part.arg.raw, env, context, depth)
-        value = env.vars.get(part.name)
-        if value is None or not known(value):
-            return
-        if part.op == "!":
-            self.variable_name(value, env, context, depth)
-        elif part.op == "@" and part.arg is not None and part.arg.raw == "P":
-            self.expansions(value, env, context, depth, prompt=True)
 
     def redirect_targets(
         self, redirects: list[Redirect], env: Env, context: str, depth: int, printed: Feed | None
@@ -440,161 +359,6 @@ class Flow:
                         return [*args[:k], *args[k + 2 :]], text
         return args, stdin
 
-    def hooks(self, cmd: Simple, env: Env, stdin: str | None, context: str, depth: int) -> None:
-        """Variables this command sets whose value a program runs (``registry.variables``):
-        judged where they are set, in the terms of the program that reads them."""
-        for var, word, arg in self.assigned_values(cmd, env):
-            self.hook(var, arg, word, env, stdin=stdin, raw=cmd.raw, context=context, depth=depth)
-
-    def assigned_values(self, cmd: Simple, env: Env) -> list[tuple[str, Word | None, Arg]]:
-        found: list[tuple[str, Word | None, Arg]] = []
-        for a in cmd.assigns:
-            if not is_hook(a.name):
-                continue
-            words = a.array if a.array is not None else [a.value] if a.index is None else []
-            found.extend((a.name, w, self.expander.single(w, env)) for w in words)
-        if cmd.words and is_a(cmd.words[0].raw, "declarer"):
-            for word in self.expander.words(cmd.words[1:], env):
-                declared, eq, text = word.text.partition("=")
-                if eq:
-                    found.append((declared, None, Arg(text)))
-        return found
-
-    def hook(
-        self,
-        var: str,
-        arg: Arg,
-        word: Word | None,
-        env: Env,
-        *,
-        stdin: str | None,
-        raw: str,
-        context: str,
-        depth: int,
-    ) -> None:
-        if not is_hook(var) or not arg.text:
-            return
-        seg = Segment(raw, Resolved(argv=[]), [], env.cwd, context, stdin)
-        if not arg.static:
-            # A value only known at run time comes from the environment, unless the command builds
-            # it from what another command prints.
-            if word is not None and self.from_output(word, env):
-                self.unknown(
-                    seg,
-                    "payload",
-                    f"{var} is set to what a command prints at run time, and a program runs that value; "
-                    "write the value itself",
-                )
-            return
-        runs = hook_runs(var, arg.text)
-        for label, text in runs.texts:
-            self.payload(seg, Payload(label, text), env, [], context=context, depth=depth)
-        for text in runs.prompts:
-            self.expansions(text, env, context, depth, prompt=True)
-        for interpreter, code in runs.code:
-            self.code(seg, interpreter, code, env, context=context, depth=depth)
-        for program, words in runs.options:
-            self.program_runs_of(seg, program, [Arg(w) for w in words], env, context=context, depth=depth)
-        for interpreter, path in runs.files:
-            self.code_file(seg, interpreter, path, env, context=context, depth=depth)
-        for reason in runs.unknown:
-            self.unknown(seg, "payload", reason)
-
-    def from_output(self, word: Word, env: Env) -> bool:
-        """Does ``word`` hold the output of a command the guard cannot evaluate?"""
-        return any(
-            isinstance(p, CommandSub | ProcessSub) and self.expander.output_of(p.body, env.child()) is None
-            for p in word.parts
-        )
-
-    def code(
-        self, seg: Segment, interpreter: str, program: str, env: Env, *, context: str, depth: int
-    ) -> None:
-        """Code an interpreter runs because of a variable or a program's command (``PERL5OPT``, gdb's ``python``)."""
-        runner = Segment(seg.raw, Resolved(argv=[Arg(interpreter)]), [], seg.cwd, seg.context, seg.stdin)
-        if not known(program):
-            self.unknown(
-                runner,
-                "payload",
-                f"the {interpreter} code this runs is only known at run time; write it plainly",
-            )
-            return
-        self.interpreter_code(runner, program, env, context, depth)
-
-    def code_file(
-        self, seg: Segment, interpreter: str, path: str, env: Env, *, context: str, depth: int
-    ) -> None:
-        """A file of code a program runs first: its stdin, or a file this command wrote."""
-        if path in _STDIN_FILES and seg.stdin is not None:
-            self.code(seg, interpreter, seg.stdin, env, context=context, depth=depth)
-            return
-        written = self.written_text(Arg(path), env)
-        if written is None:
-            self.unknown(
-                seg,
-                "payload",
-                f"'{path}' is run by {interpreter} after this same command wrote it with content only known at "
-                "run time; write and run it in separate calls so its text can be read first",
-            )
-        elif isinstance(written, str):
-            self.code(seg, interpreter, written, env, context=context, depth=depth)
-
-    def expansions(self, text: str, env: Env, context: str, depth: int, *, prompt: bool = False) -> None:
-        """Text bash expands when it evaluates it (a prompt, a subscript): its substitutions run.
-        A prompt is decoded first (``\\$`` becomes ``$``, which may then start a substitution)."""
-        if prompt:
-            text = text.replace("\\$", "$").replace("\\[", "").replace("\\]", "")
-        if re.search(r"[$`]", text):
-            word = read_expansions(text, self.budget)
-            self.substitutions(word, env.child(), context + " (in text bash evaluates)", depth)
-
-    def arithmetic(self, text: str, env: Env, context: str, depth: int, *, expand: bool = False) -> None:
-        """An arithmetic expression: bash evaluates the value of every variable it names as an
-        expression too, and expands the subscripts written in those values (``x='a[$(cmd)]'; ((x))``
-        runs ``cmd``). ``expand``: ``text`` itself is a value (``let 'x=a[$(cmd)]'``)."""
-        if expand:
-            self.expansions(text, env, context, depth)
-        seen: set[str] = set()
-        pending = [text]
-        while pending and len(seen) < MAX_EVALUATED:
-            for m in _ARITH_NAME.finditer(pending.pop()):
-                var = m.group(1) or m.group(2)
-                if var in seen:
-                    continue
-                seen.add(var)
-                for value in [env.vars.get(var, ""), *env.arrays.get(var, ()), env.namerefs.get(var, "")]:
-                    if value and known(value):
-                        self.expansions(value, env, context, depth)
-                        pending.append(value)
-
-    def variable_name(self, text: str, env: Env, context: str, depth: int) -> None:
-        """A variable name given as text (``printf -v``, ``read``, ``[[ -v ]]``, ``${!x}``): bash
-        expands and evaluates a subscript written in it."""
-        m = _SUBSCRIPTED.match(text)
-        if m is not None:
-            self.arithmetic(m.group(1), env, context, depth, expand=True)
-
-    def test_words(self, words: list[Word], env: Env, context: str, depth: int) -> None:
-        """``[[ … ]]``: arithmetic comparisons evaluate both sides; ``-v`` names a variable."""
-        for k, word in enumerate(words):
-            if word.raw in _ARITH_TESTS:
-                for side in words[k - 1 : k] + words[k + 1 : k + 2]:
-                    self.arithmetic(side.raw, env, context, depth)
-            elif word.raw == "-v" and k + 1 < len(words):
-                self.variable_name(self.expander.single(words[k + 1], env).text, env, context, depth)
-
-    def evaluated_arguments(self, seg: Segment, env: Env, context: str, depth: int) -> None:
-        """Arguments a builtin evaluates: variable names (``read 'a[$(cmd)]'``) and arithmetic
-        (``let``, ``declare -i``)."""
-        if not seg.argv:
-            return
-        for name in variable_names(seg.name, seg.args):
-            if known(name):
-                self.variable_name(name, env, context, depth)
-        for text in arithmetic_texts(seg.name, seg.args):
-            if known(text):
-                self.arithmetic(text, env, context, depth, expand=True)
-
     def expand_alias(
         self, cmd: Simple, args: list[Arg], seg: Segment, env: Env, *, context: str, depth: int
     ) -> None:
@@ -680,7 +444,7 @@ class Flow:
         if "/" in seg.argv[0].text and self.written_text(seg.argv[0], env) is not False:
             sources = [seg.argv[0]]
         for source in sources:
-            if source.text not in _STDIN_FILES:
+            if source.text not in STDIN_FILES:
                 self.runs_file(seg, source, env, context, depth)
             elif seg.stdin is not None and reads_stdin:
                 self.payload(
@@ -739,7 +503,7 @@ class Flow:
         text: str | None = None
         if word is not None and len(word.parts) == 1 and isinstance(word.parts[0], ProcessSub):
             text = self.expander.output_of(word.parts[0].body, env.child())
-        elif value in _STDIN_FILES and value != "-":
+        elif value in STDIN_FILES and value != "-":
             text = seg.stdin if seg.stdin is not None or seg.stdin_unknown else ""
         else:
             self.runs_file(seg, Arg(value), env, context, depth)
@@ -769,45 +533,6 @@ class Flow:
             self.payload(
                 seg, Payload(f"{seg.name} {source.shown}", text), env, [], context=context, depth=depth
             )
-
-    def written_text(self, arg: Arg, env: Env) -> str | bool | None:
-        """The text an earlier command of this script wrote to ``arg``: a string, None when it
-        wrote unknown content, False when nothing here wrote it."""
-        if not arg.static:
-            return False
-        if arg.text in self.expander.process_files:
-            return self.expander.process_files[arg.text]
-        path = resolve(arg.text, env.cwd, self.policy.home)
-        if path not in self.files:
-            return False
-        return self.files[path]
-
-    def remember_writes(self, seg: Segment, effects: list[Effect], env: Env, printed: str | None) -> None:
-        """Files this command writes, with their content when it is known (``echo … > f``); a file
-        a program copies to its output keeps what it was a copy of (a Windows executable stays one)."""
-        source = passes_file_through(seg.name, [a.text for a in seg.args]) if seg.argv else None
-        if source is not None:
-            origin = resolve(source, env.cwd, self.policy.home)
-            for op, target in seg.redirect_writes:
-                if op in (">", ">|") and target.static:
-                    self.copies[resolve(target.text, env.cwd, self.policy.home)] = self.copies.get(
-                        origin, origin
-                    )
-        targets = [(op, a) for op, a in seg.redirect_writes]
-        targets += [
-            ("", e.path) for e in effects if isinstance(e, Write) and not e.op and e.how != "metadata"
-        ]
-        for op, target in targets:
-            if not target.static or target.text == ".":
-                continue
-            path = resolve(target.text, env.cwd, self.policy.home)
-            content: str | None = None
-            if op in (">", ">|", ">>") and printed is not None:
-                before = self.files.get(path, "") if op == ">>" else ""
-                content = None if before is None else before + printed
-            elif copies_stdin_to_files(seg.name) and seg.stdin is not None:
-                content = seg.stdin
-            self.files[path] = content
 
     def payload(
         self,
@@ -908,7 +633,7 @@ class Flow:
         this same command wrote: its commands are screened; unknown content is refused."""
         for path, kind in config_files(seg.name, seg.args, environment):
             written = self.written_text(Arg(path), Env(env.home, env.user, seg.cwd))
-            if path in _STDIN_FILES and seg.stdin is not None:
+            if path in STDIN_FILES and seg.stdin is not None:
                 written = seg.stdin
             if written is None:
                 self.unknown(
@@ -983,103 +708,6 @@ class Flow:
             self.screen(written)
 
     # ----------------------------------------------------------------- state
-
-    def after(self, seg: Segment, env: Env, ifs: str | None) -> None:
-        """What a command changes for the commands after it (``ifs``: the IFS the command sees,
-        which splits what ``read`` reads)."""
-        shell_name = env.positional[0] if env.positional else "bash"
-        context = Context(seg.stdin, ifs, shell_name)
-        effects = state_effects(seg.name, seg.args, context, wrapped=bool(seg.resolved.wrappers))
-        if effects:
-            self.emit(seg, effects)
-        for effect in effects:
-            self.apply(effect, env)
-
-    def apply(self, effect: Effect, env: Env) -> None:
-        if isinstance(effect, Enter):
-            self.enter(effect.path, env)
-        elif isinstance(effect, Var):
-            if effect.exported:
-                self.exported.add(effect.name)
-            if effect.integer:
-                env.integers.add(effect.name)
-            if effect.refers:
-                env.namerefs[effect.name] = effect.refers
-            if effect.value is not None:
-                env.vars[effect.name] = effect.value
-        elif isinstance(effect, Unset):
-            env.vars.pop(effect.name, None)
-        elif isinstance(effect, Alias):
-            self.aliases[effect.name] = effect.text
-        elif isinstance(effect, Hash):
-            self.aliases[effect.name] = alias_of_hash(effect.path)
-        elif isinstance(effect, Positional):
-            env.positional = list(effect.values)
-        elif isinstance(effect, Link):
-            origin, point = (resolve(p, env.cwd, self.policy.home) for p in (effect.target, effect.path))
-            self.links[point.rstrip("/") or "/"] = self.links.get(origin, origin)
-        elif isinstance(effect, Copy):
-            self.copy(effect, env)
-        elif isinstance(effect, Setting):
-            self.settings.setdefault(effect.program, {})[effect.key] = effect.value
-
-    def enter(self, path: str | None, env: Env) -> None:
-        if path is None:
-            env.cwd = None
-        elif path == "~":
-            env.cwd = env.home or "~"
-        else:
-            target = resolve(path, env.cwd, self.policy.home)
-            env.cwd = target.rstrip("/") or "/" if target.startswith(("/", "~")) else None
-
-    def copy(self, effect: Copy, env: Env) -> None:
-        dest = resolve(effect.path, env.cwd, self.policy.home)
-        source = resolve(effect.source, env.cwd, self.policy.home)
-        source = self.copies.get(source, source)
-        if effect.into:
-            self.copies[normalize(dest + "/" + basename(effect.source))] = source
-            return
-        self.copies[dest] = source
-        if source in self.files:
-            self.files[dest] = self.files[source]
-
-    def unalias(self, args: list[Arg], env: Env) -> list[Arg]:
-        """A binary copied or linked earlier in the script runs as what it was copied from."""
-        if not args or not self.copies or not args[0].static:
-            return args
-        if "/" not in args[0].text:
-            dirs = [d for d in env.vars.get("PATH", "").split(":") if d.startswith("/")]
-            found = next(
-                (
-                    f"{d.rstrip('/')}/{args[0].text}"
-                    for d in dirs
-                    if f"{d.rstrip('/')}/{args[0].text}" in self.copies
-                ),
-                None,
-            )
-            return [Arg(self.copies[found]), *args[1:]] if found else args
-        path = resolve(args[0].text, env.cwd, self.policy.home)
-        original = self.copies.get(path)
-        return [Arg(original), *args[1:]] if original else args
-
-    def through_links(self, arg: Arg, env: Env, follow_exact: bool) -> Arg:
-        """A path reached through a link made earlier in this script, as the path it reaches."""
-        if not self.links or not arg.static:
-            return arg
-        # An operand in ``key=path`` form (dd's ``of=``, ``--output=``) reaches the link the same way.
-        keyed = _KEYED_PATH.fullmatch(arg.text)
-        key, value = (keyed.group(1) or "", keyed.group(2)) if keyed else ("", arg.text)
-        path = resolve(value, env.cwd, self.policy.home)
-        for link, target in self.links.items():
-            if path.startswith(link + "/") or (follow_exact and path == link):
-                return Arg(key + normalize(target + path[len(link) :]), arg.glob)
-        return arg
-
-    def path_args(self, argv: list[Arg], env: Env) -> list[Arg]:
-        if not self.links or not argv:
-            return argv
-        follow = not is_a(basename(argv[0].text), "unlinker")  # rm and mv act on the link itself
-        return [argv[0], *(self.through_links(a, env, follow) for a in argv[1:])]
 
 
 def run_effect(seg: Segment) -> Run:
