@@ -17,7 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "shell": ("wslmcp.shell.cli", "MCP server that runs commands and moves files in one WSL distro"),
     "profile": ("wslmcp.profile.cli", "profile the MCP servers configured for Claude Code, Codex and Cursor"),
-    "scenario": ("wslmcp.scenario.cli", "list, show, validate, record and replay scenarios"),
+    "scenario": ("wslmcp.replay.cli", "list, show, validate, record and replay scenarios"),
     "eval": ("wslmcp.evals.cli", "replay an agent's recorded tool calls against a scenario and grade them"),
 }
 

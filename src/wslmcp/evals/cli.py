@@ -16,9 +16,13 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wslmcp.cliargs import ArgumentParser, parser
+
+if TYPE_CHECKING:
+    from wslmcp.evals.cases import Case
+    from wslmcp.evals.grading import Job, Options
 
 PROG = "wslmcp eval"
 KINDS = ("observe", "shell")
@@ -219,16 +223,16 @@ def _trace_files(p: ArgumentParser, given: Sequence[str]) -> list[Path]:
     return files
 
 
-def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Any) -> Any:
+def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Case | None) -> Job:
     """A grading job; the scenario is resolved here (an entry point), so grading never reads one."""
-    from wslmcp import wiring
     from wslmcp.evals.grading import Job
     from wslmcp.scenario.manifest import ScenarioError
+    from wslmcp.wiring.replay import replay_target
 
     if replay_dir is None:
         return Job(job_id, trace, None, case)
     try:
-        return Job(job_id, trace, wiring.replay_target(replay_dir), case)
+        return Job(job_id, trace, replay_target(replay_dir), case)
     except (ScenarioError, OSError) as exc:
         return Job(job_id, trace, None, case, target_error=f"scenario {replay_dir}: {exc}")
 
@@ -306,23 +310,21 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
     return _emit(args, reports, baseline_doc)
 
 
-async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str, Any]]:
+async def _grade_all(jobs: Sequence[Job], options: Options, n: int) -> list[dict[str, Any]]:
     from wslmcp import wiring
-    from wslmcp.boundaries.process import run_process
-    from wslmcp.evals.grading import Harness, grade_job
+    from wslmcp.evals.assembly import build
 
-    boundaries = wiring.real()
-    assert boundaries.mcp_sessions is not None
-    harness = Harness(boundaries.client_files, boundaries.mcp_sessions, run_process)
+    wired = wiring.wire(None)
+    grader = build(wired.boundaries, wired.host, options)
     limit = asyncio.Semaphore(n)
     done = 0
     started = time.monotonic()
     tty = sys.stderr.isatty()
 
-    async def one(job: Any) -> dict[str, Any]:
+    async def one(job: Job) -> dict[str, Any]:
         nonlocal done
         async with limit:
-            report = await grade_job(harness, job, options)
+            report = await grader.grade(job)
         done += 1
         if tty and time.monotonic() - started > 1.0:
             sys.stderr.write(f"\r{PROG}: graded {done}/{len(jobs)} traces")
@@ -332,7 +334,7 @@ async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str
     try:
         reports = await asyncio.gather(*(one(j) for j in jobs))
     finally:
-        harness.sessions.close()
+        grader.close()
     if tty and time.monotonic() - started > 1.0:
         sys.stderr.write("\n")
     return list(reports)

@@ -48,9 +48,7 @@ def host_sources(boundaries: Boundaries, host: Host) -> HostSources:
     )
 
 
-def build_service(
-    boundaries: Boundaries, host: Host, options: Options, scope: str | None = None
-) -> ObserveService:
+def build(boundaries: Boundaries, host: Host, options: Options, scope: str | None = None) -> ObserveService:
     wsl_exe = boundaries.wsl_exe
     lister = WslDistroLister(wsl_exe)
 

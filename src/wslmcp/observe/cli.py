@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
@@ -24,7 +23,7 @@ def main(argv: Sequence[str]) -> int:
     from wslmcp.scenario.fields import ScenarioError
 
     try:
-        wired = wiring.wire(options.replay, os.environ)
+        wired = wiring.wire(options.replay)
     except (ScenarioError, OSError) as exc:
         print(f"wslmcp observe: error: {exc}", file=sys.stderr)
         return 2
@@ -43,10 +42,10 @@ def main(argv: Sequence[str]) -> int:
         return 2
 
     def start() -> stdio.Lifespan:
-        from wslmcp.observe.assembly import build_service
+        from wslmcp.observe.assembly import build
         from wslmcp.observe.handlers import running
 
-        service = build_service(wired.boundaries, wired.host, options)
+        service = build(wired.boundaries, wired.host, options)
         return lambda: running(service)
 
     return stdio.run(SERVER, start)
