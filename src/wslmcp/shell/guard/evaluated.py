@@ -62,10 +62,11 @@ class Evaluating(Tracked):
             words = a.array if a.array is not None else [a.value] if a.index is None else []
             found.extend((a.name, w, self.expander.single(w, env)) for w in words)
         if cmd.words and is_a(cmd.words[0].raw, "declarer"):
-            for word in self.expander.words(cmd.words[1:], env):
-                declared, eq, text = word.text.partition("=")
-                if eq:
-                    found.append((declared, None, Arg(text)))
+            for word in cmd.words[1:]:
+                for arg in self.expander.word(word, env):
+                    declared, eq, text = arg.text.partition("=")
+                    if eq:
+                        found.append((declared, word, Arg(text)))
         return found
 
     def hook(

@@ -33,7 +33,7 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
-from wslmcp.shell.guard.values import UNKNOWN, UNKNOWN_SET, Arg, basename
+from wslmcp.shell.guard.values import UNKNOWN, UNKNOWN_SET, Arg, basename, known
 
 _GLOB = re.compile(r"[*?\[]|[@!+]\(")
 
@@ -184,50 +184,27 @@ class Expander:
         return variants
 
     def _fields(self, parts: list[Part], env: Env, split: bool = True) -> list[Arg]:
-        fields: list[Arg] = []
-        current: list[str] = []
-        glob = False
-        present = False
+        out = _Fields()
         for index, part in enumerate(parts):
             if isinstance(part, Lit):
-                text = part.text
-                if not part.quoted:
-                    if index == 0:
-                        text = self._tilde(text, env)
-                    glob = glob or bool(_GLOB.search(text))
-                current.append(text)
-                present = True
+                text = self._tilde(part.text, env) if index == 0 and not part.quoted else part.text
+                out.add(text, not part.quoted and bool(_GLOB.search(text)))
                 continue
             items = self._items(part, env)
             if items is not None:
-                # "$@", "${a[@]}": one field per item, joined to the text around it.
-                for k, item in enumerate(items):
-                    if k > 0:
-                        fields.append(Arg("".join(current), glob))
-                        current, glob = [], False
-                    current.append(item)
-                    present = True
+                out.items(items)  # "$@", "${a[@]}": one field per item, joined to the text around it
                 continue
             value, quoted = self._value(part, env)
             ifs = self.lookup("IFS", env) if split and not quoted else " "
-            if not quoted and split and (UNKNOWN in ifs or UNKNOWN_SET in ifs) and value:
+            if not quoted and split and not known(ifs) and value:
                 value = UNKNOWN  # split by a separator only known at run time
-            if quoted or not split or UNKNOWN in value or UNKNOWN_SET in value or not ifs:
-                current.append(value)
-                present = present or quoted or not split or bool(value)
-                continue
-            for k, piece in enumerate(re.split("[" + re.escape(ifs) + "]+", value)):
-                if k > 0:
-                    if present:
-                        fields.append(Arg("".join(current), glob))
-                    current, glob, present = [], False, False
-                if piece:
-                    current.append(piece)
-                    present = True
-                    glob = glob or bool(_GLOB.search(piece))
-        if present or not split:
-            fields.append(Arg("".join(current), glob))
-        return fields
+            if quoted or not split or not known(value) or not ifs:
+                out.add(value, present=quoted or not split or bool(value))
+            else:
+                out.split(value, ifs)
+        if out.present or not split:
+            out.cut(keep_empty=True)
+        return out.done
 
     def _items(self, part: Part, env: Env) -> list[str] | None:
         """The items of ``"$@"`` or ``"${name[@]}"`` when known (one field each), else None."""
@@ -290,33 +267,20 @@ class Expander:
         return UNKNOWN
 
     def _param(self, part: Param, env: Env) -> str:
-        if part.index is not None and part.op not in ("", ":-", "-", ":=", "=", ":?", "?", ":+", "+"):
+        if part.index is not None and part.op not in _DEFAULTING:
             return UNKNOWN if part.op != "#len" else UNKNOWN_SET
         value = self.lookup(part.name, env) if part.index is None else self._element(part, env)
         op = part.op
         if not op:
             return value
-        arg = self.single(part.arg, env).text if part.arg is not None else ""
-        if op in (":-", "-", ":=", "="):
-            if value == UNKNOWN:
-                return arg if arg else UNKNOWN
-            return value if value or op in ("-", "=") else arg
-        if op in (":?", "?"):
-            return UNKNOWN_SET if value in (UNKNOWN, "") else value
-        if op in (":+", "+"):
-            return UNKNOWN if value == UNKNOWN else (arg if value else "")
         if op == "#len":
             return UNKNOWN_SET
         if op == "!":
-            target = self.lookup(part.name, env)
-            return self.lookup(target, env) if re.fullmatch(r"[A-Za-z_]\w*", target) else UNKNOWN
-        if (
-            op.startswith("!")
-            or UNKNOWN in value
-            or UNKNOWN_SET in value
-            or UNKNOWN in arg
-            or UNKNOWN_SET in arg
-        ):
+            return self.lookup(value, env) if re.fullmatch(r"[A-Za-z_]\w*", value) else UNKNOWN
+        arg = self.single(part.arg, env).text if part.arg is not None else ""
+        if op in _DEFAULTING:
+            return _defaulted(value, op, arg)
+        if op.startswith("!") or not known(value) or not known(arg):
             return UNKNOWN if value != "" else ""
         evaluated = _operate(value, op, arg)
         return UNKNOWN if evaluated is None else evaluated
@@ -445,6 +409,54 @@ class Expander:
         return static_output(basename(args[0].text), [a.text for a in args[1:]], stdin, env.cwd)
 
 
+_DEFAULTING = ("", ":-", "-", ":=", "=", ":?", "?", ":+", "+")
+
+
+def _defaulted(value: str, op: str, arg: str) -> str:
+    """``${x:-arg}``, ``${x=arg}``, ``${x:?}``, ``${x:+arg}`` and their colon-less forms."""
+    if op in (":-", "-", ":=", "="):
+        if value == UNKNOWN:
+            return arg if arg else UNKNOWN
+        return value if value or op in ("-", "=") else arg
+    if op in (":?", "?"):
+        return UNKNOWN_SET if value in (UNKNOWN, "") else value
+    return UNKNOWN if value == UNKNOWN else (arg if value else "")
+
+
+class _Fields:
+    """Fields being built: the current one's text, whether it holds unquoted glob characters and
+    whether it exists yet (an empty quoted string is a field), and the finished ones."""
+
+    def __init__(self) -> None:
+        self.done: list[Arg] = []
+        self.current: list[str] = []
+        self.glob = False
+        self.present = False
+
+    def add(self, text: str, glob: bool = False, present: bool = True) -> None:
+        self.current.append(text)
+        self.glob = self.glob or glob
+        self.present = self.present or present
+
+    def cut(self, keep_empty: bool = False) -> None:
+        if self.present or keep_empty:
+            self.done.append(Arg("".join(self.current), self.glob))
+        self.current, self.glob, self.present = [], False, False
+
+    def items(self, items: list[str]) -> None:
+        for k, item in enumerate(items):
+            if k > 0:
+                self.cut(keep_empty=True)
+            self.add(item)
+
+    def split(self, value: str, ifs: str) -> None:
+        for k, piece in enumerate(re.split("[" + re.escape(ifs) + "]+", value)):
+            if k > 0:
+                self.cut()
+            if piece:
+                self.add(piece, bool(_GLOB.search(piece)))
+
+
 def _operate(value: str, op: str, arg: str) -> str | None:
     """``${x<op>arg}`` for a known value: substrings, case changes, pattern removal, substitution,
     and the transformations ``@Q`` (quoted), ``@E`` (escapes), ``@U``/``@u``/``@L`` (case)."""
@@ -462,19 +474,24 @@ def _operate(value: str, op: str, arg: str) -> str | None:
         change = str.upper if op[0] == "^" else str.lower
         return change(value) if len(op) == 2 else change(value[:1]) + value[1:]
     if op in ("#", "##", "%", "%%"):
-        pattern = _glob_regex(arg)
-        spans = range(len(value) + 1)
-        if op[0] == "#":
-            cuts = [k for k in spans if re.fullmatch(pattern, value[:k], re.S)]
-            return value[(max(cuts) if op == "##" else min(cuts)) :] if cuts else value
-        cuts = [k for k in spans if re.fullmatch(pattern, value[k:], re.S)]
-        return value[: (min(cuts) if op == "%%" else max(cuts))] if cuts else value
+        return _remove_pattern(value, op, arg)
     if op in ("/", "//") and arg:
         find, _, repl = arg.partition("/")
         if not find or find[0] in "#%":
             return None
         return re.sub(_glob_regex(find), lambda _: repl, value, count=0 if op == "//" else 1, flags=re.S)
     return None
+
+
+def _remove_pattern(value: str, op: str, arg: str) -> str:
+    """``${x#p}`` ``${x##p}`` ``${x%p}`` ``${x%%p}``: the shortest or longest prefix or suffix removed."""
+    pattern = _glob_regex(arg)
+    spans = range(len(value) + 1)
+    if op[0] == "#":
+        cuts = [k for k in spans if re.fullmatch(pattern, value[:k], re.S)]
+        return value[(max(cuts) if op == "##" else min(cuts)) :] if cuts else value
+    cuts = [k for k in spans if re.fullmatch(pattern, value[k:], re.S)]
+    return value[: (min(cuts) if op == "%%" else max(cuts))] if cuts else value
 
 
 def _transform(value: str, letter: str) -> str | None:

@@ -482,47 +482,61 @@ def critical_kind(path: str, home: str | None, include_homes: bool = True) -> st
         return "the filesystem root"
     comps = [c for c in path.split("/") if c]
     glob_last = bool(_GLOB.search(comps[-1]))
-    top = comps[0]
     if len(comps) == 1:
-        if _name_matches(top, SYSTEM_TOP | {"tmp"}) or glob_last:
-            return "the filesystem root" if glob_last and top.strip("*") == "" else "a system directory"
-        return None
+        return _top_kind(comps[0], glob_last)
     if home and include_homes:
         home_comps = [c for c in home.split("/") if c]
         if comps == home_comps or (comps[:-1] == home_comps and glob_last):
             return "the home directory"
-    if not _name_matches(top, SYSTEM_TOP):
+    if not _name_matches(comps[0], SYSTEM_TOP):
         return None
-    second = comps[1]
     if len(comps) == 2:
-        if glob_last and top != "tmp":
-            return "a system directory"
-        if top in ("home", "root"):
-            return "a home directory" if include_homes or top == "root" else None
-        if top == "usr" and _name_matches(second, USR_SUBDIRS):
-            return "a system directory"
-        if top == "var" and _name_matches(second, VAR_SUBDIRS):
-            return "a system directory"
-        if top == "mnt" and len(second) == 1:
-            return "a Windows drive"
-        return None
-    lowered = [c.lower() for c in comps]
+        return _second_kind(comps[0], comps[1], glob_last, include_homes)
+    return _deeper_kind(comps, glob_last, include_homes)
+
+
+def _top_kind(top: str, glob_last: bool) -> str | None:
+    """``/X``: a system directory (or the root, for ``/*``)."""
+    if _name_matches(top, SYSTEM_TOP | {"tmp"}) or glob_last:
+        return "the filesystem root" if glob_last and top.strip("*") == "" else "a system directory"
+    return None
+
+
+def _second_kind(top: str, second: str, glob_last: bool, include_homes: bool) -> str | None:
+    """``/X/Y`` under a system directory."""
+    if glob_last and top != "tmp":
+        return "a system directory"
+    if top in ("home", "root"):
+        return "a home directory" if include_homes or top == "root" else None
+    if (top == "usr" and _name_matches(second, USR_SUBDIRS)) or (
+        top == "var" and _name_matches(second, VAR_SUBDIRS)
+    ):
+        return "a system directory"
+    if top == "mnt" and len(second) == 1:
+        return "a Windows drive"
+    return None
+
+
+def _deeper_kind(comps: list[str], glob_last: bool, include_homes: bool) -> str | None:
+    """Three components or more: a glob of homes or of ``/usr`` directories, or Windows folders."""
+    top, second = comps[0], comps[1]
     if top == "home" and len(comps) == 3 and glob_last and include_homes:
         return "a home directory"
     if top == "usr" and len(comps) == 3 and glob_last and _name_matches(second, USR_SUBDIRS):
         return "a system directory"
-    if top == "mnt" and len(second) == 1:
-        tail = lowered[2:]
-        if len(tail) == 1 and (glob_last or _name_matches(tail[0], WINDOWS_SYSTEM)):
-            return "a Windows drive or system folder"
-        if (
-            tail[0] in ("windows", "program files", "program files (x86)", "programdata")
-            and len(tail) == 2
-            and glob_last
-        ):
-            return "a Windows system folder"
-        if tail[0] == "users" and (len(tail) == 2 or (len(tail) == 3 and glob_last)):
-            return "a Windows user profile"
+    if top != "mnt" or len(second) != 1:
+        return None
+    tail = [c.lower() for c in comps[2:]]
+    if len(tail) == 1 and (glob_last or _name_matches(tail[0], WINDOWS_SYSTEM)):
+        return "a Windows drive or system folder"
+    if (
+        tail[0] in ("windows", "program files", "program files (x86)", "programdata")
+        and len(tail) == 2
+        and glob_last
+    ):
+        return "a Windows system folder"
+    if tail[0] == "users" and (len(tail) == 2 or (len(tail) == 3 and glob_last)):
+        return "a Windows user profile"
     return None
 
 

@@ -538,83 +538,81 @@ class _Reader:
         start = self.i
         parts: list[Part] = []
         buf: list[str] = []
-
-        def flush() -> None:
-            if buf:
-                parts.append(Lit("".join(buf), False))
-                buf.clear()
-
         while self.i < self.n:
             c = self.s[self.i]
-            if stop:
-                if c in stop:
+            if c in stop if stop else c in _WORD_END:
+                if stop or not self._word_goes_on(c, start, parts, buf, test_mode):
                     break
-            elif c in _WORD_END:
-                if c in "<>" and self._peek(1) == "(":
-                    flush()
-                    self.i += 2
-                    body = self._list(")", frozenset())
-                    if self._peek() == ")":
-                        self.i += 1
-                    parts.append(ProcessSub(body, c))
-                    continue
-                if c == "(" and buf and buf[-1] in "@!+*?":
-                    buf.append(self._balanced_text())
-                    continue
-                if c == "(" and buf and buf[-1] == "=" and not parts and _ASSIGN.fullmatch("".join(buf)):
-                    flush()
-                    parts.extend(self._array_body())
-                    continue
-                if test_mode and self.i == start and c not in " \t\n":
-                    j = self.i
-                    while j < self.n and self.s[j] in "<>()&|!=;":
-                        j += 1
-                    buf.append(self.s[self.i : j])
-                    self.i = j
-                    break
-                break
-            if c == "\\":
-                nxt = self._peek(1)
-                if nxt == "\n":
-                    self.i += 2
-                    continue
-                if nxt == "\r" and self._peek(2) == "\n":
-                    self.i += 3
-                    continue
-                flush()
-                if nxt:
-                    parts.append(Lit(nxt, True))
-                    self.i += 2
-                else:
-                    parts.append(Lit("\\", True))
-                    self.i += 1
                 continue
-            if c == "'":
-                flush()
-                end = self.s.find("'", self.i + 1)
-                end = self.n if end < 0 else end
-                parts.append(Lit(self.s[self.i + 1 : end], True))
-                self.i = min(end + 1, self.n)
-                continue
-            if c == '"':
-                flush()
+            if c == "\\" and self._continuation():
+                continue  # removed, as bash does, also inside a word (r\⏎m is rm)
+            quoted = self._quoted_parts(c)
+            if quoted is None:
+                buf.append(c)
                 self.i += 1
-                parts.extend(self._dquote('"'))
                 continue
-            if c == "$":
-                flush()
-                parts.append(self._dollar(quoted=False))
-                continue
-            if c == "`":
-                flush()
-                parts.append(self._backtick(quoted=False))
-                continue
-            buf.append(c)
-            self.i += 1
-        flush()
+            _flush(buf, parts)
+            parts.extend(quoted)
+        _flush(buf, parts)
         if self.i == start:
             return None
         return Word(parts, self.s[start : self.i])
+
+    def _continuation(self) -> bool:
+        """Skip a backslash-newline (LF or CRLF) at the cursor."""
+        for ending in ("\\\n", "\\\r\n"):
+            if self.s.startswith(ending, self.i):
+                self.i += len(ending)
+                return True
+        return False
+
+    def _quoted_parts(self, c: str) -> list[Part] | None:
+        """The parts a quoting or expansion character starts (``\\x``, ``'…'``, ``"…"``, ``$…``,
+        backticks); None for a plain character."""
+        if c == "\\":
+            nxt = self._peek(1)
+            self.i += 2 if nxt else 1
+            return [Lit(nxt or "\\", True)]
+        if c == "'":
+            end = self.s.find("'", self.i + 1)
+            end = self.n if end < 0 else end
+            text = self.s[self.i + 1 : end]
+            self.i = min(end + 1, self.n)
+            return [Lit(text, True)]
+        if c == '"':
+            self.i += 1
+            return self._dquote('"')
+        if c == "$":
+            return [self._dollar(quoted=False)]
+        if c == "`":
+            return [self._backtick(quoted=False)]
+        return None
+
+    def _word_goes_on(self, c: str, start: int, parts: list[Part], buf: list[str], test_mode: bool) -> bool:
+        """At a character that ends a plain word: does the word go on (``<(…)``, an extended glob,
+        an array body, an operator read as a word inside ``[[ ]]``)? Consumes what belongs to it."""
+        if c in "<>" and self._peek(1) == "(":
+            _flush(buf, parts)
+            self.i += 2
+            body = self._list(")", frozenset())
+            if self._peek() == ")":
+                self.i += 1
+            parts.append(ProcessSub(body, c))
+            return True
+        if c == "(" and buf and buf[-1] in "@!+*?":
+            buf.append(self._balanced_text())
+            return True
+        if c == "(" and buf and buf[-1] == "=" and not parts and _ASSIGN.fullmatch("".join(buf)):
+            _flush(buf, parts)
+            parts.extend(self._array_body())
+            return True
+        if test_mode and self.i == start and c not in " \t\n":
+            j = self.i
+            while j < self.n and self.s[j] in "<>()&|!=;":
+                j += 1
+            buf.append(self.s[self.i : j])
+            self.i = j
+        return False
 
     def _balanced_text(self) -> str:
         depth = 0
@@ -836,3 +834,10 @@ class _Reader:
             else:
                 sub = _Reader(text, self.budget, self.nesting)
                 doc.body = Word(sub._dquote("", heredoc=True), text)
+
+
+def _flush(buf: list[str], parts: list[Part]) -> None:
+    """Unquoted literal text gathered so far becomes a part."""
+    if buf:
+        parts.append(Lit("".join(buf), False))
+        buf.clear()

@@ -119,27 +119,8 @@ def code_effects(program: str) -> Code:
     if _FORK_BOMB.search(program):
         out.danger = "forks copies of itself without end (a fork bomb)"
         return out
-    for m in _LIST_CALL.finditer(program):
-        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
-        if words:
-            out.commands.append(" ".join(shlex.quote(w) for w in words))
-    for m in _BARE_LIST_CALL.finditer(program):
-        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
-        out.commands.append(" ".join(shlex.quote(w) for w in words))
-    out.commands.extend(next(g for g in m.groups() if g is not None) for m in _PERCENT_X.finditer(program))
-    for m in _SHELL_CALL.finditer(program):
-        text = _literal(m)
-        after = program[m.end() :].lstrip()[:1]
-        if text is not None and (after not in ("", ")", ",", ";", "\n") or _formatted(m.group(0))):
-            # 'r' + 'm -rf /', "%s" % x, f"{x}", "...".format(x): the command is built at run time
-            out.commands.append(UNKNOWN_COMMAND)
-        elif text is not None and not any(text == shlex.split(c)[0] for c in out.commands if c):
-            out.commands.append(text)
-    out.commands.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
-    out.commands.extend(
-        _unescape(next(g for g in m.groups() if g is not None)) for m in _PIPE_OPEN.finditer(program)
-    )
-    out.commands.extend(m.group(1) for m in re.finditer(r"\bqx\s*[{(\[]([^})\]]+)[})\]]", program))
+    out.commands.extend(_argument_lists(program))
+    out.commands.extend(_shell_strings(program, out.commands))
     if _DYNAMIC_CALL.search(program) and not out.commands:
         out.commands.append(UNKNOWN_COMMAND)
     for pattern in (_DELETE, _PATH_DELETE):
@@ -152,3 +133,36 @@ def code_effects(program: str) -> Code:
         if path:
             out.writes.append(path.strip())
     return out
+
+
+def _argument_lists(program: str) -> list[str]:
+    """Argument lists handed to a program (``subprocess.run([...])``, ``system "rm", "-rf"``), as shell text."""
+    found: list[str] = []
+    for m in _LIST_CALL.finditer(program):
+        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
+        if words:
+            found.append(" ".join(shlex.quote(w) for w in words))
+    for m in _BARE_LIST_CALL.finditer(program):
+        words = [_unescape(a or b) for a, b in _QUOTED.findall(m.group(1))]
+        found.append(" ".join(shlex.quote(w) for w in words))
+    found.extend(next(g for g in m.groups() if g is not None) for m in _PERCENT_X.finditer(program))
+    return found
+
+
+def _shell_strings(program: str, already: list[str]) -> list[str]:
+    """Strings handed to a shell (``os.system("…")``, backticks, piped ``open``, ``qx{}``); a string
+    built at run time (``'r' + 'm'``, ``%``, f-strings, ``.format``) as unknown."""
+    found: list[str] = []
+    for m in _SHELL_CALL.finditer(program):
+        text = _literal(m)
+        after = program[m.end() :].lstrip()[:1]
+        if text is not None and (after not in ("", ")", ",", ";", "\n") or _formatted(m.group(0))):
+            found.append(UNKNOWN_COMMAND)
+        elif text is not None and not any(text == shlex.split(c)[0] for c in [*already, *found] if c):
+            found.append(text)
+    found.extend(m.group(1) for m in re.finditer(r"`([^`]+)`", program))
+    found.extend(
+        _unescape(next(g for g in m.groups() if g is not None)) for m in _PIPE_OPEN.finditer(program)
+    )
+    found.extend(m.group(1) for m in re.finditer(r"\bqx\s*[{(\[]([^})\]]+)[})\]]", program))
+    return found

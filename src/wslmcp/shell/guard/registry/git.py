@@ -164,37 +164,39 @@ def _split(text: str) -> list[str]:
 
 
 _FILTERS = ("--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter", "--parent-filter", "--tag-name-filter", "--setup")  # fmt: skip
-_PACK_PROGRAMS = ("--upload-pack", "--receive-pack", "--exec", "-u")
+
+
+_PACKS = ("--upload-pack", "--receive-pack", "--exec", "-u")
+_OPTION_COMMANDS: dict[str, tuple[str, ...]] = {
+    "rebase": ("-x", "--exec"),
+    "filter-branch": _FILTERS,
+    "difftool": ("-x", "--extcmd"),
+    **dict.fromkeys(("fetch", "pull", "clone", "ls-remote", "archive", "fetch-pack", "send-pack"), _PACKS),
+    "push": ("--receive-pack", "--exec"),
+}
+"""Per subcommand, the options whose value git runs as a command."""
 
 
 def _subcommand_texts(verb: str, rest: list[Arg]) -> list[tuple[str, str]]:
+    """Commands a git subcommand runs because of its options (``rebase --exec``, ``submodule
+    foreach``, filters, ``difftool -x``, ``grep -O``, ``--upload-pack``) or an ``ext::`` URL."""
     sub = parse(
         rest,
         _SUBCOMMAND_VALUES,
         ("exec", "extcmd", "upload-pack", "receive-pack", *(f[2:] for f in _FILTERS)),
     )
     found: list[tuple[str, str]] = []
-    if verb == "rebase":
-        found += [("git rebase --exec", v) for v in sub.values("-x", "--exec")]
-    elif verb == "submodule" and rest[:1] and rest[0].text == "foreach":
+    options = _OPTION_COMMANDS.get(verb, ())
+    found += [(f"git {verb} {n}", v) for n, v in sub.opts if n in options and v]
+    if verb == "submodule" and rest[:1] and rest[0].text == "foreach":
         words = [a.text for a in rest[1:] if a.text not in ("--recursive", "--quiet", "-q")]
         found.append(("git submodule foreach", " ".join(words)))
-    elif verb == "filter-branch":
-        found += [(f"git filter-branch {n}", v) for n, v in sub.opts if n in _FILTERS and v]
-    elif verb == "difftool":
-        found += [("git difftool --extcmd", v) for v in sub.values("-x", "--extcmd")]
     elif verb == "grep":
         found += [("git grep -O", a.text[2:]) for a in rest if a.text.startswith("-O") and len(a.text) > 2]
         found += [
             ("git grep -O", a.text.split("=", 1)[1])
             for a in rest
             if a.text.startswith("--open-files-in-pager=")
-        ]
-    if verb in ("fetch", "pull", "clone", "ls-remote", "push", "archive", "fetch-pack", "send-pack"):
-        found += [
-            (f"git {verb} {n}", v)
-            for n, v in sub.opts
-            if n in _PACK_PROGRAMS and v and not (n == "-u" and verb == "push")
         ]
     found += [("git ext:: URL", a.text[5:]) for a in rest if a.text.startswith("ext::")]
     return found

@@ -569,6 +569,16 @@ def reads_commands(name: str, args: list[Arg]) -> bool:
     )
 
 
+_RUNS_SCRIPTS = frozenset({"run", "run-script", "test", "start", "install", "ci", "i"})
+_CONFIG_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ssh": ("ssh config", ("-F",)),
+    "scp": ("ssh config", ("-F",)),
+    "sftp": ("ssh config", ("-F",)),
+    "gdb": ("gdb commands", ("-x", "--command", "-ix")),
+}
+"""Per program, the options naming a file of its configuration or commands, and what kind it is."""
+
+
 def config_files(
     name: str, args: list[Arg], environment: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
@@ -576,36 +586,29 @@ def config_files(
     the guard can read such a file that the same command wrote, or its standard input (relative
     paths are the cwd's)."""
     if name == "git":
-        found = [(f, "git config") for f in included_files(args, environment or {})]
         env = environment or {}
-        found += [
+        found = [(f, "git config") for f in included_files(args, env)]
+        return found + [
             (env[v], "git config")
             for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG")
             if v in env
         ]
-        return found
     if name in ("make", "gmake"):
-        named = parse_as("make", args).values("-f", "--file", "--makefile")
-        return [(f, "makefile") for f in named if f != "-"] or [
-            (f, "makefile") for f in ("GNUmakefile", "makefile", "Makefile")
-        ]
-    if (
-        name in ("npm", "yarn", "pnpm")
-        and args[:1]
-        and args[0].text in ("run", "run-script", "test", "start", "install", "ci", "i")
-    ):
+        named = [f for f in parse_as("make", args).values("-f", "--file", "--makefile") if f != "-"]
+        return [(f, "makefile") for f in named or ("GNUmakefile", "makefile", "Makefile")]
+    if name in ("npm", "yarn", "pnpm") and args[:1] and args[0].text in _RUNS_SCRIPTS:
         return [("package.json", "package.json")]
-    if name in ("ssh", "scp", "sftp"):
-        return [(f, "ssh config") for f in parse(args, "F").values("-F") if f != "/dev/stdin"]
-    if name == "gdb":
-        texts = [a.text for a in args]
+    texts = [a.text for a in args]
+    options = _CONFIG_OPTIONS.get(name)
+    if options is not None:
+        kind, names = options
         return [
-            (texts[k + 1], "gdb commands")
+            (texts[k + 1], kind)
             for k, t in enumerate(texts[:-1])
-            if t in ("-x", "--command", "-ix")
+            if t in names and texts[k + 1] != "/dev/stdin"
         ]
     if name == "crontab":
-        operands = [a.text for a in args if not a.text.startswith("-")]
+        operands = [t for t in texts if not t.startswith("-")]
         return [(operands[0], "crontab")] if operands else []
     return []
 
