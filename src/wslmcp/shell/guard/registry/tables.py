@@ -349,6 +349,7 @@ def is_a(name: str, fam: str) -> bool:
     return fam in families_of(name)
 
 
+@functools.lru_cache(maxsize=2048)
 def code_options(name: str) -> str | None:
     """The option letters whose value is program text, when ``name`` is an interpreter."""
     if name in CODE_OPTIONS:
