@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from fakes.clock import FakeClock
 from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
 from wslmcp.boundaries.process import Exchange, Stdin
-from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport
+from wslmcp.boundaries.shell_transport import Confinement, LocalTransport, ScriptCall, ShellTransport
 from wslmcp.catalogue import Reply
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
@@ -121,8 +121,9 @@ class WrappedLocal:
     kind = "local"
     user: str | None = None
 
-    def __init__(self) -> None:
-        self.inner = LocalTransport()
+    def __init__(self, confinement: Confinement | None = None) -> None:
+        self.inner = LocalTransport(confinement=confinement)
+        self.confinement = confinement
         self.calls = 0
         self.in_flight = 0
         self.peak = 0

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from wslmcp.boundaries.mcp_session import McpSessions
     from wslmcp.boundaries.pdh import PdhCounters
     from wslmcp.boundaries.procfs import ProcSource
-    from wslmcp.boundaries.shell_transport import ShellTransport
+    from wslmcp.boundaries.shell_transport import Confinement, ShellTransport
     from wslmcp.boundaries.tokens import TokenSource
     from wslmcp.boundaries.windows_home import WindowsHome
     from wslmcp.boundaries.windows_processes import WindowsProcesses
@@ -31,10 +31,13 @@ if TYPE_CHECKING:
 
 
 class TransportChooser(Protocol):
-    """The shell server's transport for ``distro`` and ``user``. ``choice`` is WSLMCP_SHELL_TRANSPORT
-    (``wsl.exe``, ``local`` or ``auto``); a replay always answers with its recorded wsl.exe."""
+    """The shell server's transport for ``distro`` and ``user``, running every script in
+    ``confinement`` when one is given. ``choice`` is WSLMCP_SHELL_TRANSPORT (``wsl.exe``, ``local``
+    or ``auto``); a replay always answers with its recorded wsl.exe."""
 
-    def __call__(self, choice: str, distro: str, user: str | None) -> ShellTransport: ...
+    def __call__(
+        self, choice: str, distro: str, user: str | None, confinement: Confinement | None = None
+    ) -> ShellTransport: ...
 
 
 @dataclass(frozen=True)

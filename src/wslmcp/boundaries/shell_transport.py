@@ -4,12 +4,15 @@ Contract
 --------
 ``kind``            ``"wsl.exe"`` or ``"local"``.
 ``user``            the Linux user scripts run as, or None for the distro's default user.
-``run(ScriptCall(script, stdin=None, timeout_s=None, max_output=..., stdout_sink=None, login=True))``
+``confinement``     the sandbox every script runs in (``Confinement``), or None.
+``run(ScriptCall(script, stdin=None, timeout_s=None, max_output=..., stdout_sink=None, login=True,
+confine="own"))``
     ``-> Exchange``. ``ScriptCall`` is the one request value (adapters, twins and the runner take it).
     Runs ``script`` (one bash script, passed as ONE argument) in a login bash (``bash -lc``; with
     ``login=False`` a plain ``bash -c`` that sources no profile, for fixed scripts) as the configured
-    user. stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are
-    the Linux command's bytes, untouched; ``stdout_sink`` takes stdout as it arrives. A non-zero exit
+    user; with a confinement, inside it (``distro_argv``: the one place the command is built).
+    stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are the
+    Linux command's bytes, untouched; ``stdout_sink`` takes stdout as it arrives. A non-zero exit
     is a normal result. At the deadline (or once a stream passes ``max_output`` bytes,
     ``overflowed``) the transport's own process is killed; the local transport stops its process
     group first and names every member in ``Exchange.killed``. Killing what runs *inside the
@@ -22,10 +25,11 @@ Errors
     failure of its own (unknown distro, WSL service down: exit status 4294967295 / -1; its message
     is decoded from UTF-16LE or UTF-8), bash missing, or a local user mismatch.
 
-The wsl.exe transport builds ``wsl.exe -d DISTRO [-u USER] --exec bash -lc SCRIPT``: never ``--``
-(which would hand the script to the distro's default shell for a second parse), never ``--cd``
-(which silently falls back to ``/``). The local transport runs ``bash -lc SCRIPT`` directly; it is
-used when the server already runs inside the configured distro, or on a Linux machine with no
+The wsl.exe transport builds ``wsl.exe -d DISTRO [-u USER] --exec bash -lc SCRIPT`` (under a
+sandbox ``--exec bash -p -c LAUNCHER wslmcp-sandbox own -lc SCRIPT``, the launcher then running
+bubblewrap): never ``--`` (which would hand the script to the distro's default shell for a second
+parse), never ``--cd`` (which silently falls back to ``/``). The local transport runs
+``bash -lc SCRIPT`` directly (or the same under a sandbox); it is used when the server already runs inside the configured distro, or on a Linux machine with no
 wsl.exe (CI), where WSL_DISTRO is only a label and WSL_USER must be the user running the server.
 """
 
@@ -36,7 +40,7 @@ import getpass
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from wslmcp.boundaries.process import Exchange, Streams, run_process
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, decode_wsl_output
@@ -48,6 +52,12 @@ class TransportError(RuntimeError):
     """The transport could not run the script at all (as opposed to the script failing)."""
 
 
+# Under a sandbox: "own" runs the script in a PID namespace of its own (every command and file-tool
+# script); "distro-pids" shares the distro's, for the fixed scripts that must see its processes (the
+# kill sweep, the facts probe); "probe" checks that the sandbox can be set up and runs nothing.
+Confine = Literal["own", "distro-pids", "probe"]
+
+
 @dataclass(frozen=True)
 class ScriptCall(Streams):
     """One bash script to run (passed as ONE argument), in a login shell unless ``login=False``,
@@ -55,11 +65,21 @@ class ScriptCall(Streams):
 
     script: str
     login: bool = True
+    confine: Confine = "own"
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """A sandbox: the fixed bash launcher (``wslmcp.shell.sandbox.launcher``) that runs in front of
+    every script and takes the confinement, the shell's flag and the script as its arguments."""
+
+    launcher: str
 
 
 class ShellTransport(Protocol):
     kind: str
     user: str | None  # the Linux user scripts run as, when known (None: the distro's default user)
+    confinement: Confinement | None
 
     async def run(self, call: ScriptCall) -> Exchange: ...
 
@@ -70,13 +90,34 @@ def bash_flags(login: bool) -> str:
     return "-lc" if login else "-c"
 
 
-def wsl_exec_args(distro: str, user: str | None, script: str, *, login: bool = True) -> list[str]:
-    """The argument vector after ``wsl.exe``: ``-d D [-u U] --exec bash -lc SCRIPT`` (``-c``
-    without ``login``)."""
+def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
+    """What runs in the distro for ``call``, whatever the transport: ``bash -lc SCRIPT`` (``-c``
+    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT``."""
+    if confinement is None:
+        return ["bash", bash_flags(call.login), call.script]
+    return [  # -p: the launcher runs outside the sandbox, so it takes no BASH_ENV, no exported function
+        "bash",
+        "-p",
+        "-c",
+        confinement.launcher,
+        "wslmcp-sandbox",
+        call.confine,
+        bash_flags(call.login),
+        call.script,
+    ]
+
+
+def wsl_args(distro: str, user: str | None, argv: Sequence[str]) -> list[str]:
+    """The argument vector after ``wsl.exe``: ``-d D [-u U] --exec ARGV``."""
     args = ["-d", distro]
     if user:
         args += ["-u", user]
-    return [*args, "--exec", "bash", bash_flags(login), script]
+    return [*args, "--exec", *argv]
+
+
+def wsl_exec_args(distro: str, user: str | None, script: str, *, login: bool = True) -> list[str]:
+    """``-d D [-u U] --exec bash -lc SCRIPT`` (``-c`` without ``login``), with no sandbox."""
+    return wsl_args(distro, user, distro_argv(ScriptCall(script, login=login), None))
 
 
 @contextlib.contextmanager
@@ -93,14 +134,17 @@ class WslExeTransport:
 
     kind = "wsl.exe"
 
-    def __init__(self, wsl_exe: WslExe, distro: str, user: str | None) -> None:
+    def __init__(
+        self, wsl_exe: WslExe, distro: str, user: str | None, confinement: Confinement | None = None
+    ) -> None:
         self.wsl_exe = wsl_exe
         self.distro = distro
         self.user = user
+        self.confinement = confinement
 
     async def run(self, call: ScriptCall) -> Exchange:
         with _starting("wsl.exe"):
-            args = wsl_exec_args(self.distro, self.user, call.script, login=call.login)
+            args = wsl_args(self.distro, self.user, distro_argv(call, self.confinement))
             exchange = await self.wsl_exe.run(WslCall.of(args, call))
         if exchange.exit_code in WSL_OWN_FAILURE:
             said = "\n".join(
@@ -140,7 +184,7 @@ class LocalTransport:
 
     kind = "local"
 
-    def __init__(self, user: str | None = None, *, bash: Sequence[str] = ("bash",)) -> None:
+    def __init__(self, user: str | None = None, *, confinement: Confinement | None = None) -> None:
         me = current_user()
         if user and user != me:
             raise TransportError(
@@ -148,13 +192,13 @@ class LocalTransport:
                 f"server; run the server as {user}, unset WSL_USER, or use WSLMCP_SHELL_TRANSPORT=wsl.exe"
             )
         self.user: str | None = me
-        self.bash = tuple(bash)
+        self.confinement = confinement
         self.home = os.path.expanduser("~")
 
     async def run(self, call: ScriptCall) -> Exchange:
         with _starting("bash"):
             return await run_process(
-                [*self.bash, bash_flags(call.login), call.script],
+                distro_argv(call, self.confinement),
                 call,
                 kill_on_overflow=True,
                 kill_group_on_exit=False,

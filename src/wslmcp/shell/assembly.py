@@ -1,5 +1,6 @@
 """Assembling the shell service from what wiring built: configuration from the host's shell
-environment, the transport wiring chose, the guard, the runner and the service."""
+environment, the sandbox (when ``WSL_SANDBOX=on``), the transport wiring chose, the guard, the runner
+and the service."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import sys
 from dataclasses import dataclass, replace
 
 from wslmcp.boundaries.bundle import Boundaries, Host
+from wslmcp.boundaries.shell_transport import Confinement
 from wslmcp.shell.audit import AuditedGuard, audit_of
 from wslmcp.shell.config import ShellConfig, load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
 from wslmcp.shell.runner import Runner
+from wslmcp.shell.sandbox import launcher, profile_for
+from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.service import ShellService
 
 
@@ -44,8 +48,13 @@ def build(boundaries: Boundaries, host: Host, options: Options) -> Assembly:
     log = options.log or Log(config.log_level, sys.stderr, boundaries.clock)
     runner = None
     if config.distro is not None:
-        transport = boundaries.shell_transport(config.transport, config.distro, config.user)
-        runner = Runner(transport, boundaries.tokens.next)
+        gate = confinement = None
+        if config.sandbox.on:  # WSL_SANDBOX=on: every script runs under bubblewrap, or nothing runs
+            profile = profile_for(config.policy, config.sandbox, config.cwd)
+            confinement = Confinement(launcher(profile))
+            gate = SandboxGate(profile, config.distro)
+        transport = boundaries.shell_transport(config.transport, config.distro, config.user, confinement)
+        runner = Runner(transport, boundaries.tokens.next, gate=gate)
     audit = audit_of(config, boundaries)
     service = ShellService(
         config,

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from wslmcp.shell.guard import Policy
 from wslmcp.shell.guard.paths import normalize
+from wslmcp.shell.sandbox import SandboxSettings
 
 LogLevel = Literal["silent", "debug", "info", "warn", "error"]
 TransportChoice = Literal["auto", "wsl.exe", "local"]
@@ -60,6 +61,9 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_AUDIT_LOG", "(no audit log)"),
     ("WSL_AUDIT_REQUIRED", "false"),
     ("WSLMCP_SHELL_TRANSPORT", "auto"),
+    ("WSL_SANDBOX", "off"),
+    ("WSL_SANDBOX_NETWORK", "on"),
+    ("WSL_HIDE_PATHS", "(none)"),
 )
 
 
@@ -84,6 +88,7 @@ class ShellConfig:
     transport: TransportChoice = "auto"
     audit_log: str | None = None
     audit_required: bool = False
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     @property
     def configured(self) -> bool:
@@ -194,18 +199,32 @@ def _deny_patterns(env: Mapping[str, str]) -> tuple[re.Pattern[str], ...]:
     return tuple(compiled)
 
 
-def _allowed_paths(env: Mapping[str, str]) -> tuple[str, ...] | None:
-    value = _get(env, "WSL_ALLOWED_PATHS")
+def _absolute_paths(env: Mapping[str, str], name: str) -> tuple[str, ...] | None:
+    value = _get(env, name)
     if value is None:
         return None
     paths = []
     for item in _items(value):
         if not item.startswith("/") or _CONTROL_RE.search(item):
             raise ConfigError(
-                f"WSL_ALLOWED_PATHS entries must be absolute paths in the distro; {item!r} is not (got {value!r})"
+                f"{name} entries must be absolute paths in the distro; {item!r} is not (got {value!r})"
             )
         paths.append(normalize(item).rstrip("/") or "/")  # the guard's own normalisation
     return tuple(paths) or None
+
+
+def _allowed_paths(env: Mapping[str, str]) -> tuple[str, ...] | None:
+    return _absolute_paths(env, "WSL_ALLOWED_PATHS")
+
+
+def _sandbox(env: Mapping[str, str]) -> SandboxSettings:
+    """``WSL_SANDBOX`` (off | on; the boolean words too), ``WSL_SANDBOX_NETWORK`` (on | off) and
+    ``WSL_HIDE_PATHS`` (absolute paths, ``*`` for one component; ``/`` would hide everything)."""
+    hide = _absolute_paths(env, "WSL_HIDE_PATHS") or ()
+    if "/" in hide:
+        raise _fail("WSL_HIDE_PATHS", env["WSL_HIDE_PATHS"], "paths below / (hiding / would hide everything)")
+    on = _boolean(env, "WSL_SANDBOX", False)
+    return SandboxSettings("on" if on else "off", _boolean(env, "WSL_SANDBOX_NETWORK", True), hide)
 
 
 def _allow_commands(env: Mapping[str, str]) -> tuple[str, ...] | None:
@@ -293,6 +312,7 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         transport=_transport(env),
         audit_log=audit_log,
         audit_required=audit_required,
+        sandbox=_sandbox(env),
     )
 
 

@@ -125,15 +125,18 @@ def _processes(names: tuple[str, ...]) -> str:
     return f"{len(names)} process(es): {', '.join(names)}"
 
 
-def describe_kill(outcome: ExecOutcome, transport_kind: str) -> str:
+def describe_kill(outcome: ExecOutcome, transport_kind: str, sandboxed: bool = False) -> str:
     """What was killed: the transport's own kill (naming the process group's members where the
-    transport reports them), then what the token sweep found beyond it."""
+    transport reports them), then what the token sweep found beyond it. Under the sandbox every
+    process the command started lives in its PID namespace, which ends with the first of them."""
     if transport_kind == "wsl.exe":
         first, where = "wsl.exe was killed", "inside the distro"
     else:
         first, where = "the command's process group was killed", "outside its process group"
         if outcome.group_killed:
             first += f" ({_processes(outcome.group_killed)})"
+    if sandboxed:
+        first += " with the sandbox, whose PID namespace takes every process in it along"
     if outcome.sweep_error:
         return f"{first}; the sweep inside the distro failed, so processes may survive: {outcome.sweep_error}"
     if outcome.swept:
@@ -150,6 +153,8 @@ def render(
     transport_kind: str,
     cwd: str | None,
     cwd_note: str | None = None,
+    sandbox_note: str | None = None,
+    sandboxed: bool = False,
 ) -> str:
     code = outcome.exit_code
     if code is None:
@@ -163,11 +168,11 @@ def render(
         header.append(f"cwd: {cwd}")
     lines = ["  ·  ".join(header)]
     if outcome.timed_out:
-        lines.append(f"TIMED OUT after {timeout_ms}ms — {describe_kill(outcome, transport_kind)}.")
+        lines.append(f"TIMED OUT after {timeout_ms}ms — {describe_kill(outcome, transport_kind, sandboxed)}.")
     elif outcome.overflowed:
         lines.append(
             f"KILLED: output passed the hard cap of {hard_cap} bytes per stream — "
-            f"{describe_kill(outcome, transport_kind)}."
+            f"{describe_kill(outcome, transport_kind, sandboxed)}."
         )
     if outcome.stdout.dropped_chars or outcome.stderr.dropped_chars:
         lines.append(
@@ -176,6 +181,8 @@ def render(
         )
     if cwd_note:
         lines.append(cwd_note)
+    if sandbox_note:
+        lines.append(sandbox_note)
     lines += ["", "--- stdout ---", _with_marker(outcome.stdout) or "(empty)"]
     if outcome.stderr.text or outcome.stderr.capped:
         lines += ["", "--- stderr ---", _with_marker(outcome.stderr)]

@@ -7,6 +7,7 @@ object ``{"verdict", "rule", "segment", "reason"}`` and exits 0 (2 on a configur
     wslmcp shell explain --json --path PATH --access read|write   the file tools' path guard
     wslmcp shell explain --json --local PATH --access read|write  the local side of upload/download
     wslmcp shell explain --json --cwd PATH                   the working-directory guard
+    wslmcp shell explain --sandbox                           the sandbox profile WSL_SANDBOX=on applies
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from wslmcp.cliargs import parser
 from wslmcp.shell.config import ConfigError, load_config
 from wslmcp.shell.guard import Decision, Guard
+from wslmcp.shell.sandbox import explain as explain_sandbox
+from wslmcp.shell.sandbox import profile_for
 
 PROG = "wslmcp shell explain"
 
@@ -41,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
         help="check a local path as wsl_upload (read) or wsl_download (write) would",
     )
     p.add_argument("--access", choices=("read", "write"), help="the access to check with --path or --local")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="print the sandbox profile (what WSL_SANDBOX=on makes writable, read-only and hidden) as JSON",
+    )
     p.add_argument(
         "--cwd",
         metavar="DIR",
@@ -103,6 +111,15 @@ def main(argv: Sequence[str]) -> int:
     except ConfigError as exc:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 2
+    if args.sandbox:
+        if args.command or args.path or args.local or args.cwd or args.access or args.effects:
+            p.error("--sandbox takes no other argument")
+        shown = {
+            "mode": config.sandbox.mode,
+            **explain_sandbox(profile_for(config.policy, config.sandbox, config.cwd)),
+        }
+        print(json.dumps(shown, ensure_ascii=False))
+        return 0
     guard = Guard(config.policy)
     decision = decide(guard, args, config.cwd, p)
     out: dict[str, object] = dict(decision.as_json())

@@ -107,6 +107,8 @@ def _ran_text(r: Ran) -> str:
         transport_kind=r.transport_kind,
         cwd=r.cwd,
         cwd_note=r.cwd_note,
+        sandbox_note=r.sandbox_note,
+        sandboxed=r.sandbox is not None,
     )
     if r.capped_from_ms is None:
         return text
@@ -139,6 +141,10 @@ def _ran(r: Ran) -> dict[str, Any]:
         data["cwd"] = r.cwd
     if r.capped_from_ms is not None:
         data["timeoutCappedFromMs"] = r.capped_from_ms
+    if r.sandbox is not None:
+        data["sandbox"] = r.sandbox.as_json()
+        if r.sandbox_note is not None:
+            data["sandboxNote"] = r.sandbox_note
     return data
 
 
@@ -242,7 +248,11 @@ def policy_lines(config: ShellConfig) -> list[str]:
         )
     ]
     if p.allowed_paths:
-        lines.append(f"file tools limited to: {', '.join(p.allowed_paths)} (does not restrict wsl_exec)")
+        under_sandbox = "and, under the sandbox, where wsl_exec may write"
+        lines.append(
+            f"file tools limited to: {', '.join(p.allowed_paths)} "
+            f"({under_sandbox if config.sandbox.on else 'does not restrict wsl_exec'})"
+        )
     if p.allow_commands:
         lines.append(f"commands limited to: {', '.join(p.allow_commands)}")
     if p.deny_patterns:
@@ -267,6 +277,8 @@ def _hosts(h: Hosts) -> str:
         lines.append(f"    {cfg.description}")
     lines.append(f"    {status_line(h.state, h.facts, h.transport_kind)}")
     lines += [f"    {line}" for line in policy_lines(cfg)]
+    if h.sandbox:
+        lines.append(f"    {h.sandbox}")
     if cfg.cwd:
         lines.append(f"    new sessions start in: {cfg.cwd}")
     return "\n".join(lines)
@@ -303,6 +315,7 @@ def _hosts_data(h: Hosts) -> dict[str, Any]:
             "maxReadBytes": cfg.max_read_bytes,
         },
         "cwd": cfg.cwd,
+        **({"sandbox": h.sandbox} if h.sandbox else {}),
     }
 
 
@@ -318,6 +331,8 @@ def render_check(c: Checked) -> tuple[str, bool]:
     assert c.state is not None
     if not c.state.installed:
         return "\n".join([*lines, f"  FAILED  {status_line(c.state, None, c.transport_kind)}"]), False
+    if c.sandbox_failed:
+        return "\n".join([*lines, f"  FAILED  {c.sandbox}"]), False
     if c.refused is not None:
         return "\n".join([*lines, f"  FAILED  {c.endpoint}", pad + c.refused.render()]), False
     if c.failure is not None:
@@ -330,6 +345,8 @@ def render_check(c: Checked) -> tuple[str, bool]:
         return "\n".join([*lines, f"  FAILED  {c.endpoint}  {what}", pad + said]), False
     lines.append(f"  OK      {c.stdout}  ({c.duration_ms}ms)")
     lines.append(pad + status_line(c.state, c.facts, c.transport_kind))
+    if c.sandbox:
+        lines.append(pad + c.sandbox)
     return "\n".join(lines), True
 
 
@@ -362,7 +379,8 @@ the MCP client configuration:
 
 WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
 WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
-WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MCP_LOG_LEVEL.
+WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every
+command runs under bubblewrap), WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
 Restart this server after changing it — environment variables are fixed for the life of the process."""
 
 LINUX_SETUP_TEXT = """This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other

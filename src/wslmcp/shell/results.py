@@ -9,6 +9,7 @@ from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused
 from wslmcp.shell.execution import ExecOutcome
 from wslmcp.shell.files import Listing, ReadResult, Transfer
+from wslmcp.shell.sandbox import SandboxView
 from wslmcp.shell.status import DistroState, Facts
 
 
@@ -39,6 +40,8 @@ class Ran:
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
     capped_from_ms: int | None = None  # the timeoutMs asked for, when above WSL_EXEC_TIMEOUT_MS
+    sandbox: SandboxView | None = None  # the sandbox the command ran in (WSL_SANDBOX=on)
+    sandbox_note: str | None = None  # the "[sandbox]" line when the command failed on it
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ class Hosts:
     state: DistroState
     facts: Facts | None
     plain_linux: bool = False  # the local transport on a machine without WSL
+    sandbox: str | None = None  # the sandbox's line (WSL_SANDBOX=on): its profile, or why it cannot run
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,11 @@ class Checked:
     stderr: str = ""
     duration_ms: int = 0
     facts: Facts | None = None
+    sandbox: str | None = None  # the sandbox's line after its probe (WSL_SANDBOX=on)
+
+    @property
+    def sandbox_failed(self) -> bool:
+        return self.sandbox is not None and self.sandbox.startswith("sandbox: REQUIRED BUT NOT RUNNING")
 
 
 Result = (

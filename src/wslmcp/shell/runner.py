@@ -18,6 +18,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.replay_miss import NotRecorded
@@ -54,9 +55,24 @@ for p in $all; do kill -KILL "$p" 2>/dev/null; done
 exit 0"""
 
 
-def sweep_script(token: str) -> str:
-    """The kill sweep for ``token`` (see ``_SWEEP``)."""
-    return _SWEEP.format(token=token, head=token[0], tail=token[1:])
+# Under a sandbox the command's processes sit in a PID namespace of their own (and a user namespace
+# whose processes' environments the sweep, in a sandbox of its own, may not read): the carriers found
+# by command line are bubblewrap's two processes, and everything else is found as their descendants
+# (parent pids from /proc/<pid>/stat). Killing the namespace's first process ends all of it anyway.
+_DESCENDANTS = r"""  for s in /proc/[0-9]*/stat; do
+    read -r l < "$s" 2>/dev/null || continue
+    p=${{l%% *}}; l=${{l##*) }}; set -- $l
+    [ "$p" = $$ ] && continue
+    case "$all" in *" $2 "*) case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac ;; esac
+  done
+"""
+_SWEEP_TREE = _SWEEP.replace('  [ "$new" = 0 ] && break\n', _DESCENDANTS + '  [ "$new" = 0 ] && break\n')
+
+
+def sweep_script(token: str, *, descendants: bool = False) -> str:
+    """The kill sweep for ``token`` (see ``_SWEEP``); with ``descendants``, also every process
+    descending from one found (``_DESCENDANTS``)."""
+    return (_SWEEP_TREE if descendants else _SWEEP).format(token=token, head=token[0], tail=token[1:])
 
 
 def quote(text: str) -> str:
@@ -88,18 +104,27 @@ class Run:
         return self.group_killed + self.swept
 
 
+class Gate(Protocol):
+    """What must hold before anything runs (the sandbox can be set up); ``check`` raises
+    ``ToolFailure`` saying why not. It may run a ``confine="probe"`` call, which it does not gate."""
+
+    async def check(self, runner: Runner) -> None: ...
+
+
 class Runner:
     """The one way scripts reach a transport. ``tokens`` makes run tokens (random in production,
-    a counter when replaying recorded exchanges)."""
+    a counter when replaying recorded exchanges); ``gate``, when given, is checked before every run."""
 
     def __init__(
         self,
         transport: ShellTransport,
         tokens: Callable[[], str] = random_token,
         max_concurrent: int = MAX_CONCURRENT,
+        gate: Gate | None = None,
     ) -> None:
         self.transport = transport
         self.tokens = tokens
+        self.gate = gate
         self._slots = asyncio.Semaphore(max_concurrent)
         self._interrupted: set[str] = set()
 
@@ -109,6 +134,8 @@ class Runner:
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
+        if self.gate is not None and call.confine != "probe":
+            await self.gate.check(self)
         try:
             async with self._slots:
                 exchange = await self.transport.run(
@@ -134,9 +161,16 @@ class Runner:
 
     async def sweep(self, token: str) -> tuple[tuple[str, ...], str | None]:
         """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
+        confined = self.transport.confinement is not None
         try:
             exchange = await self.transport.run(
-                ScriptCall(sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False)
+                ScriptCall(
+                    sweep_script(token, descendants=confined),
+                    timeout_s=SWEEP_TIMEOUT_S,
+                    max_output=1 << 20,
+                    login=False,
+                    confine="distro-pids",
+                )
             )
         except (TransportError, NotRecorded) as exc:  # a replay that did not record a sweep ran none
             return (), str(exc)

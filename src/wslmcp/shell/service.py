@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Concatenate, ParamSpec
 
@@ -25,9 +25,12 @@ from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
+from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
 from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Runner
+from wslmcp.shell.sandbox import HIDDEN_NOTE, SandboxView, is_hidden, stopped_by, summary, under, view
+from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
     FACTS_SCRIPT,
@@ -120,13 +123,21 @@ class ShellService:
         )
 
     async def startup(self) -> None:
-        """Clean up after servers that were killed mid-transfer: their local partial files now, their
-        temp files beside targets now on the local transport, else before the first file-tool call
-        (never starting a stopped distro just for that)."""
+        """Probe the sandbox (on the local transport; through wsl.exe before the first call, never
+        starting a stopped distro just for that) and clean up after servers that were killed
+        mid-transfer: their local partial files now, their temp files beside targets now on the local
+        transport, else before the first file-tool call."""
         if self.files is None:
             return
         self.files.reclaim()
         if self.transport_kind == "local":
+            gate = self.sandbox
+            if gate is not None and self.runner is not None:
+                failure = await gate.probe(self.runner)
+                if failure is not None:
+                    self.log.warn(
+                        "the sandbox cannot run; every tool that runs something refuses", reason=failure
+                    )
             await self.files.remove_orphans()
 
     async def shutdown(self) -> None:
@@ -143,6 +154,53 @@ class ShellService:
             self.log.warn("shutdown cleanup failed", error=f"{type(exc).__name__}: {exc}")
 
     # -- shared -----------------------------------------------------------------------------------
+
+    @property
+    def sandbox(self) -> SandboxGate | None:
+        """The sandbox every script runs in (WSL_SANDBOX=on), or None."""
+        gate = self.runner.gate if self.runner is not None else None
+        return gate if isinstance(gate, SandboxGate) else None
+
+    def sandbox_view(self) -> SandboxView | None:
+        gate = self.sandbox
+        return view(gate.profile, gate.home, self.config.sandbox.hide_paths) if gate is not None else None
+
+    def _sandbox_note(self, text: str) -> str | None:
+        """The ``[sandbox]`` line for a failure whose text shows the sandbox stopped it."""
+        gate = self.sandbox
+        if gate is None or "[sandbox]" in text:
+            return None
+        return stopped_by(gate.profile, gate.home, text)
+
+    @contextlib.contextmanager
+    def _on_path(self, path: str) -> Iterator[None]:
+        """A file tool's failure on a path the sandbox hides says so (inside the sandbox a hidden
+        file cannot even be looked at, so the tool itself only sees 'no such file')."""
+        try:
+            yield
+        except ToolFailure as exc:
+            gate = self.sandbox
+            if (
+                gate is None
+                or not path.startswith("/")
+                or not is_hidden(gate.profile, gate.home, normalize(path))
+            ):
+                raise
+            raise ToolFailure(f"{exc}\n{HIDDEN_NOTE}") from exc
+
+    async def _inside_writable_root(self, path: str) -> None:
+        """Under the sandbox a write outside its writable roots would fail (or, under the private
+        /tmp, vanish with the call): refuse it before anything runs."""
+        gate = self.sandbox
+        if gate is None or self.runner is None or not path.startswith("/"):
+            return
+        await gate.check(self.runner)
+        roots = gate.profile.shown(gate.profile.writable, gate.home)
+        if not any(under(normalize(path), root) for root in roots):
+            raise ToolFailure(
+                f"{path} is outside the sandbox's writable roots ({', '.join(roots) or 'none: read-only mode'}); "
+                "nothing was written"
+            )
 
     @property
     def transport(self) -> ShellTransport | None:
@@ -179,7 +237,8 @@ class ShellService:
 
     def _failure(self, tool: str, exc: Exception) -> results.Failed:
         self.log.info(f"{tool} failed", error=str(exc))
-        return results.Failed(tool, str(exc))
+        note = self._sandbox_note(str(exc))
+        return results.Failed(tool, str(exc) + (f"\n{note}" if note else ""))
 
     def _check_command(self, command: str, cwd: str | None) -> None:
         """The command with its working directory (``check_command`` screens the cwd too)."""
@@ -265,6 +324,9 @@ class ShellService:
         if sess is not None:
             sess.commands += 1
             note, shown_cwd = self._adopt(sess, outcome.reported_cwd)
+        stopped = None
+        if outcome.exit_code != 0:
+            stopped = self._sandbox_note(outcome.stderr.text + "\n" + outcome.stdout.text)
         return results.Ran(
             outcome,
             timeout_ms=timeout_ms,
@@ -273,6 +335,8 @@ class ShellService:
             transport_kind=self.transport_kind,
             cwd=shown_cwd,
             cwd_note=note,
+            sandbox=self.sandbox_view(),
+            sandbox_note=stopped,
         )
 
     def _adopt(self, sess: Session, reported: str | None) -> tuple[str | None, str | None]:
@@ -377,31 +441,36 @@ class ShellService:
     @_answers("wsl_list_dir")
     async def list_dir(self, path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return results.Listed(path, await files.list_dir(path))
+        with self._on_path(path):
+            return results.Listed(path, await files.list_dir(path))
 
     @_answers("wsl_read_file")
     async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Result:
         files = self._files(session)
         limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
-        return results.FileRead(path, await files.read(path, limit), limit)
+        with self._on_path(path):
+            return results.FileRead(path, await files.read(path, limit), limit)
 
     @_answers("wsl_write_file")
     async def write_file(
         self, path: str, content: str, append: bool = False, session: str | None = None
     ) -> Result:
         files = self._files(session)
+        await self._inside_writable_root(path)
         target, n = await files.write(path, content.encode("utf-8"), append=append)
         return results.Wrote(path, target.resolved, n, append)
 
     @_answers("wsl_upload")
     async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Result:
         files = self._files(session)
+        await self._inside_writable_root(remote_path)
         return results.Transferred("upload", await files.upload(local_path, remote_path))
 
     @_answers("wsl_download")
     async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        return results.Transferred("download", await files.download(remote_path, local_path))
+        with self._on_path(remote_path):
+            return results.Transferred("download", await files.download(remote_path, local_path))
 
     # -- host status ------------------------------------------------------------------------------
 
@@ -412,15 +481,31 @@ class ShellService:
         return DistroState(True, "Running") if listing is None else parse_listing(listing, self.config.distro)
 
     async def state(self) -> tuple[DistroState, Facts | None]:
-        """The distro's state; facts are probed only when it is running (probing would start it)."""
+        """The distro's state; facts are probed only when it is running (probing would start it), and
+        not when the sandbox they would run in cannot run (its line says why)."""
         runner, _ = self._require()
         state = await self._distro_state()
         if state.state != "Running":
             return state, None
-        return state, await self.facts(runner)
+        try:
+            return state, await self.facts(runner)
+        except ToolFailure:
+            if self.sandbox is None or self.sandbox.failure is None:
+                raise
+            return state, None
+
+    def _sandbox_line(self) -> str | None:
+        gate = self.sandbox
+        if gate is None:
+            return None
+        if gate.failure is not None:
+            return f"sandbox: REQUIRED BUT NOT RUNNING, nothing runs: {gate.failure}"
+        return summary(gate.profile, gate.home, gate.facts.version if gate.facts is not None else "")
 
     async def facts(self, runner: Runner) -> Facts:
-        run = await runner.run(ScriptCall(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16))
+        run = await runner.run(
+            ScriptCall(FACTS_SCRIPT, timeout_s=FACTS_TIMEOUT_S, max_output=1 << 16, confine="distro-pids")
+        )
         return parse_facts(run.exchange.stdout.decode("utf-8", "replace"))
 
     @_answers("wsl_list_hosts")
@@ -435,6 +520,7 @@ class ShellService:
             state,
             facts,
             plain_linux=self.plain_linux and self.transport_kind == "local",
+            sandbox=self._sandbox_line(),
         )
 
     async def check(self) -> results.Checked:
@@ -450,6 +536,12 @@ class ShellService:
         checked = replace(checked, state=state)
         if not state.installed:
             return checked
+        gate = self.sandbox
+        if gate is not None:
+            failure = await gate.probe(runner)
+            checked = replace(checked, sandbox=self._sandbox_line())
+            if failure is not None:
+                return checked
         try:
             self._check_command("id", self.config.cwd)
             run = await runner.run(

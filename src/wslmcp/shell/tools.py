@@ -59,6 +59,11 @@ _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
 _MAYBE_STRING = nullable("string")
 _STRINGS = {"type": "array", "items": _STRING}
+# WSL_SANDBOX=on: the sandbox the command ran in (sandboxNote: the "[sandbox]" line when it stopped it)
+_SANDBOX = {
+    "type": "object",
+    "properties": {"mode": _STRING, "writable": _STRINGS, "hidden": _STRINGS, "network": _BOOLEAN},
+}
 _STREAM = {
     "type": "object",
     "properties": {"text": _STRING, "totalChars": _INTEGER, "droppedChars": _INTEGER, "bytes": _INTEGER},
@@ -107,6 +112,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "state": {"type": "object"},
                 "policy": {"type": "object"},
                 "limits": {"type": "object"},
+                "sandbox": _STRING,
             },
             ("configured",),
         ),
@@ -193,6 +199,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "stderr": _STREAM,
                 "killed": _STRINGS,
                 "cwd": _MAYBE_STRING,
+                "sandbox": _SANDBOX,
+                "sandboxNote": _STRING,
             },
             ("exitCode", "durationMs", "timedOut", "stdout", "stderr"),
         ),

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from wslmcp.boundaries.mcp_session import McpSessions
     from wslmcp.boundaries.pdh import PdhCounters
     from wslmcp.boundaries.procfs import ProcSource
-    from wslmcp.boundaries.shell_transport import ShellTransport
+    from wslmcp.boundaries.shell_transport import Confinement, ShellTransport
     from wslmcp.boundaries.windows_processes import WindowsProcesses
     from wslmcp.boundaries.wsl_exe import WslExe
 
@@ -62,7 +62,9 @@ def _real_transports(environ: Mapping[str, str]) -> TransportChooser:
     """``auto``: local when this process already runs inside ``distro`` or no wsl.exe is reachable,
     wsl.exe otherwise."""
 
-    def choose(choice: str, distro: str, user: str | None) -> ShellTransport:
+    def choose(
+        choice: str, distro: str, user: str | None, confinement: Confinement | None = None
+    ) -> ShellTransport:
         from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
         from wslmcp.boundaries.wsl_exe import WslExeCli
 
@@ -74,8 +76,8 @@ def _real_transports(environ: Mapping[str, str]) -> TransportChooser:
             else:
                 choice = "wsl.exe" if shutil.which(executable, path=environ.get("PATH")) else "local"
         if choice == "local":
-            return LocalTransport(user)
-        return WslExeTransport(WslExeCli(executable, kill_on_overflow=True), distro, user)
+            return LocalTransport(user, confinement=confinement)
+        return WslExeTransport(WslExeCli(executable, kill_on_overflow=True), distro, user, confinement)
 
     return choose
 

@@ -29,7 +29,7 @@ from fakes.wslc import FakeWslc
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.clock import AdvancingClock
 from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
-from wslmcp.boundaries.shell_transport import ShellTransport, WslExeTransport
+from wslmcp.boundaries.shell_transport import Confinement, ShellTransport, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import read_section, shell_env
@@ -52,8 +52,10 @@ def _scenario(scenario: Scenario | str | Path) -> Scenario:
 def recorded_transports(wsl_exe: WslExe) -> TransportChooser:
     """A replay always runs through the recorded wsl.exe exchanges, whatever the choice was."""
 
-    def choose(choice: str, distro: str, user: str | None) -> ShellTransport:
-        return WslExeTransport(wsl_exe, distro, user)
+    def choose(
+        choice: str, distro: str, user: str | None, confinement: Confinement | None = None
+    ) -> ShellTransport:
+        return WslExeTransport(wsl_exe, distro, user, confinement)
 
     return choose
 

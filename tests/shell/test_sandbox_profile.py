@@ -1,0 +1,205 @@
+"""The sandbox profile as data (pure): what the policy and the WSL_SANDBOX* settings turn into, how a
+failed probe is classified, which failures get a ``[sandbox]`` line, and the argument vectors both
+transports build (unchanged when the sandbox is off, so recorded scenarios replay)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from wslmcp.boundaries.shell_transport import Confinement, ScriptCall, distro_argv, wsl_args, wsl_exec_args
+from wslmcp.shell.config import ConfigError, load_config
+from wslmcp.shell.guard.paths import HOST_CONTROL_SOCKETS, OPERATOR_PATHS, RUNS_LATER
+from wslmcp.shell.sandbox import (
+    INSTALL_COMMANDS,
+    ProbeFacts,
+    Profile,
+    explain,
+    is_hidden,
+    launcher,
+    parse_probe,
+    probe_failure,
+    profile_for,
+    stopped_by,
+)
+
+
+def profile(**env: str) -> Profile:
+    config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_SANDBOX": "on", **env})
+    return profile_for(config.policy, config.sandbox)
+
+
+def test_the_settings_are_strict_and_default_off() -> None:
+    config = load_config({"WSL_DISTRO": "Ubuntu"})
+    assert (config.sandbox.mode, config.sandbox.network, config.sandbox.hide_paths) == ("off", True, ())
+    on = load_config(
+        {"WSL_SANDBOX": "ON", "WSL_SANDBOX_NETWORK": "off", "WSL_HIDE_PATHS": "/srv/keys/, /data/*/x"}
+    )
+    assert (on.sandbox.mode, on.sandbox.network, on.sandbox.hide_paths) == (
+        "on",
+        False,
+        ("/srv/keys", "/data/*/x"),
+    )
+    for name, value, said in [
+        ("WSL_SANDBOX", "required", "WSL_SANDBOX must be one of"),
+        ("WSL_SANDBOX_NETWORK", "2", "WSL_SANDBOX_NETWORK must be one of"),
+        ("WSL_HIDE_PATHS", "~/.secret", "WSL_HIDE_PATHS entries must be absolute"),
+        ("WSL_HIDE_PATHS", "/tmp/a,/", "hiding / would hide everything"),
+    ]:
+        with pytest.raises(ConfigError, match=said):
+            load_config({name: value})
+
+
+def test_writable_roots_follow_the_policy() -> None:
+    assert profile().writable == ("~",)
+    assert profile(WSL_ALLOWED_PATHS="/srv/app,/home/dev/src").writable == ("/srv/app", "/home/dev/src")
+    assert profile(WSL_READONLY="true").writable == ()
+    on_drive = profile(WSL_ALLOWED_PATHS="/mnt/c/Users/dev/src,/srv/app")
+    assert (on_drive.writable, on_drive.left_read_only) == (("/srv/app",), ("/mnt/c/Users/dev/src",))
+    opened = profile(WSL_ALLOWED_PATHS="/mnt/c/Users/dev/src", WSL_ALLOW_WINDOWS="true")
+    assert (opened.writable, opened.left_read_only) == (("/mnt/c/Users/dev/src",), ())
+    # a root above the drives keeps them read-only unless Windows is allowed
+    assert profile(WSL_ALLOWED_PATHS="/").read_only == ("/mnt/[a-zA-Z]",)
+    assert profile(WSL_ALLOWED_PATHS="/", WSL_ALLOW_WINDOWS="true").read_only == ()
+
+
+def test_what_is_hidden_and_kept_read_only_comes_from_the_guards_lists() -> None:
+    p = profile(WSL_HIDE_PATHS="/srv/keys")
+    for _, sequence in OPERATOR_PATHS:
+        assert "/mnt/*/Users/*/" + "/".join(sequence) in p.hidden
+        if sequence[0] != "appdata":
+            assert "~/" + "/".join(sequence) in p.hidden
+    assert "/srv/keys" in p.hidden
+    assert p.runs_later == tuple(path for _, path in RUNS_LATER)
+    assert {".git/hooks", ".git/config"} <= set(p.runs_later_in_project)
+    assert set(p.sockets) == {path for _, path in HOST_CONTROL_SOCKETS} | {"/run/WSL"}
+    assert "/run/WSL" not in profile(WSL_ALLOW_WINDOWS="true").sockets  # interop open
+    assert (p.network, p.interop) == (True, False)
+    assert profile(WSL_SANDBOX_NETWORK="off").network is False
+
+
+def test_the_launcher_is_valid_bash_holding_the_profile() -> None:
+    text = launcher(profile(WSL_HIDE_PATHS="/srv/it's here"))
+    checked = subprocess.run(["bash", "-n", "-c", text], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    assert "HA=('/srv/it'\\''s here' '/run/docker.sock'" in text
+    assert "[.aws]=1" not in text and "['.aws']=1" in text and "['appdata/roaming']=0" in text
+    assert "*TOKEN*|*SECRET*|*PASSWORD*|*_KEY|SSH_AUTH_SOCK" in text
+
+
+def test_both_transports_build_the_same_command_and_nothing_changes_when_off() -> None:
+    call = ScriptCall("echo hi")
+    assert distro_argv(call, None) == ["bash", "-lc", "echo hi"]
+    assert wsl_exec_args("Ubuntu", "dev", "echo hi") == [
+        "-d",
+        "Ubuntu",
+        "-u",
+        "dev",
+        "--exec",
+        "bash",
+        "-lc",
+        "echo hi",
+    ]
+    confined = Confinement("LAUNCHER")
+    assert distro_argv(call, confined) == [
+        "bash",
+        "-p",
+        "-c",
+        "LAUNCHER",
+        "wslmcp-sandbox",
+        "own",
+        "-lc",
+        "echo hi",
+    ]
+    sweep = ScriptCall("x", login=False, confine="distro-pids")
+    assert wsl_args("Ubuntu", None, distro_argv(sweep, confined))[-4:] == [
+        "wslmcp-sandbox",
+        "distro-pids",
+        "-c",
+        "x",
+    ]
+    assert distro_argv(sweep, None) == ["bash", "-c", "x"]  # the confinement only matters under a sandbox
+
+
+def test_a_failed_probe_is_classified() -> None:
+    ok = parse_probe(
+        "home=/home/dev\nbwrap=/usr/bin/bwrap\nkernel=5.15.167.4-microsoft-standard-WSL2\nstatus=0\nerror=\n"
+    )
+    assert probe_failure(ok, "Ubuntu") is None and ok.home == "/home/dev"
+    missing = probe_failure(ProbeFacts(installer="apt-get"), "Ubuntu")
+    assert missing is not None and "not installed" in missing and INSTALL_COMMANDS["apt-get"] in missing
+    assert "sudo dnf install -y bubblewrap" in str(probe_failure(ProbeFacts(installer="dnf"), "Fedora"))
+    wsl1 = probe_failure(
+        ProbeFacts(bwrap="/usr/bin/bwrap", kernel="4.4.0-19041-Microsoft", status="1"), "Old"
+    )
+    assert wsl1 is not None and "WSL 1" in wsl1 and "wsl --set-version Old 2" in wsl1
+    userns = ProbeFacts(
+        bwrap="/usr/bin/bwrap", status="1", error="bwrap: setting up uid map: Permission denied"
+    )
+    assert "user namespaces are not usable" in str(probe_failure(userns, "Ubuntu"))
+    mount = ProbeFacts(
+        bwrap="/usr/bin/bwrap", status="1", error="bwrap: Can't mount tmpfs on /newroot/x: No such file"
+    )
+    assert "could not set up its mounts" in str(probe_failure(mount, "Ubuntu"))
+
+
+@pytest.mark.parametrize(
+    ("stderr", "rule"),
+    [
+        ("touch: cannot touch '/etc/x': Read-only file system", "only the writable roots can be written"),
+        ("cat: /home/dev/.aws/credentials: Permission denied", "this path is hidden by the sandbox"),
+        (
+            'sudo: The "no new privileges" flag is set, which prevents sudo from running as root.',
+            "setuid programs",
+        ),
+        ("bwrap: Can't mount tmpfs on /newroot/x: No such file or directory", "the sandbox could not start"),
+        ("Cannot connect to the Docker daemon at unix:///var/run/docker.sock.", "sockets of Docker"),
+        ("File size limit exceeded", "file size limit"),
+    ],
+)
+def test_a_failure_on_the_sandbox_gets_one_line_naming_the_rule_and_the_roots(stderr: str, rule: str) -> None:
+    line = stopped_by(profile(WSL_ALLOWED_PATHS="/srv/app"), "/home/dev", stderr)
+    assert line is not None and line.startswith("[sandbox] ") and rule in line
+    assert line.endswith("writable: /srv/app")
+
+
+def test_other_failures_get_no_sandbox_line() -> None:
+    p = profile()
+    assert stopped_by(p, "/home/dev", "cat: /etc/shadow: Permission denied") is None
+    assert stopped_by(p, "/home/dev", "ls: cannot access 'x': No such file or directory") is None
+    # no network is the sandbox's doing only when it turned the network off
+    assert stopped_by(p, None, "curl: (6) Could not resolve host: example.com") is None
+    off = stopped_by(profile(WSL_SANDBOX_NETWORK="off"), "/home/dev", "curl: (6) Could not resolve host: x")
+    assert off == "[sandbox] the network is off (WSL_SANDBOX_NETWORK=off); writable: /home/dev"
+
+
+def test_explain_shows_the_whole_profile() -> None:
+    shown = explain(profile(WSL_READONLY="true"), "/home/dev")
+    assert shown["writable"] == [] and "~/.bashrc" not in shown["read_only_inside_writable"]
+    assert "/home/dev/.bashrc" in shown["read_only_inside_writable"]  # type: ignore[operator]
+    assert "/home/dev/.aws" in shown["hidden"]  # type: ignore[operator]
+    assert shown["limits"] == {"processes": 1024, "file_bytes": 4 << 30}
+
+
+def test_a_path_is_hidden_when_it_lies_in_what_the_profile_hides() -> None:
+    p = profile(WSL_HIDE_PATHS="/srv/*/keys")
+    hidden = [
+        "/home/dev/.aws",
+        "/home/dev/.aws/credentials",
+        "/home/dev/.config/gcloud/x",
+        "/srv/app/keys/id",
+        "/run/docker.sock",
+        "/mnt/c/Users/Bob/AppData/Roaming/Claude/config.json",
+        "/mnt/c/users/bob/.SSH/id_rsa",
+    ]
+    shown = [
+        "/home/dev/.awsome",
+        "/home/dev/proj/.aws-notes",
+        "/srv/app/keyring",
+        "/home/other/.aws",
+        "/run/docker",
+    ]
+    assert [path for path in hidden if not is_hidden(p, "/home/dev", path)] == []
+    assert [path for path in shown if is_hidden(p, "/home/dev", path)] == []
+    assert not is_hidden(p, None, "/home/dev/.aws")  # the home unknown: nothing home-relative matched
