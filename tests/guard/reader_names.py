@@ -44,7 +44,7 @@ def reader_names(script: Script, out: list[str]) -> None:
                     first = c.words[0]
                     out.append("".join(p.text for p in first.parts if isinstance(p, Lit)))
                 words(c.words)
-                words([v for _, v in c.assigns])
+                words([v for a in c.assigns for v in (a.value, *(a.array or ()))])
                 redirects(c.redirects)
             elif isinstance(c, Compound):
                 for b in c.bodies:

@@ -213,3 +213,22 @@ def test_words_after_the_separator_are_one_command_each_word_one_argument(
     assert rc == 0 and doc is not None and doc["verdict"] == "reject", doc
     rc, doc, _ = explain(["--json", "ls", "&&", "rm", "-rf", "/"], capsys, monkeypatch, WSL_DISTRO="Ubuntu")
     assert rc == 0 and doc is not None and doc["verdict"] == "reject", doc
+
+
+def test_effects_show_what_the_flow_pass_found(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = explain(["--json", "--effects", "echo x >> ~/.profile; kill -9 -1"], capsys, monkeypatch)
+    assert code == 0 and out is not None
+    assert out["rule"] == "persistence"
+    batches = out["effects"]
+    assert isinstance(batches, list)
+    assert [b["command"] for b in batches] == ["echo x >> ~/.profile", "kill -9 -1"]
+    assert {"effect": "Write", "path": "~/.profile", "how": "append", "op": ">>"} in batches[0]["effects"]
+    assert {"effect": "Signal", "signal": "9", "pids": ["-1"]} in batches[1]["effects"]
+
+
+def test_effects_need_a_command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = explain(["--effects", "--cwd", "/tmp"], capsys, monkeypatch)
+    assert code == 2 and out is None
+    assert "--effects needs a COMMAND" in err

@@ -553,9 +553,10 @@ def test_over_real_stdio_what_the_guard_lets_through_stays_confined(world: World
         said = server.call(1, "wsl_exec", {"command": command})["result"]
         assert not said["isError"], said
         assert world.secret not in json.dumps(said) and said["structuredContent"]["sandbox"]["mode"] == "on"
-        wrote = server.call(
-            2, "wsl_exec", {"command": f"echo pwned >> ~/.profile; echo x > {world.outside}/keep.txt"}
-        )
+        # The guard refuses `echo … >> ~/.profile` itself (persistence); a path built at run time is
+        # what static analysis cannot see, and the sandbox still keeps the file read-only.
+        profile = "python3 -c \"import os; open(os.path.expanduser('~') + '/.profile', 'a').write('pwned')\""
+        wrote = server.call(2, "wsl_exec", {"command": f"{profile}; echo x > {world.outside}/keep.txt"})
         assert "[sandbox] only the writable roots can be written" in wrote["result"]["content"][0]["text"]
         assert (world.home / ".profile").read_text() == "export FROM_PROFILE=yes\n"
         assert (world.outside / "keep.txt").read_text() == "keep me\n"

@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="alone: check DIR as a working directory; with COMMAND: the cwd argument of wsl_exec",
     )
+    p.add_argument(
+        "--effects", action="store_true", help="with COMMAND: add what the guard found it does, as data"
+    )
     p.add_argument("command", nargs=argparse.REMAINDER, help="the command, as wsl_exec would receive it")
     return p
 
@@ -62,15 +65,21 @@ def _as_typed(word: str) -> str:
     return shlex.quote(word) if not word or any(c.isspace() or c in "'\"" for c in word) else word
 
 
-def decide(
-    guard: Guard, args: argparse.Namespace, default_cwd: str | None, p: argparse.ArgumentParser
-) -> Decision:
+def _command(args: argparse.Namespace) -> tuple[list[str], str]:
     words: list[str] = list(args.command)
     if words and words[0] == "--":
         words = words[1:]
     # one word is the command text as wsl_exec receives it; several are joined as typed, a word
     # holding blanks or quotes quoted back as the one argument the caller's shell made of it
-    command = words[0] if len(words) == 1 else " ".join(_as_typed(w) for w in words)
+    return words, words[0] if len(words) == 1 else " ".join(_as_typed(w) for w in words)
+
+
+def decide(
+    guard: Guard, args: argparse.Namespace, default_cwd: str | None, p: argparse.ArgumentParser
+) -> Decision:
+    words, command = _command(args)
+    if args.effects and not words:
+        p.error("--effects needs a COMMAND")
     if args.path is not None or args.local is not None:
         if words:
             p.error("give either a COMMAND or --path/--local, not both")
@@ -103,7 +112,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 2
     if args.sandbox:
-        if args.command or args.path or args.local or args.cwd or args.access:
+        if args.command or args.path or args.local or args.cwd or args.access or args.effects:
             p.error("--sandbox takes no other argument")
         shown = {
             "mode": config.sandbox.mode,
@@ -111,6 +120,11 @@ def main(argv: Sequence[str]) -> int:
         }
         print(json.dumps(shown, ensure_ascii=False))
         return 0
-    decision = decide(Guard(config.policy), args, config.cwd, p)
-    print(json.dumps(decision.as_json(), ensure_ascii=False))
+    guard = Guard(config.policy)
+    decision = decide(guard, args, config.cwd, p)
+    out: dict[str, object] = dict(decision.as_json())
+    if args.effects:
+        cwd = args.cwd if args.cwd is not None else config.cwd
+        out["effects"] = guard.effects(_command(args)[1], cwd)
+    print(json.dumps(out, ensure_ascii=False))
     return 0

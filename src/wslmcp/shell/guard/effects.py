@@ -1,750 +1,335 @@
-"""What a command writes: the paths it writes to, and changes it makes that have no path.
+"""What a command does, as data: the flow pass's output and the rule passes' input.
 
-This is the one definition of "a write" shared by the read-only layer, the ``/mnt`` write rule and
-the catastrophe rules on devices and system files. Reads are never writes: ``cp /mnt/c/x /home/a``
-writes ``/home/a`` only, and ``tar -czf /home/b.tgz /mnt/c/src`` writes the archive only.
-``"."`` stands for the working directory (``wget URL``, ``tar -x`` without ``-C``, ``npm install``).
+The flow pass (``flow.py``) turns a script into ``Batch``es, in the order bash would get to them.
+A batch is one command as it will run (``Segment``: its text, the words bash passes, the wrappers
+looked through, its working directory) and the effects it has:
+
+- ``Run``: a program runs (the segment's resolved words);
+- ``Write``: a path is written, and how (overwritten, appended, edited, deleted, moved away, its
+  metadata changed, a link or a mount put there, raw bytes written, files extracted into it);
+- ``Read``: a word that may name a file the program opens;
+- ``Change``: a change without a path (a package installed, the machine powered off, a disk
+  repartitioned, a firewall flushed...), of a ``kind`` the rules know;
+- ``Signal``: a signal sent, to which processes;
+- ``Packages``: packages removed;
+- ``Text``: text handed to a shell or an interpreter (the flow pass screens it as a script);
+- ``Unknown``: something the flow pass could not read (a program name or a script only known at
+  run time): the guard fails closed on it;
+- state for the commands after it: ``Var``, ``Alias``, ``Function``, ``Hash``, ``Enter`` (a
+  directory entered), ``Link`` (a link or bind mount made), ``Copy`` (a program copied under a new
+  name), ``Positional``.
+
+The rule passes (``rules/``) judge effects only; they never look at program names.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
-from wslmcp.shell.guard.expand import Arg
-from wslmcp.shell.guard.options import Parsed, parse, parse_as
-from wslmcp.shell.guard.vocabulary import (
-    GIT_CONFIG_WRITES,
-    INSTALL_TARGETS,
-    IP_CHANGES,
-    PACKAGE_READS,
-    READS,
-    SED_WRITE,
-    SUBVERB_WRITES,
-    family,
-    is_a,
-    is_info_form,
-    words,
-)
+from wslmcp.shell.guard.values import Arg, basename, shown
 
-CWD = Arg(".")
+# --------------------------------------------------------------------- one command as it will run
 
 
 @dataclass
-class Effects:
+class Payload:
+    """Text run as a shell script, with the label used in refusals and its positional parameters."""
+
+    label: str
+    text: str
+    positional: list[str] | None = None
+    stdin_unknown: bool = False  # the script's stdin is data only known at run time
+    same_shell: bool = False  # run by this shell (eval, trap), so it sees every variable
+
+
+@dataclass
+class Resolved:
+    """A word list after wrappers are looked through: the program that finally runs (``argv``),
+    the wrappers on the way, text they run as a script, argument lists run by another program."""
+
+    argv: list[Arg]
+    wrappers: list[str] = field(default_factory=list)
+    payloads: list[Payload] = field(default_factory=list)
+    nested: list[tuple[str, list[Arg]]] = field(default_factory=list)
+    privileged: list[str] = field(default_factory=list)
+    cwd: str | None = None
     writes: list[Arg] = field(default_factory=list)
-    mutation: str | None = None
-    payloads: list[str] = field(default_factory=list)
-    # Commands that read what the program writes on their stdin (awk's ``print | "cmd"``).
-    piped: list[str] = field(default_factory=list)
+    environment: list[tuple[str, str]] = field(default_factory=list)  # NAME=VALUE a wrapper sets
+    steps: list[tuple[str, list[Arg]]] = field(default_factory=list)  # each wrapper with its arguments
+    _named: tuple[str, str] = field(default=("", ""), repr=False, compare=False)  # (argv[0], its name)
 
     @property
-    def any(self) -> bool:
-        return bool(self.writes or self.mutation)
-
-
-Analyzer = Callable[[str, list[Arg]], Effects]
-
-
-def _operands() -> Analyzer:
-    def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse_as(name, args)
-        return Effects(writes=list(p.operands), mutation=None if p.operands else f"'{name}' changes files")
-
-    return analyze
-
-
-def _after_first() -> Analyzer:
-    """chmod/chown/chgrp/setfacl: the first operand is a mode, an owner or an ACL unless --reference
-    names the template instead; the rest are the files changed."""
-
-    def analyze(name: str, args: list[Arg]) -> Effects:
-        if name == "chmod":  # symbolic modes such as -x or +x look like options
-            args = [a for a in args if not re.fullmatch(r"[-+=][rwxXstugo]+", a.text)]
-        p = parse_as(name, args)
-        operands = list(p.operands)
-        if name == "chmod":
-            if operands and re.fullmatch(
-                r"[0-7]{1,4}|[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*", operands[0].text
-            ):
-                operands = operands[1:]
-        elif not p.has("--reference") and not (name == "setfacl" and p.opts):
-            operands = operands[1:]
-        return Effects(writes=operands, mutation=None if operands else f"'{name}' changes files")
-
-    return analyze
-
-
-def _copy_like(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    targets = [Arg(v) for v in p.values("-t", "--target-directory")]
-    if name == "install" and p.has("-d", "--directory"):
-        return Effects(writes=list(p.operands))
-    if not targets and p.operands:
-        targets = [p.operands[-1]] if len(p.operands) > 1 or name == "ln" else [CWD]
-    if name == "ln" and len(p.operands) == 1 and not p.values("-t", "--target-directory"):
-        targets = [CWD]
-    if name == "mv":
-        return Effects(writes=[*p.operands, *targets])
-    return Effects(writes=targets, mutation=None if targets else f"'{name}' changes files")
-
-
-def _rsync(name: str, args: list[Arg]) -> Effects:
-    if is_info_form(name, [a.text for a in args]):
-        return Effects()  # -n, --dry-run, --list-only: nothing is transferred
-    p = parse_as(name, args)
-    writes = [p.operands[-1]] if len(p.operands) > 1 else []
-    if p.has("--remove-source-files"):
-        writes.extend(p.operands[:-1])
-    return Effects(writes=writes, mutation=None if writes else "rsync transfers files")
-
-
-def _scp(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    return Effects(writes=[p.operands[-1]] if len(p.operands) > 1 else [], mutation="scp transfers files")
-
-
-def _tar(name: str, args: list[Arg]) -> Effects:
-    args = list(args)
-    if args and re.fullmatch(r"[A-Za-z]+", args[0].text) and not args[0].text.startswith("-"):
-        letters = args[0].text
-        rebuilt: list[Arg] = []
-        rest = args[1:]
-        for letter in letters:
-            rebuilt.append(Arg("-" + letter))
-            if letter in "fCTXbgKLNV" and rest:
-                rebuilt.append(rest.pop(0))
-        args = rebuilt + rest
-    p = parse_as(name, args)
-    archives = [Arg(v) for v in p.values("-f", "--file") if v != "-"]
-    creating = p.short_cluster_has("cruA") or p.has(
-        "--create", "--append", "--update", "--concatenate", "--catenate", "--delete"
-    )
-    extracting = p.short_cluster_has("x") or p.has("--extract", "--get")
-    if creating:
-        return Effects(writes=archives)
-    if extracting:
-        if p.has("-O", "--to-stdout", "--to-command"):
-            return Effects()
-        dirs = [Arg(v) for v in p.values("-C", "--directory")]
-        return Effects(writes=dirs or [CWD])
-    return Effects()
-
-
-def _unzip(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    if p.has("-l", "-t", "-p", "-Z", "-v", "-z"):
-        return Effects()
-    dirs = [Arg(v) for v in p.values("-d")]
-    return Effects(writes=dirs or [CWD])
-
-
-def _compressor(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    outputs = [Arg(v) for v in p.values("-o", "--output")]
-    if outputs:
-        return Effects(writes=outputs)  # zstd/lz4 -o FILE
-    if p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") or name in (
-        "zcat",
-        "bzcat",
-        "xzcat",
-    ):
-        return Effects()
-    if name == "zip":
-        return Effects(writes=p.operands[:1], mutation=None if p.operands else "zip writes an archive")
-    return Effects(writes=list(p.operands))
-
-
-def _dd(name: str, args: list[Arg]) -> Effects:
-    writes = [Arg(a.text[3:], a.glob) for a in args if a.text.startswith("of=")]
-    return Effects(writes=writes)
-
-
-def _tee(name: str, args: list[Arg]) -> Effects:
-    p = parse(args)
-    return Effects(writes=list(p.operands))
-
-
-def _sed(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    in_place = p.has("--in-place") or any(
-        a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text.split("e", 1)[0]
-        for a in args
-    )
-    scripts = p.values("-e", "--expression") or [a.text for a in p.operands[:1]]
-    named = [Arg((m.group(1) or m.group(3)).strip()) for t in scripts for m in SED_WRITE.finditer(t)]
-    named = [a for a in named if a.text not in ("/dev/stdout", "/dev/stderr")]
-    if not in_place:
-        return Effects(writes=named)
-    files = p.operands if p.has("-e", "--expression", "-f", "--file") else p.operands[1:]
-    files = files + named
-    return Effects(writes=files, mutation=None if files else "sed edits files in place")
-
-
-def _perl_like(name: str, args: list[Arg]) -> Effects:
-    in_place = any(re.fullmatch(r"-[a-zA-Z]*i\S*", a.text) and not a.text.startswith("-e") for a in args[:4])
-    if not in_place:
-        return Effects()
-    p = parse_as(name, args)
-    return Effects(
-        writes=list(p.operands), mutation=None if p.operands else f"{name} -i edits files in place"
-    )
-
-
-def _sort(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    return Effects(writes=[Arg(v) for v in p.values("-o", "--output")])
-
-
-def _curl(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    writes = [
-        Arg(v)
-        for v in p.values("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar")
-        if v not in ("-", "/dev/null")
-    ]
-    out_dir = p.values("--output-dir")
-    if p.has("-O", "--remote-name", "--remote-name-all", "-J"):
-        writes.append(Arg(out_dir[-1]) if out_dir else CWD)
-    upload = p.values("-T", "--upload-file")
-    return Effects(writes=writes, mutation="curl uploads a file" if upload else None)
-
-
-def _wget(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    if p.has("--spider"):
-        return Effects()
-    writes = [Arg(v) for v in p.values("-o", "--output-file", "-a", "--append-output") if v != "/dev/null"]
-    docs = p.values("-O", "--output-document")
-    if docs:
-        writes.extend(Arg(v) for v in docs if v not in ("-", "/dev/null"))
-    else:
-        prefix = p.values("-P", "--directory-prefix")
-        writes.append(Arg(prefix[-1]) if prefix else CWD)
-    return Effects(writes=writes)
-
-
-def _find(name: str, args: list[Arg]) -> Effects:
-    roots: list[Arg] = []
-    writes: list[Arg] = []
-    k = 0
-    while k < len(args) and not args[k].text.startswith(("-", "(", "!")):
-        roots.append(args[k])
-        k += 1
-    for j, a in enumerate(args):
-        if a.text == "-delete":
-            writes.extend(roots or [CWD])
-        if a.text in ("-fprint", "-fprint0", "-fprintf", "-fls") and j + 1 < len(args):
-            writes.append(args[j + 1])
-    return Effects(writes=writes)
-
-
-def _awk(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    if {"inplace", "inplace.awk"} & set(p.values("-i", "--include")):
-        files = p.operands if p.has("-f", "--file") else p.operands[1:]
-        return Effects(writes=files or [CWD])
-    if p.has("-f", "--file") or not p.operands:
-        return Effects()
-    program = p.operands[0].text
-    writes: list[Arg] = []
-    payloads: list[str] = []
-    piped: list[str] = []
-    mutation = None
-    for m in re.finditer(r"\b(?:print|printf)\b[^;{}]*?(>>?|\|)\s*(\"([^\"]*)\"|[A-Za-z_]\w*)?", program):
-        target = m.group(3)
-        if m.group(1) == "|":
-            if target is not None:
-                piped.append(target)
-            else:
-                mutation = "the awk program pipes into a command built at run time"
-        elif target is not None:
-            if target not in ("/dev/stdout", "/dev/stderr"):
-                writes.append(Arg(target))
-        else:
-            mutation = "the awk program writes to a file named at run time"
-    for m in re.finditer(r"\bsystem\s*\(\s*\"([^\"]*)\"", program):
-        payloads.append(m.group(1))
-    if re.search(r"\bsystem\s*\(\s*[^\"\s]", program):
-        mutation = mutation or "the awk program runs a command built at run time"
-    return Effects(writes=writes, mutation=mutation, payloads=payloads, piped=piped)
-
-
-def _subcommand(parsed: Parsed) -> tuple[str, list[Arg]]:
-    if not parsed.operands:
-        return "", []
-    return parsed.operands[0].text, parsed.operands[1:]
-
-
-def _git(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args, stop_first=True)
-    where = [Arg(v) for v in p.values("-C")] or [CWD]
-    if not p.rest:
-        return Effects()
-    verb, rest = p.rest[0].text, p.rest[1:]
-    sub = parse(rest, "mFcCbBeoSu")
-    flags = {n for n, _ in sub.opts}
-    mutating = words(
-        "push reset checkout switch restore clean rebase merge commit add rm mv apply revert cherry-pick pull gc prune init clone fetch am filter-branch update-ref update-index replace lfs sparse-checkout bisect repack maintenance"
-    )
-    read_forms = {
-        "stash": ({"list", "show"}, set()),
-        "remote": ({"show", "get-url", ""}, {"-v", "--verbose"}),
-        "tag": (
-            {""},
-            words("-l --list -n --contains --points-at --merged --no-merged --sort -v --verify"),
-        ),
-        "branch": (
-            {""},
-            words(
-                "-a --all -r --remotes -l --list -v -vv --contains --merged --no-merged --show-current --sort --format"
-            ),
-        ),
-        "config": (
-            set(),
-            words(
-                "--get --get-all --get-regexp -l --list --show-origin --show-scope --get-urlmatch --name-only"
-            ),
-        ),
-        "worktree": ({"list"}, set()),
-        "submodule": ({"status", "summary", "foreach", ""}, set()),
-        "notes": ({"list", "show", ""}, set()),
-    }
-    outputs = [Arg(v) for n, v in sub.opts if n in ("--output", "-o", "--output-directory") and v]
-    if verb in ("diff", "log", "show", "format-patch", "range-diff") and outputs:
-        return Effects(writes=outputs, mutation=f"git {verb} writes its output to a file")
-    if verb == "format-patch":
-        return Effects(writes=where, mutation="git format-patch writes patch files")
-    if verb == "config" and (
-        flags & GIT_CONFIG_WRITES
-        or (
-            sub.operands
-            and sub.operands[0].text in ("set", "unset", "edit", "rename-section", "remove-section")
-        )
-    ):
-        return Effects(writes=where, mutation="git config changes the configuration")
-    if verb == "clone":
-        operands = sub.operands
-        return Effects(
-            writes=[operands[1]] if len(operands) > 1 else where, mutation="git clone writes a repository"
-        )
-    if verb in mutating:
-        return Effects(
-            writes=where, mutation=f"git {verb} changes the repository, its working tree or a remote"
-        )
-    if verb in read_forms:
-        subs, read_flags = read_forms[verb]
-        first = sub.operands[0].text if sub.operands else ""
-        if verb == "config":
-            reading = bool(flags & read_flags) or len(sub.operands) <= 1
-        elif verb in ("tag", "branch"):
-            reading = not sub.operands or bool(flags & read_flags)
-        else:
-            reading = first in subs
-        if not reading:
-            return Effects(writes=where, mutation=f"git {verb} changes the repository")
-    return Effects()
-
-
-def _split(name: str, args: list[Arg]) -> Effects:
-    """split writes its pieces next to the prefix (the second operand), else in the working directory."""
-    p = parse_as(name, args)
-    if p.has("--help", "--version"):
-        return Effects()
-    prefix = p.operands[1] if len(p.operands) > 1 else CWD
-    return Effects(writes=[prefix], mutation="split writes files")
-
-
-def _ar(name: str, args: list[Arg]) -> Effects:
-    if not args:
-        return Effects()
-    key = args[0].text.lstrip("-")
-    if re.fullmatch(r"[tpv]*[tp][A-Za-z]*", key) and not re.search(r"[xdrqms]", key):
-        return Effects()
-    if "x" in key:
-        return Effects(writes=[CWD], mutation="ar extracts members")
-    return Effects(writes=args[1:2], mutation="ar changes an archive")
-
-
-def _seven_zip(name: str, args: list[Arg]) -> Effects:
-    verb = args[0].text if args else ""
-    if verb in ("l", "t", "i", "h", "b", "--help"):
-        return Effects()
-    outputs = [Arg(a.text[2:], a.glob) for a in args if a.text.startswith("-o") and len(a.text) > 2]
-    if verb in ("x", "e"):
-        return Effects(writes=outputs or [CWD], mutation=f"'{name} {verb}' extracts files")
-    archive = [a for a in args[1:] if not a.text.startswith("-")][:1]
-    return Effects(writes=archive + outputs, mutation=f"'{name}' writes archives")
-
-
-def _ip(name: str, args: list[Arg]) -> Effects:
-    words = [a.text for a in args if not a.text.startswith("-")]
-    if any(w in IP_CHANGES for w in words[1:3]) or (words[:1] == ["netns"] and words[1:2] != ["list"]):
-        return Effects(mutation="'ip' changes network configuration")
-    return Effects()
-
-
-def _interpreter(name: str, args: list[Arg]) -> Effects:
-    """``python -m pip …`` is pip; ``python -m venv DIR`` writes DIR; ``-i`` edits for perl/ruby."""
-    texts = [a.text for a in args]
-    if "-m" in texts:
-        k = texts.index("-m")
-        module, rest = (texts[k + 1], args[k + 2 :]) if k + 1 < len(texts) else ("", [])
-        if module in ("pip", "pip3"):
-            return _package("pip", rest)
-        if module in ("venv", "virtualenv"):
-            p = parse_as(module, rest)
-            return Effects(writes=list(p.operands) or [CWD], mutation="creates a virtual environment")
-        if module == "ensurepip":
-            return Effects(mutation="installs pip")
-    if name in ("perl", "ruby"):
-        return _perl_like(name, args)
-    return Effects()
-
-
-def _cwd_builder(reads: set[str]) -> Analyzer:
-    def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse_as(name, args)
-        verb, _ = _subcommand(p)
-        if verb in reads or (p.has("--version", "-v", "--help", "-h") and not verb):
-            return Effects()
-        if name == "make" and p.has("-n", "--dry-run", "--just-print", "-q", "--question"):
-            return Effects()
-        where = [Arg(v) for v in p.values("-C", "--directory", "--prefix")] or [CWD]
-        return Effects(
-            writes=where,
-            mutation=f"'{name} {verb}'".replace(" '", "'") + " builds or installs into the working directory",
-        )
-
-    return analyze
-
-
-def _listing_flags(read_flags: set[str], label: str = "") -> Analyzer:
-    def analyze(name: str, args: list[Arg]) -> Effects:
-        p = parse_as(name, args)
-        if any(n in read_flags for n, _ in p.opts) or (not args and "" in read_flags):
-            return Effects()
-        return Effects(mutation=label or f"'{name}' changes the system")
-
-    return analyze
-
-
-def _service(name: str, args: list[Arg]) -> Effects:
-    verbs = [a.text for a in args]
-    if (
-        not verbs
-        or "--status-all" in verbs
-        or verbs[0] in ("--help", "-h", "--version")
-        or verbs[1:2] == ["status"]
-    ):
-        return Effects()
-    return Effects(mutation="'service' changes service state")
-
-
-def _systemctl(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    verb, _ = _subcommand(p)
-    if verb in READS[name] or is_info_form(name, [a.text for a in args]):
-        return Effects()
-    return Effects(mutation=f"'{name} {verb}' changes service or session state")
-
-
-def _sysctl(name: str, args: list[Arg]) -> Effects:
-    """sysctl reads unless it writes (``-w``, ``name=value``) or loads settings (``-p``, ``--system``)."""
-    texts = [a.text for a in args]
-    if any(t in ("-w", "--write", "-p", "--load", "--system") or t.startswith("--load=") for t in texts):
-        return Effects(mutation="'sysctl' changes kernel settings")
-    if any("=" in t and not t.startswith("-") for t in texts):
-        return Effects(mutation="'sysctl' changes kernel settings")
-    return Effects()
-
-
-def _docker(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args, stop_first=True)
-    if not p.rest:
-        return Effects()
-    verb = p.rest[0].text
-    sub = p.rest[1:]
-    reads = words(
-        "ps logs inspect images version info stats top port diff history events search help ls config context login logout"
-    )
-    groups = words(
-        "compose container image volume network system buildx builder node service stack secret plugin trust manifest context"
-    )
-    if verb in groups:
-        inner = parse(
-            sub,
-            "fp",
-            ("file", "project-name", "profile", "env-file", "project-directory", "format", "filter"),
-            stop_first=True,
-        )
-        subverb = inner.rest[0].text if inner.rest else ""
-        if subverb in reads | {
-            "df",
-            "show",
-            "list",
-            "config",
-            "convert",
-            "images",
-            "ps",
-            "logs",
-            "ls",
-            "top",
-            "port",
-            "events",
-            "version",
-            "inspect",
-            "",
-        }:
-            return Effects()
-        return Effects(mutation=f"'{name} {verb} {subverb}' changes containers, images or volumes")
-    if verb in reads:
-        return Effects()
-    if verb == "cp" and len(sub) >= 2 and ":" not in sub[-1].text:
-        return Effects(writes=[sub[-1]], mutation="docker cp copies files")
-    if verb == "save":
-        out = parse(sub, "o", ("output",)).values("-o", "--output")
-        return Effects(writes=[Arg(v) for v in out])
-    return Effects(mutation=f"'{name} {verb}' changes containers, images or volumes")
-
-
-def _kubectl(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    verb, _ = _subcommand(p)
-    mutating = words(
-        "apply delete create edit scale patch replace rollout drain cordon uncordon exec cp set annotate label taint run expose autoscale attach debug port-forward proxy"
-    )
-    if verb in mutating:
-        return Effects(mutation=f"'{name} {verb}' changes cluster state")
-    return Effects()
-
-
-def _crontab(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    if p.has("-l", "-V") and not p.has("-r", "-e"):
-        return Effects()
-    return Effects(mutation="crontab replaces the user's scheduled jobs")
-
-
-def _kill(name: str, args: list[Arg]) -> Effects:
-    texts = [a.text for a in args]
-    if name == "kill" and any(t in ("-l", "-L", "--list", "--table") for t in texts):
-        return Effects()
-    if name == "kill" and (
-        "-0" in texts
-        or any(t in ("-s", "--signal", "-n") and texts[k + 1 : k + 2] == ["0"] for k, t in enumerate(texts))
-    ):
-        return Effects()  # signal 0 only asks whether the process exists
-    return Effects(mutation=f"'{name}' signals processes")
-
-
-def _mutation(label: str) -> Analyzer:
-    def analyze(name: str, args: list[Arg]) -> Effects:
-        return Effects(mutation=label.format(name=name))
-
-    return analyze
-
-
-def _editor(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    files = [a for a in p.operands if not a.text.startswith("+")]
-    return Effects(writes=files, mutation=f"'{name}' edits files")
-
-
-def _package(name: str, args: list[Arg]) -> Effects:
-    reads, default_read = PACKAGE_READS[name]
-    p = parse_as(name, args)
-    if p.has("-s", "--simulate", "--dry-run", "--just-print", "--recon", "--no-act"):
-        return Effects()
-    verb, rest = _subcommand(p)
-    targets = [Arg(v) for v in p.values(*INSTALL_TARGETS)]
-    subverb = rest[0].text if rest else ""
-    if verb in reads and subverb in SUBVERB_WRITES:
-        return Effects(
-            writes=targets, mutation=f"'{name} {verb} {subverb}' changes its configuration or cache"
-        )
-    if (not verb and (default_read or p.has("--version", "-v", "-V", "--help", "-h"))) or verb in reads:
-        return Effects()
-    if is_a(name, "cwd_package") and verb not in ("publish", "login", "adduser", "logout"):
-        if p.has("-g", "--global", "--location"):
-            return Effects(writes=targets, mutation=f"'{name} {verb}' installs packages system-wide")
-        return Effects(
-            writes=targets or [CWD],
-            mutation=f"'{name} {verb}' changes packages in the working directory".replace(" '", "'").replace(
-                "''", "'"
-            ),
-        )
-    return Effects(
-        writes=targets, mutation=f"'{name} {verb}'".strip() + " installs, removes or updates packages"
-    )
-
-
-def _dpkg(name: str, args: list[Arg]) -> Effects:
-    reads = words(
-        "-l -L -s -S -p -c -I -W --list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures --get-selections --contents --info --compare-versions --audit -C --verify -V --version --help --show -f --field --showformat"
-    )
-    first = next((a.text for a in args if a.text.startswith("-")), "")
-    if (
-        not args
-        or first.split("=")[0] in reads
-        or (
-            name in ("dpkg-query", "dpkg-deb")
-            and first not in ("-b", "--build", "-x", "-X", "-R", "--extract", "--vextract", "--raw-extract")
-        )
-    ):
-        return Effects()
-    return Effects(mutation=f"'{name}' installs or removes packages")
-
-
-def _rpm(name: str, args: list[Arg]) -> Effects:
-    if any(
-        re.fullmatch(r"-q\w*|--query|-V\w*|--verify|--version|--help|--eval|-E|--showrc", a.text)
-        for a in args
-    ):
-        return Effects()
-    return Effects(mutation="'rpm' installs or removes packages")
-
-
-def _pacman(name: str, args: list[Arg]) -> Effects:
-    if any(
-        re.fullmatch(r"-Q\w*|--query|-Ss\w*|-Si\w*|-F\w*|--files|-V|--version|-h|--help|-T|--deptest", a.text)
-        for a in args
-    ):
-        return Effects()
-    return Effects(mutation="'pacman' installs or removes packages")
-
-
-def _firewall(name: str, args: list[Arg]) -> Effects:
-    texts = [a.text for a in args]
-    listing = {
-        "iptables": r"-[A-Za-z]*[LS][A-Za-z]*|--list|--list-rules|-V|--version|-h|--help|--check|-C",
-        "ip6tables": r"-[A-Za-z]*[LS][A-Za-z]*|--list|--list-rules|-V|--version|-h|--help|--check|-C",
-        "nft": r"list|-v|--version|-h|--help|-c|--check|describe|monitor",
-        "ufw": r"status|version|--version|help|--help|show|app",
-        "firewall-cmd": r"--list-\S*|--state|--get-\S*|--query-\S*|--info-\S*|--version|-h|--help",
-    }[name]
-    if any(re.fullmatch(listing, t) for t in texts) or not texts:
-        return Effects()
-    return Effects(mutation=f"'{name}' changes firewall rules")
-
-
-def _disk_tool(name: str, args: list[Arg]) -> Effects:
-    texts = [a.text for a in args]
-    if name == "parted":
-        verbs = [t for t in texts if not t.startswith("/") and not t.startswith("-")]
-        mutating = words(
-            "mklabel mktable mkpart mkpartfs rm resizepart resize rescue set toggle name move cp mkfs disk_set"
-        )
-        if any(w in mutating for w in verbs):
-            return Effects(mutation="'parted' repartitions a disk")
-        return Effects()
-    if name == "wipefs":
-        if any(
-            t in ("-a", "--all", "-o", "--offset", "-b", "--backup", "-f", "--force")
-            or re.fullmatch(r"-[a-z]*a[a-z]*", t)
-            for t in texts
-        ):
-            return Effects(mutation="'wipefs' erases filesystem signatures")
-        return Effects()
-    reads = {  # options that only read (parted and wipefs are judged above)
-        "fdisk": r"-l|--list|-V|--version|-h|--help|-s|--getsz|-x|--list-details",
-        "sfdisk": r"-l|--list|-d|--dump|-J|--json|-s|--show-size|-V|--verify|-h|--help|-v|--version|-g|--show-geometry|--list-free|-F|-r|--list-types|-T",
-        "sgdisk": r"-p|--print|-i\S*|--info\S*|-v|--verify|-V|--version|-h|--help|-\?|-O|--print-mbr|-L|--list-types|-D|--display-alignment|-E|--end-of-largest|-F|--first-in-largest|-f|--first-aligned-in-largest|-P|--pretend",
-        "blkdiscard": r"-h|--help|-V|--version",
-    }[name]
-    if any(re.fullmatch(reads, t) for t in texts if t.startswith("-")):
-        return Effects()
-    return Effects(mutation=f"'{name}' repartitions or erases a disk")
-
-
-def _uniq(name: str, args: list[Arg]) -> Effects:
-    """``uniq INPUT OUTPUT`` writes its second operand."""
-    return Effects(writes=parse_as(name, args).operands[1:2])
-
-
-def _journalctl(name: str, args: list[Arg]) -> Effects:
-    p = parse_as(name, args)
-    changing = (
-        "--vacuum-size",
-        "--vacuum-time",
-        "--vacuum-files",
-        "--rotate",
-        "--flush",
-        "--sync",
-        "--relinquish-var",
-        "--setup-keys",
-    )
-    if any(n in changing for n, _ in p.opts):
-        return Effects(mutation="'journalctl' removes or rewrites journal files")
-    return Effects()
-
-
-def _ssh_keygen(name: str, args: list[Arg]) -> Effects:
-    if any(re.fullmatch(r"-[lFyLQ]\w*|-B", a.text) for a in args):
-        return Effects()
-    return Effects(mutation="ssh-keygen writes keys")
-
-
-_BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
-    ("rm rmdir unlink shred srm wipe touch mkdir mknod mkfifo truncate fallocate chattr rename patch", _operands()),
-    ("chmod chown chgrp setfacl", _after_first()),
-    ("cp mv install ln", _copy_like),
-    ("rsync", _rsync), ("scp", _scp), ("tar bsdtar", _tar), ("unzip", _unzip),
-    ("7z 7za 7zr", _seven_zip), ("split", _split), ("ar", _ar), ("ip", _ip),
-    ("python python2 python3 perl ruby", _interpreter),
-    ("gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 zip", _compressor),
-    ("cpio", _listing_flags({"-t", "--list", "-o", "--create", "--version", "--help"}, "'cpio' extracts files")),
-    ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("sort", _sort),
-    ("curl", _curl), ("wget", _wget), ("find", _find), ("awk gawk mawk nawk", _awk), ("git", _git),
-    ("systemctl loginctl", _systemctl), ("service", _service), ("docker podman nerdctl", _docker),
-    ("kubectl oc", _kubectl), ("crontab", _crontab), ("kill killall pkill skill", _kill),
-    ("dpkg dpkg-query", _dpkg), ("rpm", _rpm), ("pacman", _pacman), ("ssh-keygen", _ssh_keygen),
-    ("make cmake ninja", _cwd_builder(set())),
-    ("vi vim nvim nano emacs ex ed pico micro sudoedit", _editor),
-    ("fdisk sfdisk parted sgdisk wipefs blkdiscard", _disk_tool),
-    ("mount", _listing_flags({"", "-l", "--show-labels", "-V", "--version", "-h", "--help"}, "'mount' changes mounts")),
-    ("umount", _mutation("'{name}' changes mounts")),
-    ("swapon", _listing_flags({"--show", "-s", "--summary", "-V", "--version", "-h", "--help", ""}, "'swapon' changes swap")),
-    ("swapoff", _mutation("'{name}' changes swap")),
-    ("iptables ip6tables nft ufw firewall-cmd", _firewall),
-    ("ssh", _mutation("'{name}' runs commands on another host")),
-    ("sftp ftp", _mutation("'{name}' transfers files")),
-    ("ssh-copy-id", _mutation("'{name}' installs keys on another host")),
-    ("npx pnpx", _mutation("'{name}' downloads and runs a package")),
-    ("passwd chpasswd", _mutation("'{name}' changes accounts")),
-    ("visudo", _mutation("'{name}' changes sudo rules")),
-    ("at", _listing_flags({"-l", "-V", "-c"}, "'at' schedules a job")),
-    ("batch", _mutation("'{name}' schedules a job")),
-    ("atrm", _mutation("'{name}' removes scheduled jobs")),
-    ("reboot", _mutation("'{name}' restarts the host")),
-    ("shutdown poweroff", _mutation("'{name}' powers off the host")),
-    ("halt", _mutation("'{name}' halts the host")),
-    ("init telinit", _mutation("'{name}' changes the runlevel")),
-    ("hostnamectl", _listing_flags({"", "status", "--help", "--version"}, "'hostnamectl' changes the hostname")),
-    ("timedatectl", _listing_flags({"", "status", "show", "list-timezones", "timesync-status", "--help", "--version"}, "'timedatectl' changes the clock")),
-    ("ldconfig", _listing_flags({"-p", "--print-cache", "-V", "--version"}, "'ldconfig' rewrites the linker cache")),
-    ("update-alternatives", _listing_flags({"--display", "--query", "--list", "--get-selections"}, "'update-alternatives' changes system links")),
-    ("modprobe", _listing_flags({"-n", "--dry-run", "-c", "--showconfig", "-V", "--version"}, "'modprobe' loads or unloads kernel modules")),
-    ("insmod", _mutation("'{name}' loads a kernel module")),
-    ("rmmod", _mutation("'{name}' unloads a kernel module")),
-    ("sysctl", _sysctl), ("uniq", _uniq), ("journalctl", _journalctl),
-    ("mktemp tempfile", _listing_flags({"-u", "--dry-run", "--help", "--version"}, "'mktemp' creates a file or directory")),
-    ("locale-gen update-locale", _mutation("'{name}' changes the system's locales")),
-    (" ".join(family("package")), _package),
-    (" ".join(family("account")), _mutation("'{name}' changes accounts")),
-    (" ".join(family("formatter")), _mutation("'{name}' formats a filesystem")),
-)  # fmt: skip
-ANALYZERS: dict[str, Analyzer] = {name: analyzer for names, analyzer in _BY_NAMES for name in names.split()}
-
-
-def effects(name: str, args: list[Arg]) -> Effects:
-    """What running ``name`` with ``args`` writes (redirections are the caller's)."""
-    analyzer = ANALYZERS.get(name)
-    if analyzer is None and is_a(name, "formatter"):
-        analyzer = ANALYZERS["mkfs"]
-    if analyzer is None and is_a(name, "interpreter"):
-        analyzer = _interpreter
-    if analyzer is None:
-        return Effects()
-    return analyzer(name, args)
+    def binary(self) -> str:
+        first = self.argv[0].text if self.argv else ""
+        if first != self._named[0]:
+            self._named = (first, basename(first) if first else "")
+        return self._named[1]
+
+
+@dataclass(eq=False)
+class Segment:
+    """One command as it will run: its text, its resolved words, what its redirections open."""
+
+    raw: str
+    resolved: Resolved
+    redirects: list[tuple[str, Arg]]
+    cwd: str | None
+    context: str
+    stdin: str | None = None
+    stdin_unknown: bool = False
+    defining: bool = False
+    search_path: str | None = None
+
+    @property
+    def redirect_writes(self) -> list[tuple[str, Arg]]:
+        return [(op, a) for op, a in self.redirects if op != "<"]
+
+    @property
+    def redirect_reads(self) -> list[Arg]:
+        return [a for op, a in self.redirects if op == "<"]
+
+    @property
+    def argv(self) -> list[Arg]:
+        return self.resolved.argv
+
+    @property
+    def name(self) -> str:
+        return self.resolved.binary
+
+    @property
+    def args(self) -> list[Arg]:
+        return self.resolved.argv[1:]
+
+    def normalized(self) -> str:
+        """The resolved command as text (``reboot now`` for ``nohup env X=1 /sbin/reboot now``)."""
+        if not self.argv:
+            return self.raw
+        return " ".join([self.name, *(shown(a.text) for a in self.args)])
+
+
+# --------------------------------------------------------------------- effects
+
+How = Literal[
+    "overwrite",
+    "append",
+    "edit",
+    "metadata",
+    "delete",
+    "remove_empty",
+    "move",
+    "raw",
+    "link",
+    "mount",
+    "extract",
+    "create",
+]
+"""How a path is written: its content replaced (``>``, ``cp``, ``curl -o``), appended to (``>>``,
+``tee -a``), edited in place (``sed -i``, ``<>``), its metadata changed (``chmod``, ``chattr``,
+``touch``), deleted (or, for ``rmdir``, removed when empty), moved away, raw bytes written over it (``dd of=``), a link or a mount put in
+its place, files extracted into it (a directory), or created (``mkdir``, ``mktemp``)."""
+
+ChangeKind = Literal[
+    "mutation",
+    "power",
+    "disk",
+    "format",
+    "firewall_flush",
+    "crontab_remove",
+    "wsl_stop",
+    "fork_bomb",
+    "no_preserve_root",
+    "windows_profile_delete",
+    "persist",
+]
+
+
+@dataclass(frozen=True)
+class Run:
+    """The segment's program runs: ``program`` is its resolved name (empty for a bare redirection);
+    ``privileged`` the wrappers and program that raise privileges; ``windows`` a Windows program
+    on the way (by name or by its place on a Windows drive); ``windows_path`` a Windows directory
+    on the ``PATH`` the program is looked up on; ``implicit`` a harmless builtin every allow-list
+    permits; ``glob`` the program word is a glob bash expands at run time (``/bin/r?``)."""
+
+    program: str
+    privileged: tuple[str, ...] = ()
+    windows: str | None = None
+    windows_path: str | None = None
+    implicit: bool = False
+    glob: bool = False
+
+
+@dataclass(frozen=True)
+class Write:
+    path: Arg
+    how: How
+    op: str = ""
+    recursive: bool = False
+    partial: bool = False  # only some files under ``path`` (find with a test)
+
+
+@dataclass(frozen=True)
+class Read:
+    path: Arg
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: ChangeKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class Format:
+    """A filesystem made on ``targets`` (a device, or a regular file holding an image)."""
+
+    targets: tuple[Arg, ...]
+    detail: str
+
+
+@dataclass(frozen=True)
+class Signal:
+    """``signal`` sent to ``pids`` (``-1`` is every process), to every process matching a name
+    pattern the program was given (``everything`` when it matches anything, ``init`` when it
+    matches PID 1), or to every process of ``users``."""
+
+    signal: str
+    pids: tuple[str, ...] = ()
+    users: tuple[str, ...] = ()
+    everything: bool = False
+    init: bool = False
+
+
+@dataclass(frozen=True)
+class Packages:
+    """Packages removed (names or patterns); ``forced`` when essential ones are explicitly allowed."""
+
+    names: tuple[str, ...]
+    forced: bool = False
+    essential: tuple[str, ...] = ()  # the essential packages the names may match
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text handed to a shell or an interpreter, known statically; the flow pass screens it."""
+
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """What the flow pass could not read: a program (``command``) or a script (``payload``) only
+    known at run time. ``listed``: under an allow-list, that list's rule refuses it first."""
+
+    what: Literal["command", "payload"]
+    reason: str
+    listed: bool = False
+    label: str = ""
+
+
+# state for the commands after it
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable set (``value`` None: only its attributes change, e.g. ``export NAME``)."""
+
+    name: str
+    value: str | None
+    exported: bool = False
+    integer: bool = False  # ``declare -i``: what is assigned to it is evaluated as arithmetic
+    refers: str | None = None  # ``declare -n``: the variable this name stands for
+
+
+@dataclass(frozen=True)
+class Unset:
+    name: str
+
+
+@dataclass(frozen=True)
+class Alias:
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+
+
+@dataclass(frozen=True)
+class Hash:
+    name: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Enter:
+    """The working directory changes to ``path`` (None: to a directory only known at run time)."""
+
+    path: str | None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link or a bind mount at ``path`` reaching ``target``."""
+
+    path: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Copy:
+    """``path`` now holds a copy of (or a link to) ``source``; ``into``: ``path`` is the directory
+    the copy lands in (one of several sources)."""
+
+    path: str
+    source: str
+    into: bool = False
+
+
+@dataclass(frozen=True)
+class Positional:
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A program's configuration set for its later runs in this command (``git config alias.p push``)."""
+
+    program: str
+    key: str
+    value: str
+
+
+Effect = (
+    Run
+    | Write
+    | Read
+    | Change
+    | Format
+    | Signal
+    | Packages
+    | Text
+    | Unknown
+    | Var
+    | Unset
+    | Alias
+    | Function
+    | Hash
+    | Enter
+    | Link
+    | Copy
+    | Positional
+    | Setting
+)
+
+
+@dataclass
+class Batch:
+    """One segment and the effects the flow pass found for it at one point of the walk."""
+
+    seg: Segment
+    effects: list[Effect]

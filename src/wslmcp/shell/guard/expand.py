@@ -13,15 +13,16 @@ or here-string, and ``base64 -d`` of such output.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.limits import MAX_FIELDS, MAX_VALUE_CHARS, Budget
+from wslmcp.shell.guard.reader import decode_ansi_c
+from wslmcp.shell.guard.registry.outputs import static_output
 from wslmcp.shell.guard.syntax import (
     OUTPUT_OPS,
     Arith,
+    Assign,
     CommandSub,
     Lit,
     Param,
@@ -32,35 +33,9 @@ from wslmcp.shell.guard.syntax import (
     Simple,
     Word,
 )
+from wslmcp.shell.guard.values import UNKNOWN, UNKNOWN_SET, Arg, basename, known
 
-UNKNOWN = "\x00"
-UNKNOWN_SET = "\x01"
-_GLOB = re.compile(r"[*?\[]")
-
-
-@dataclass(frozen=True)
-class Arg:
-    """One expanded word. ``glob`` is true when unquoted glob characters remain in it."""
-
-    text: str
-    glob: bool = False
-
-    @property
-    def static(self) -> bool:
-        return UNKNOWN not in self.text and UNKNOWN_SET not in self.text
-
-    @property
-    def worst(self) -> str:
-        """The value with unknown parts that may be empty taken as empty."""
-        return self.text.replace(UNKNOWN, "").replace(UNKNOWN_SET, "_")
-
-    @property
-    def shown(self) -> str:
-        return shown(self.text)
-
-
-def shown(text: str) -> str:
-    return text.replace(UNKNOWN, "…").replace(UNKNOWN_SET, "…")
+_GLOB = re.compile(r"[*?\[]|[@!+]\(")
 
 
 @dataclass
@@ -72,9 +47,21 @@ class Env:
     cwd: str | None
     vars: dict[str, str] = field(default_factory=dict)
     positional: list[str] | None = None
+    arrays: dict[str, list[str]] = field(default_factory=dict)  # indexed arrays of known elements
+    integers: set[str] = field(default_factory=set)  # declared -i: assignments are arithmetic
+    namerefs: dict[str, str] = field(default_factory=dict)  # declared -n: the variable a name stands for
 
     def child(self) -> Env:
-        return Env(self.home, self.user, self.cwd, dict(self.vars), self.positional)
+        return Env(
+            self.home,
+            self.user,
+            self.cwd,
+            dict(self.vars),
+            self.positional,
+            dict(self.arrays),
+            set(self.integers),
+            dict(self.namerefs),
+        )
 
     def home_text(self) -> str:
         return self.home or "~"
@@ -156,6 +143,7 @@ class Expander:
 
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
+        self.process_files: dict[str, str | None] = {}  # /dev/fd/N of a process substitution -> its output
 
     def words(self, words: list[Word], env: Env) -> list[Arg]:
         out: list[Arg] = []
@@ -196,56 +184,45 @@ class Expander:
         return variants
 
     def _fields(self, parts: list[Part], env: Env, split: bool = True) -> list[Arg]:
-        fields: list[Arg] = []
-        current: list[str] = []
-        glob = False
-        present = False
+        out = _Fields()
         for index, part in enumerate(parts):
             if isinstance(part, Lit):
-                text = part.text
-                if not part.quoted:
-                    if index == 0:
-                        text = self._tilde(text, env)
-                    glob = glob or bool(_GLOB.search(text))
-                current.append(text)
-                present = True
+                text = self._tilde(part.text, env) if index == 0 and not part.quoted else part.text
+                out.add(text, not part.quoted and bool(_GLOB.search(text)))
                 continue
-            if (
-                isinstance(part, Param)
-                and part.name == "@"
-                and part.quoted
-                and not part.op
-                and env.positional is not None
-            ):
-                # "$@": one field per positional parameter, joined to the text around it.
-                items = env.positional[1:]
-                for k, item in enumerate(items):
-                    if k > 0:
-                        fields.append(Arg("".join(current), glob))
-                        current, glob = [], False
-                    current.append(item)
-                    present = True
+            items = self._items(part, env)
+            if items is not None:
+                out.items(items)  # "$@", "${a[@]}": one field per item, joined to the text around it
                 continue
             value, quoted = self._value(part, env)
             ifs = self.lookup("IFS", env) if split and not quoted else " "
-            if not quoted and split and (UNKNOWN in ifs or UNKNOWN_SET in ifs) and value:
+            if not quoted and split and not known(ifs) and value:
                 value = UNKNOWN  # split by a separator only known at run time
-            if quoted or not split or UNKNOWN in value or UNKNOWN_SET in value or not ifs:
-                current.append(value)
-                present = present or quoted or not split or bool(value)
-                continue
-            for k, piece in enumerate(re.split("[" + re.escape(ifs) + "]+", value)):
-                if k > 0:
-                    if present:
-                        fields.append(Arg("".join(current), glob))
-                    current, glob, present = [], False, False
-                if piece:
-                    current.append(piece)
-                    present = True
-                    glob = glob or bool(_GLOB.search(piece))
-        if present or not split:
-            fields.append(Arg("".join(current), glob))
-        return fields
+            if quoted or not split or not known(value) or not ifs:
+                out.add(value, present=quoted or not split or bool(value))
+            else:
+                out.split(value, ifs)
+        if out.present or not split:
+            out.cut(keep_empty=True)
+        return out.done
+
+    def _items(self, part: Part, env: Env) -> list[str] | None:
+        """The items of ``"$@"`` or ``"${name[@]}"`` when known (one field each), else None."""
+        if not isinstance(part, Param) or not part.quoted or part.op:
+            return None
+        if part.index is None:
+            return env.positional[1:] if part.name == "@" and env.positional is not None else None
+        if part.index.raw == "@" and part.name in env.arrays:
+            return list(env.arrays[part.name])
+        return None
+
+    def _process_file(self, part: ProcessSub, env: Env) -> str:
+        """The file name bash gives a process substitution (``/dev/fd/63``, ``/dev/fd/62``…); what a
+        ``<(…)`` prints, when known, is that file's content."""
+        path = f"/dev/fd/{63 - len(self.process_files) % 50}"
+        if path not in self.process_files and part.direction == "<":
+            self.process_files[path] = self.output_of(part.body, env.child())
+        return path
 
     def _tilde(self, text: str, env: Env) -> str:
         if not text.startswith("~"):
@@ -271,69 +248,111 @@ class Expander:
                 return UNKNOWN, part.quoted
             return out.rstrip("\n"), part.quoted
         if isinstance(part, ProcessSub):
-            return "/dev/fd/63", True
+            return self._process_file(part, env), True
         if isinstance(part, Arith):
             return UNKNOWN_SET, True
         return "", True
 
+    def _element(self, part: Param, env: Env) -> str:
+        """``${name[index]}``: an element, or every element joined (``@``, ``*``), when known."""
+        assert part.index is not None
+        items = env.arrays.get(part.name)
+        if part.index.raw in ("@", "*"):
+            return " ".join(items) if items is not None else UNKNOWN
+        index = self.single(part.index, env).text
+        if re.fullmatch(r"\d+", index) and items is not None:
+            return items[int(index)] if int(index) < len(items) else ""
+        if index in ("0", "") and part.name not in env.arrays:
+            return self.lookup(part.name, env)
+        return UNKNOWN
+
     def _param(self, part: Param, env: Env) -> str:
-        value = self.lookup(part.name, env)
+        if part.index is not None and part.op not in _DEFAULTING:
+            return UNKNOWN if part.op != "#len" else UNKNOWN_SET
+        value = self.lookup(part.name, env) if part.index is None else self._element(part, env)
         op = part.op
         if not op:
             return value
-        arg = self.single(part.arg, env).text if part.arg is not None else ""
-        if op in (":-", "-", ":=", "="):
-            if value == UNKNOWN:
-                return arg if arg else UNKNOWN
-            return value if value or op in ("-", "=") else arg
-        if op in (":?", "?"):
-            return UNKNOWN_SET if value in (UNKNOWN, "") else value
-        if op in (":+", "+"):
-            return UNKNOWN if value == UNKNOWN else (arg if value else "")
         if op == "#len":
             return UNKNOWN_SET
         if op == "!":
-            target = self.lookup(part.name, env)
-            return self.lookup(target, env) if re.fullmatch(r"[A-Za-z_]\w*", target) else UNKNOWN
-        if (
-            op.startswith("!")
-            or UNKNOWN in value
-            or UNKNOWN_SET in value
-            or UNKNOWN in arg
-            or UNKNOWN_SET in arg
-        ):
+            return self.lookup(value, env) if re.fullmatch(r"[A-Za-z_]\w*", value) else UNKNOWN
+        arg = self.single(part.arg, env).text if part.arg is not None else ""
+        if op in _DEFAULTING:
+            return _defaulted(value, op, arg)
+        if op.startswith("!") or not known(value) or not known(arg):
             return UNKNOWN if value != "" else ""
         evaluated = _operate(value, op, arg)
         return UNKNOWN if evaluated is None else evaluated
 
-    def lookup(self, name: str, env: Env) -> str:
-        if name in env.vars:
-            return env.vars[name]
-        if name == "HOME":
+    def lookup(self, var: str, env: Env) -> str:
+        if var in env.vars:
+            return env.vars[var]
+        if var == "HOME":
             return env.home_text()
-        if name == "IFS":
+        if var == "IFS":
             return " \t\n"
-        if name == "PWD":
+        if var == "PWD":
             return env.cwd or UNKNOWN_SET
-        if name in ("USER", "LOGNAME"):
+        if var in ("USER", "LOGNAME"):
             return env.user or UNKNOWN_SET
-        if re.fullmatch(r"[0-9]+", name) and env.positional is not None:
-            k = int(name)
+        if re.fullmatch(r"[0-9]+", var) and env.positional is not None:
+            k = int(var)
             return env.positional[k] if k < len(env.positional) else ""
-        if name in ("@", "*") and env.positional is not None:
+        if var in ("@", "*") and env.positional is not None:
             return " ".join(env.positional[1:])
-        if name in ("$", "!", "?", "#", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID"):
+        if var in ("$", "!", "?", "#", "-", "RANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID"):
             return UNKNOWN_SET
         return UNKNOWN
 
-    def assign(self, name: str, word: Word, env: Env) -> None:
-        value = self.single(word, env).text
-        base = name.rstrip("+[")
-        if name.endswith("+"):
-            value = self.lookup(base, env) + value
-        if len(value) > MAX_VALUE_CHARS or word.raw.startswith("(") or name.endswith("["):
-            value = UNKNOWN  # arrays and their elements are not tracked: their uses are unknown
-        env.vars[base] = value
+    def assign(self, a: Assign, env: Env) -> None:
+        """Set ``a.name`` in ``env``: a scalar, an element, or an array of known elements."""
+        if a.array is not None:
+            self._assign_array(a, env)
+            return
+        value = self.single(a.value, env).text
+        if a.index is not None:
+            self._assign_element(a, value, env)
+            return
+        if a.append:
+            value = self.lookup(a.name, env) + value
+        if len(value) > MAX_VALUE_CHARS:
+            value = UNKNOWN
+        env.vars[a.name] = value
+        if a.name in env.arrays:
+            env.arrays[a.name] = [value, *env.arrays[a.name][1:]]
+
+    def _assign_array(self, a: Assign, env: Env) -> None:
+        assert a.array is not None
+        values = self.words(a.array, env)
+        known = (
+            len(values) <= MAX_FIELDS
+            and all(v.static for v in values)
+            and not any(re.match(r"\[[^\]]*\]=", w.raw) for w in a.array)
+        )
+        if not known or (a.append and a.name not in env.arrays and a.name in env.vars):
+            env.arrays.pop(a.name, None)
+            env.vars[a.name] = UNKNOWN  # elements only known at run time: their uses are unknown
+            return
+        items = [v.text for v in values]
+        if a.append:
+            items = env.arrays.get(a.name, []) + items
+        env.arrays[a.name] = items
+        env.vars[a.name] = items[0] if items else ""
+
+    def _assign_element(self, a: Assign, value: str, env: Env) -> None:
+        assert a.index is not None
+        index = self.single(a.index, env).text
+        items = env.arrays.get(a.name)
+        if items is None or not re.fullmatch(r"\d+", index) or int(index) > MAX_FIELDS or a.append:
+            env.arrays.pop(a.name, None)
+            env.vars[a.name] = UNKNOWN  # elements only known at run time: their uses are unknown
+            return
+        k = int(index)
+        items = items + [""] * (k + 1 - len(items))
+        items[k] = value
+        env.arrays[a.name] = items
+        env.vars[a.name] = items[0]
 
     # ----------------------------------------------------------------- static outputs
 
@@ -387,40 +406,62 @@ class Expander:
         if not args or not all(a.static for a in args):
             return None
         stdin = self.stdin_of(command.redirects, env, piped)
-        name = args[0].text.rsplit("/", 1)[-1]
-        rest = [a.text for a in args[1:]]
-        if name == "echo":
-            return _echo(rest)
-        if name == "printf":
-            return _printf(rest)
-        if name == "pwd":
-            return env.cwd + "\n" if env.cwd else None
-        if name == "cat" and all(r in ("-", "/dev/stdin") for r in rest):
-            return stdin
-        if (name == "which" and len(rest) == 1) or (
-            name in ("command", "type") and len(rest) == 2 and rest[0] in ("-v", "-P", "-p")
-        ):
-            return basename_of(rest[-1]) + "\n"
-        if name == "tr":
-            return _tr(rest, stdin)
-        if name == "wslpath" and rest and rest[-1] and all(r in ("-a", "-u") for r in rest[:-1]):
-            return _wslpath(rest[-1])
-        if name == "base64" and rest and set(rest) <= {"-d", "--decode", "-D", "-i", "--ignore-garbage"}:
-            if stdin is None:
-                return None
-            try:
-                return base64.b64decode("".join(stdin.split()), validate=False).decode("utf-8", "replace")
-            except (binascii.Error, ValueError):
-                return None
-        return None
+        return static_output(basename(args[0].text), [a.text for a in args[1:]], stdin, env.cwd)
 
 
-def basename_of(text: str) -> str:
-    return text.rstrip("/").rsplit("/", 1)[-1] or text
+_DEFAULTING = ("", ":-", "-", ":=", "=", ":?", "?", ":+", "+")
+
+
+def _defaulted(value: str, op: str, arg: str) -> str:
+    """``${x:-arg}``, ``${x=arg}``, ``${x:?}``, ``${x:+arg}`` and their colon-less forms."""
+    if op in (":-", "-", ":=", "="):
+        if value == UNKNOWN:
+            return arg if arg else UNKNOWN
+        return value if value or op in ("-", "=") else arg
+    if op in (":?", "?"):
+        return UNKNOWN_SET if value in (UNKNOWN, "") else value
+    return UNKNOWN if value == UNKNOWN else (arg if value else "")
+
+
+class _Fields:
+    """Fields being built: the current one's text, whether it holds unquoted glob characters and
+    whether it exists yet (an empty quoted string is a field), and the finished ones."""
+
+    def __init__(self) -> None:
+        self.done: list[Arg] = []
+        self.current: list[str] = []
+        self.glob = False
+        self.present = False
+
+    def add(self, text: str, glob: bool = False, present: bool = True) -> None:
+        self.current.append(text)
+        self.glob = self.glob or glob
+        self.present = self.present or present
+
+    def cut(self, keep_empty: bool = False) -> None:
+        if self.present or keep_empty:
+            self.done.append(Arg("".join(self.current), self.glob))
+        self.current, self.glob, self.present = [], False, False
+
+    def items(self, items: list[str]) -> None:
+        for k, item in enumerate(items):
+            if k > 0:
+                self.cut(keep_empty=True)
+            self.add(item)
+
+    def split(self, value: str, ifs: str) -> None:
+        for k, piece in enumerate(re.split("[" + re.escape(ifs) + "]+", value)):
+            if k > 0:
+                self.cut()
+            if piece:
+                self.add(piece, bool(_GLOB.search(piece)))
 
 
 def _operate(value: str, op: str, arg: str) -> str | None:
-    """``${x<op>arg}`` for a known value: substrings, case changes, pattern removal, substitution."""
+    """``${x<op>arg}`` for a known value: substrings, case changes, pattern removal, substitution,
+    and the transformations ``@Q`` (quoted), ``@E`` (escapes), ``@U``/``@u``/``@L`` (case)."""
+    if op == "@":
+        return _transform(value, arg)
     if op == ":" and re.fullmatch(r"\s*-?\d+\s*(:\s*-?\d+\s*)?", arg):
         offset, _, length = arg.partition(":")
         start = int(offset)
@@ -433,13 +474,7 @@ def _operate(value: str, op: str, arg: str) -> str | None:
         change = str.upper if op[0] == "^" else str.lower
         return change(value) if len(op) == 2 else change(value[:1]) + value[1:]
     if op in ("#", "##", "%", "%%"):
-        pattern = _glob_regex(arg)
-        spans = range(len(value) + 1)
-        if op[0] == "#":
-            cuts = [k for k in spans if re.fullmatch(pattern, value[:k], re.S)]
-            return value[(max(cuts) if op == "##" else min(cuts)) :] if cuts else value
-        cuts = [k for k in spans if re.fullmatch(pattern, value[k:], re.S)]
-        return value[: (min(cuts) if op == "%%" else max(cuts))] if cuts else value
+        return _remove_pattern(value, op, arg)
     if op in ("/", "//") and arg:
         find, _, repl = arg.partition("/")
         if not find or find[0] in "#%":
@@ -448,105 +483,29 @@ def _operate(value: str, op: str, arg: str) -> str | None:
     return None
 
 
+def _remove_pattern(value: str, op: str, arg: str) -> str:
+    """``${x#p}`` ``${x##p}`` ``${x%p}`` ``${x%%p}``: the shortest or longest prefix or suffix removed."""
+    pattern = _glob_regex(arg)
+    spans = range(len(value) + 1)
+    if op[0] == "#":
+        cuts = [k for k in spans if re.fullmatch(pattern, value[:k], re.S)]
+        return value[(max(cuts) if op == "##" else min(cuts)) :] if cuts else value
+    cuts = [k for k in spans if re.fullmatch(pattern, value[k:], re.S)]
+    return value[: (min(cuts) if op == "%%" else max(cuts))] if cuts else value
+
+
+def _transform(value: str, letter: str) -> str | None:
+    if letter == "Q":
+        return "'" + value.replace("'", "'\\''") + "'"
+    if letter == "E":
+        return decode_ansi_c(value)
+    if letter in ("U", "L"):
+        return value.upper() if letter == "U" else value.lower()
+    return value[:1].upper() + value[1:] if letter == "u" else None
+
+
 def _glob_regex(pattern: str) -> str:
     out: list[str] = []
     for ch in pattern:
         out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
     return "".join(out)
-
-
-def _wslpath(path: str) -> str | None:
-    """``wslpath C:\\x`` as the Linux path it prints (``/mnt/c/x``); Linux paths print unchanged."""
-    m = re.match(r"^([A-Za-z]):[\\/]?(.*)$", path)
-    if m is None:
-        return path + "\n" if path.startswith("/") else None
-    rest = m.group(2).replace("\\", "/")
-    return f"/mnt/{m.group(1).lower()}/{rest}\n"
-
-
-def _tr_set(text: str) -> str | None:
-    if "[" in text or "\\" in text:
-        return None
-    out: list[str] = []
-    k = 0
-    while k < len(text):
-        if k + 2 < len(text) and text[k + 1] == "-":
-            a, b = ord(text[k]), ord(text[k + 2])
-            if b < a or b - a > 256:
-                return None
-            out.extend(chr(c) for c in range(a, b + 1))
-            k += 3
-        else:
-            out.append(text[k])
-            k += 1
-    return "".join(out)
-
-
-def _tr(args: list[str], stdin: str | None) -> str | None:
-    """``tr SET1 SET2`` and ``tr -d SET`` of a known input, with plain characters and ranges."""
-    if stdin is None:
-        return None
-    if len(args) == 2 and args[0] == "-d":
-        gone = _tr_set(args[1])
-        return None if gone is None else "".join(ch for ch in stdin if ch not in gone)
-    if len(args) != 2 or args[0].startswith("-"):
-        return None
-    first, second = _tr_set(args[0]), _tr_set(args[1])
-    if not first or not second:
-        return None
-    second = second + second[-1] * max(0, len(first) - len(second))
-    return stdin.translate(str.maketrans(first, second[: len(first)]))
-
-
-def _echo(args: list[str]) -> str:
-    newline, escapes = True, False
-    while args and re.fullmatch(r"-[neE]+", args[0]):
-        flags = args.pop(0)
-        newline = newline and "n" not in flags
-        escapes = escapes or "e" in flags
-    text = " ".join(args)
-    if escapes:
-        from wslmcp.shell.guard.reader import decode_ansi_c
-
-        text = decode_ansi_c(text)
-    return text + ("\n" if newline else "")
-
-
-def printf_text(args: list[str]) -> str | None:
-    """What ``printf ARGS`` prints, for the formats the guard evaluates (``%s %b %%``)."""
-    return _printf(list(args))
-
-
-def _printf(args: list[str]) -> str | None:
-    if not args:
-        return None
-    fmt, rest = args[0], args[1:]
-    if fmt == "--" and rest:
-        fmt, rest = rest[0], rest[1:]
-    specs = re.findall(r"%.", fmt)
-    if any(s not in ("%s", "%b", "%%") for s in specs):
-        return None
-    consumers = sum(1 for s in specs if s != "%%")
-    out: list[str] = []
-    position = 0
-    while True:
-        chunk, position = _printf_once(fmt, rest, position)
-        out.append(chunk)
-        if not consumers or position >= len(rest):
-            return "".join(out)
-
-
-def _printf_once(fmt: str, rest: list[str], position: int) -> tuple[str, int]:
-    from wslmcp.shell.guard.reader import decode_ansi_c
-
-    pieces: list[str] = []
-    for token in re.split(r"(%.)", fmt):
-        if token == "%%":
-            pieces.append("%")
-        elif token in ("%s", "%b"):
-            value = rest[position] if position < len(rest) else ""
-            position += 1
-            pieces.append(decode_ansi_c(value) if token == "%b" else value)
-        else:
-            pieces.append(decode_ansi_c(token))
-    return "".join(pieces), position

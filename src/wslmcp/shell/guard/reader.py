@@ -18,6 +18,7 @@ import re
 from wslmcp.shell.guard.limits import MAX_NESTING, Budget, GuardLimit
 from wslmcp.shell.guard.syntax import (
     Arith,
+    Assign,
     Command,
     CommandSub,
     Compound,
@@ -38,6 +39,7 @@ _WORD_END = frozenset(" \t\n;&|()<>")
 _BLANK = " \t"
 _REDIRECT = re.compile(r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(&>>|&>|>>|>&|>\||<<<|<<-|<<|<>|<&|<|>)(?!\()")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[.*?\])?(\+?=)", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CLOSERS = frozenset({"then", "elif", "else", "fi", "do", "done", "esac", "}", "in"})
 _ANSI = {
@@ -56,6 +58,12 @@ _ANSI = {
 def read(text: str, budget: Budget | None = None) -> Script:
     """Read ``text`` as a bash script."""
     return _Reader(text, budget or Budget(), 0).script()
+
+
+def read_expansions(text: str, budget: Budget | None = None) -> Word:
+    """``text`` read as bash expands a value it evaluates (a prompt, an arithmetic subscript, a
+    here-document body): parameters and command substitutions are found, quotes are plain text."""
+    return Word(_Reader(text, budget or Budget(), 0)._dquote("", heredoc=True), text)
 
 
 def decode_ansi_c(body: str) -> str:
@@ -223,10 +231,10 @@ class _Reader:
             if self._take_keyword("coproc"):
                 coproc = True
                 self._skip_blanks()
-                name = self._plain_word()
-                after = self.i + len(name)
+                word = self._plain_word()
+                after = self.i + len(word)
                 rest = self.s[after:].lstrip(" \t")
-                if name and name not in ("{", "(") and rest[:1] in ("{", "("):
+                if word and word not in ("{", "(") and rest[:1] in ("{", "("):
                     self.i = after
                 continue
             break
@@ -262,9 +270,10 @@ class _Reader:
         if c == "(":
             if self.s.startswith("((", self.i):
                 self.i += 2
-                subs = self._arith_body()
-                if subs is not None:
-                    return Compound("arith", [], [], self._redirects(), self.s[start : self.i], subs)
+                arith = self._arith_body()
+                if arith is not None:
+                    subs, expr = arith
+                    return Compound("arith", [], [], self._redirects(), self.s[start : self.i], subs, expr)
                 self.i = start
             self.i += 1
             body = self._list(")", frozenset())
@@ -327,11 +336,13 @@ class _Reader:
         self._skip_blanks()
         subs: list[Script] = []
         words: list[Word] = []
+        expr = var = ""
         if self.s.startswith("((", self.i):
             self.i += 2
-            subs = self._arith_body() or []
+            subs, expr = self._arith_body() or ([], "")
         else:
-            self._word()
+            name = self._word()
+            var = name.raw if name is not None else ""
             self._skip_space()
             if self._take_keyword("in"):
                 while True:
@@ -352,7 +363,7 @@ class _Reader:
         else:
             command = self._command(stop_chars)
             body = Script([Pipeline([command], False, "")] if command else [])
-        return Compound(keyword, [body], words, self._redirects(), self.s[start : self.i], subs)
+        return Compound(keyword, [body], words, self._redirects(), self.s[start : self.i], subs, expr, var)
 
     def _case(self, start: int) -> Compound:
         self.i += 4
@@ -437,7 +448,7 @@ class _Reader:
         return Redirect(fd, op, target)
 
     def _simple(self, start: int, stop_chars: str) -> Command | None:
-        assigns: list[tuple[str, Word]] = []
+        assigns: list[Assign] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
         while True:
@@ -462,17 +473,62 @@ class _Reader:
                     self._skip_space()
                     return self._function_body(start, words[0].raw, stop_chars)
                 break
+            word_start = self.i
             w = self._word()
             if w is None:
                 break
             self.budget.spend(1)
-            if not words and _ASSIGN.match(w.raw) and _assign_name(w) is not None:
-                assigns.append((_assign_name(w) or "", _assign_value(w)))
-                continue
+            if not words and _ASSIGN_HEAD.match(w.raw):
+                self.i = word_start
+                assign = self._assignment(word_start + len(w.raw))
+                if assign is not None:
+                    assigns.append(assign)
+                    continue
+                self.i = word_start + len(w.raw)
             words.append(w)
         if not words and not assigns and not redirects:
             return None
         return Simple(assigns, words, redirects, self.s[start : self.i].strip())
+
+    def _assignment(self, end: int) -> Assign | None:
+        """``name[index]+=value`` or ``name=(elements)`` starting at the cursor, within the word
+        that ends at ``end``; None (cursor unspecified) when it is not an assignment after all."""
+        m = _NAME.match(self.s, self.i)
+        if m is None:
+            return None
+        name = m.group(0)
+        self.i = m.end()
+        index: Word | None = None
+        if self._peek() == "[":
+            self.i += 1
+            index = self._word(stop="]") or Word([], "")
+            if self._peek() != "]" or self.i >= end:
+                return None
+            self.i += 1
+        append = self.s.startswith("+=", self.i)
+        if not append and self._peek() != "=":
+            return None
+        self.i += 2 if append else 1
+        if self._peek() == "(" and index is None:
+            return Assign(name, Word([], ""), None, append, self._array_elements())
+        value = self._word() or Word([], "")
+        return Assign(name, value, index, append)
+
+    def _array_elements(self) -> list[Word]:
+        """The elements of ``( … )`` after an assignment's ``=``."""
+        self.i += 1
+        elements: list[Word] = []
+        while self.i < self.n:
+            self._skip_space()
+            if self._peek() == ")":
+                self.i += 1
+                break
+            w = self._word()
+            if w is None:
+                self.i += 1
+                continue
+            elements.append(w)
+        return elements
 
     # ----------------------------------------------------------------- words
 
@@ -482,83 +538,81 @@ class _Reader:
         start = self.i
         parts: list[Part] = []
         buf: list[str] = []
-
-        def flush() -> None:
-            if buf:
-                parts.append(Lit("".join(buf), False))
-                buf.clear()
-
         while self.i < self.n:
             c = self.s[self.i]
-            if stop:
-                if c in stop:
+            if c in stop if stop else c in _WORD_END:
+                if stop or not self._word_goes_on(c, start, parts, buf, test_mode):
                     break
-            elif c in _WORD_END:
-                if c in "<>" and self._peek(1) == "(":
-                    flush()
-                    self.i += 2
-                    body = self._list(")", frozenset())
-                    if self._peek() == ")":
-                        self.i += 1
-                    parts.append(ProcessSub(body, c))
-                    continue
-                if c == "(" and buf and buf[-1] in "@!+*?":
-                    buf.append(self._balanced_text())
-                    continue
-                if c == "(" and buf and buf[-1] == "=" and not parts and _ASSIGN.fullmatch("".join(buf)):
-                    flush()
-                    parts.extend(self._array_body())
-                    continue
-                if test_mode and self.i == start and c not in " \t\n":
-                    j = self.i
-                    while j < self.n and self.s[j] in "<>()&|!=;":
-                        j += 1
-                    buf.append(self.s[self.i : j])
-                    self.i = j
-                    break
-                break
-            if c == "\\":
-                nxt = self._peek(1)
-                if nxt == "\n":
-                    self.i += 2
-                    continue
-                if nxt == "\r" and self._peek(2) == "\n":
-                    self.i += 3
-                    continue
-                flush()
-                if nxt:
-                    parts.append(Lit(nxt, True))
-                    self.i += 2
-                else:
-                    parts.append(Lit("\\", True))
-                    self.i += 1
                 continue
-            if c == "'":
-                flush()
-                end = self.s.find("'", self.i + 1)
-                end = self.n if end < 0 else end
-                parts.append(Lit(self.s[self.i + 1 : end], True))
-                self.i = min(end + 1, self.n)
-                continue
-            if c == '"':
-                flush()
+            if c == "\\" and self._continuation():
+                continue  # removed, as bash does, also inside a word (r\⏎m is rm)
+            quoted = self._quoted_parts(c)
+            if quoted is None:
+                buf.append(c)
                 self.i += 1
-                parts.extend(self._dquote('"'))
                 continue
-            if c == "$":
-                flush()
-                parts.append(self._dollar(quoted=False))
-                continue
-            if c == "`":
-                flush()
-                parts.append(self._backtick(quoted=False))
-                continue
-            buf.append(c)
-            self.i += 1
-        flush()
+            _flush(buf, parts)
+            parts.extend(quoted)
+        _flush(buf, parts)
         if self.i == start:
             return None
         return Word(parts, self.s[start : self.i])
+
+    def _continuation(self) -> bool:
+        """Skip a backslash-newline (LF or CRLF) at the cursor."""
+        for ending in ("\\\n", "\\\r\n"):
+            if self.s.startswith(ending, self.i):
+                self.i += len(ending)
+                return True
+        return False
+
+    def _quoted_parts(self, c: str) -> list[Part] | None:
+        """The parts a quoting or expansion character starts (``\\x``, ``'…'``, ``"…"``, ``$…``,
+        backticks); None for a plain character."""
+        if c == "\\":
+            nxt = self._peek(1)
+            self.i += 2 if nxt else 1
+            return [Lit(nxt or "\\", True)]
+        if c == "'":
+            end = self.s.find("'", self.i + 1)
+            end = self.n if end < 0 else end
+            text = self.s[self.i + 1 : end]
+            self.i = min(end + 1, self.n)
+            return [Lit(text, True)]
+        if c == '"':
+            self.i += 1
+            return self._dquote('"')
+        if c == "$":
+            return [self._dollar(quoted=False)]
+        if c == "`":
+            return [self._backtick(quoted=False)]
+        return None
+
+    def _word_goes_on(self, c: str, start: int, parts: list[Part], buf: list[str], test_mode: bool) -> bool:
+        """At a character that ends a plain word: does the word go on (``<(…)``, an extended glob,
+        an array body, an operator read as a word inside ``[[ ]]``)? Consumes what belongs to it."""
+        if c in "<>" and self._peek(1) == "(":
+            _flush(buf, parts)
+            self.i += 2
+            body = self._list(")", frozenset())
+            if self._peek() == ")":
+                self.i += 1
+            parts.append(ProcessSub(body, c))
+            return True
+        if c == "(" and buf and buf[-1] in "@!+*?":
+            buf.append(self._balanced_text())
+            return True
+        if c == "(" and buf and buf[-1] == "=" and not parts and _ASSIGN.fullmatch("".join(buf)):
+            _flush(buf, parts)
+            parts.extend(self._array_body())
+            return True
+        if test_mode and self.i == start and c not in " \t\n":
+            j = self.i
+            while j < self.n and self.s[j] in "<>()&|!=;":
+                j += 1
+            buf.append(self.s[self.i : j])
+            self.i = j
+        return False
 
     def _balanced_text(self) -> str:
         depth = 0
@@ -577,19 +631,10 @@ class _Reader:
         return text
 
     def _array_body(self) -> list[Part]:
-        self.i += 1
+        """An array literal inside a word (``declare -a a=(x y)``), kept as that word's parts."""
         parts: list[Part] = [Lit("(", True)]
-        while self.i < self.n:
-            self._skip_space()
-            if self._peek() == ")":
-                self.i += 1
-                break
-            w = self._word()
-            if w is None:
-                self.i += 1
-                continue
-            parts.extend(w.parts)
-            parts.append(Lit(" ", True))
+        for element in self._array_elements():
+            parts.extend([*element.parts, Lit(" ", True)])
         parts.append(Lit(")", True))
         return parts
 
@@ -641,12 +686,14 @@ class _Reader:
         if nxt == '"' and not quoted:
             self.i += 1
             return Lit("", True)
+        if nxt == "[":
+            return self._old_arith(quoted)
         if self.s.startswith("$((", self.i):
             start = self.i
             self.i += 3
-            subs = self._arith_body()
-            if subs is not None:
-                return Arith(subs, quoted)
+            arith = self._arith_body()
+            if arith is not None:
+                return Arith(arith[0], quoted, arith[1])
             self.i = start
         if nxt == "(":
             self.i += 2
@@ -670,6 +717,17 @@ class _Reader:
         self.i += 1
         return Lit("$", quoted)
 
+    def _old_arith(self, quoted: bool) -> Part:
+        """``$[ expr ]``, bash's old spelling of ``$(( expr ))``."""
+        self.i += 2
+        start = self.i
+        inner = self._word(stop="]") or Word([], "")
+        text = self.s[start : self.i]
+        if self._peek() == "]":
+            self.i += 1
+        subs = [p.body for p in inner.parts if isinstance(p, CommandSub)]
+        return Arith(subs, quoted, text)
+
     def _brace_param(self, quoted: bool) -> Part:
         prefix = ""
         if self._peek() in "#!" and self._peek(1) not in "}":
@@ -684,8 +742,12 @@ class _Reader:
             self.i += 1
         else:
             name = ""
+        index: Word | None = None
         if self._peek() == "[":
-            self._balanced_bracket()
+            self.i += 1
+            index = self._word(stop="]") or Word([], "")
+            if self._peek() == "]":
+                self.i += 1
         op_match = re.match(r":?[-=?+]|##?|%%?|//?|\^\^?|,,?|:|@", self.s[self.i :])
         op = op_match.group(0) if op_match else ""
         self.i += len(op)
@@ -696,19 +758,7 @@ class _Reader:
             op = op or "#len"
         elif prefix:
             op = prefix + op
-        return Param(name, op, arg, quoted)
-
-    def _balanced_bracket(self) -> None:
-        depth = 0
-        while self.i < self.n:
-            c = self.s[self.i]
-            self.i += 1
-            if c == "[":
-                depth += 1
-            elif c == "]":
-                depth -= 1
-                if depth <= 0:
-                    return
+        return Param(name, op, arg, quoted, index)
 
     def _backtick(self, quoted: bool) -> Part:
         self.i += 1
@@ -727,12 +777,13 @@ class _Reader:
         script = inner.script()
         return CommandSub(script, quoted)
 
-    def _arith_body(self) -> list[Script] | None:
-        """Read an arithmetic body up to its closing ``))``, collecting substitutions inside it.
+    def _arith_body(self) -> tuple[list[Script], str] | None:
+        """Read an arithmetic body up to its closing ``))``: the substitutions inside it, and its text.
 
         Returns None, with the cursor unspecified, when the parentheses do not close as ``))``:
         bash then reads the text as nested subshells (``((echo a); (echo b))``)."""
         subs: list[Script] = []
+        begin = self.i
         depth = 2
         while self.i < self.n:
             c = self.s[self.i]
@@ -754,9 +805,9 @@ class _Reader:
                     if self._peek() != ")":
                         return None
                     self.i += 1
-                    return subs
+                    return subs, self.s[begin : self.i - 2]
                 depth -= 1
-        return subs
+        return subs, self.s[begin:]
 
     # ----------------------------------------------------------------- here-documents
 
@@ -785,23 +836,8 @@ class _Reader:
                 doc.body = Word(sub._dquote("", heredoc=True), text)
 
 
-def _assign_name(word: Word) -> str | None:
-    first = word.parts[0] if word.parts else None
-    if not isinstance(first, Lit) or first.quoted:
-        return None
-    m = _ASSIGN.match(first.text)
-    if not m:
-        return None
-    # "name", "name+" (appends) or "name[" (an element): the expander tells them apart.
-    text = m.group(0)[:-1]
-    return text.split("[", 1)[0] + "[" if "[" in text else text
-
-
-def _assign_value(word: Word) -> Word:
-    first = word.parts[0]
-    assert isinstance(first, Lit)
-    m = _ASSIGN.match(first.text)
-    assert m is not None
-    rest = first.text[m.end() :]
-    parts: list[Part] = ([Lit(rest, False)] if rest else []) + word.parts[1:]
-    return Word(parts, word.raw[m.end() :])
+def _flush(buf: list[str], parts: list[Part]) -> None:
+    """Unquoted literal text gathered so far becomes a part."""
+    if buf:
+        parts.append(Lit("".join(buf), False))
+        buf.clear()

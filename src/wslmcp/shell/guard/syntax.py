@@ -20,12 +20,15 @@ class Lit:
 
 @dataclass
 class Param:
-    """``$name``, ``${name}`` or ``${name<op>word}``; ``op`` is the operator text (``:-``, ``#``...)."""
+    """``$name``, ``${name}``, ``${name[index]}`` or ``${name<op>word}``; ``op`` is the operator
+    text (``:-``, ``#``, ``@`` for a transformation such as ``${x@P}``, ``#len`` for ``${#x}``,
+    ``!`` for indirection); ``index`` is the subscript (an arithmetic expression, or ``@``/``*``)."""
 
     name: str
     op: str
     arg: Word | None
     quoted: bool
+    index: Word | None = None
 
 
 @dataclass
@@ -46,10 +49,12 @@ class ProcessSub:
 
 @dataclass
 class Arith:
-    """``$(( … ))``: no command runs, except substitutions written inside it."""
+    """``$(( … ))``: ``text`` is the expression as written; substitutions inside it run first, and
+    bash evaluates the values of the variables it names as expressions too."""
 
     subs: list[Script]
     quoted: bool
+    text: str = ""
 
 
 Part = Lit | Param | CommandSub | ProcessSub | Arith
@@ -87,10 +92,21 @@ class Redirect:
 
 
 @dataclass
+class Assign:
+    """``name=value``, ``name+=value``, ``name[index]=value`` or ``name=(element …)``."""
+
+    name: str
+    value: Word
+    index: Word | None = None
+    append: bool = False
+    array: list[Word] | None = None
+
+
+@dataclass
 class Simple:
     """A simple command: leading assignments, words, redirections, and the text it was read from."""
 
-    assigns: list[tuple[str, Word]]
+    assigns: list[Assign]
     words: list[Word]
     redirects: list[Redirect]
     raw: str
@@ -101,7 +117,9 @@ class Compound:
     """``( )``, ``{ }``, if, while, until, for, select, case, ``[[ ]]`` and ``(( ))``.
 
     ``bodies`` are the lists that run; ``words`` are expanded but not run as commands (a for list,
-    a case subject, the operands of ``[[ ]]``); ``subs`` are substitutions inside ``(( ))``."""
+    a case subject, the operands of ``[[ ]]``); ``subs`` are substitutions inside ``(( ))``;
+    ``expr`` is the arithmetic text of ``(( ))`` and ``for (( ))``; ``var`` the loop variable of
+    ``for`` and ``select``."""
 
     kind: str
     bodies: list[Script]
@@ -109,6 +127,8 @@ class Compound:
     redirects: list[Redirect]
     raw: str
     subs: list[Script] = field(default_factory=list)
+    expr: str = ""
+    var: str = ""
 
 
 @dataclass

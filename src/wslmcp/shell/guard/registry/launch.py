@@ -16,39 +16,10 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wslmcp.shell.guard.expand import UNKNOWN, Arg
-from wslmcp.shell.guard.options import parse, parse_as
-from wslmcp.shell.guard.vocabulary import LAUNCH_VERBS, family, strip_windows_extension
-
-
-def basename(text: str) -> str:
-    return text.rstrip("/").rsplit("/", 1)[-1] if text.rstrip("/") else text
-
-
-@dataclass
-class Payload:
-    """Text run as a shell script, with the label used in refusals and its positional parameters."""
-
-    label: str
-    text: str
-    positional: list[str] | None = None
-    stdin_unknown: bool = False  # the script's stdin is data only known at run time
-
-
-@dataclass
-class Resolved:
-    argv: list[Arg]
-    wrappers: list[str] = field(default_factory=list)
-    payloads: list[Payload] = field(default_factory=list)
-    nested: list[tuple[str, list[Arg]]] = field(default_factory=list)
-    privileged: list[str] = field(default_factory=list)
-    cwd: str | None = None
-    writes: list[Arg] = field(default_factory=list)
-    dynamic: list[str] = field(default_factory=list)
-
-    @property
-    def binary(self) -> str:
-        return basename(self.argv[0].text) if self.argv else ""
+from wslmcp.shell.guard.effects import Payload, Resolved
+from wslmcp.shell.guard.registry.options import parse, parse_as
+from wslmcp.shell.guard.registry.tables import LAUNCH_VERBS, family, strip_windows_extension
+from wslmcp.shell.guard.values import UNKNOWN, Arg, basename
 
 
 @dataclass
@@ -62,6 +33,9 @@ class _Step:
     cwd: str | None = None
     writes: list[Arg] = field(default_factory=list)
     nested: list[Arg] | None = None
+    same_shell: bool = False
+    environment: list[tuple[str, str]] = field(default_factory=list)
+    also: list[Payload] = field(default_factory=list)  # text the wrapper runs besides its command
 
 
 Handler = Callable[[str, list[Arg], str | None], _Step | None]
@@ -108,7 +82,19 @@ def _sudo(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         return None
     if not p.rest:
         return None
-    return _Step(argv=p.rest, privileged=name, cwd=cwd)
+    rest, environment = _leading_assignments(p.rest)
+    return _Step(argv=rest, privileged=name, cwd=cwd, environment=environment) if rest else None
+
+
+def _leading_assignments(args: list[Arg]) -> tuple[list[Arg], list[tuple[str, str]]]:
+    """``NAME=VALUE`` words before a command (``env``, ``sudo``): the command, and what they set."""
+    environment: list[tuple[str, str]] = []
+    k = 0
+    while k < len(args) and re.match(r"[A-Za-z_][A-Za-z0-9_]*(%%)?=", args[k].text):
+        var, _, value = args[k].text.partition("=")
+        environment.append((var, value))
+        k += 1
+    return args[k:], environment
 
 
 def _doas(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -161,14 +147,12 @@ def _env(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
     p = parse_as(name, args, stop_first=True)
     cwd = _last(p.values("-C", "--chdir"))
     split = p.values("-S", "--split-string")
-    rest = list(p.rest)
-    while rest and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", rest[0].text):
-        rest.pop(0)
+    rest, environment = _leading_assignments(list(p.rest))
     if rest and rest[0].text == "-":
         rest.pop(0)
     if split:
-        return _Step(script=" ".join([*split, *(a.text for a in rest)]), cwd=cwd)
-    return _Step(argv=rest, cwd=cwd) if rest else None
+        return _Step(script=" ".join([*split, *(a.text for a in rest)]), cwd=cwd, environment=environment)
+    return _Step(argv=rest, cwd=cwd, environment=environment) if rest else None
 
 
 def _plain(numeric: bool = False) -> Handler:
@@ -184,8 +168,11 @@ def _writing_output() -> Handler:
 
     def handler(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
         p = parse_as(name, args, stop_first=True)
-        writes = [Arg(v) for v in p.values("-o", "--output")]
-        return _Step(argv=p.rest, writes=writes) if p.rest else None
+        outputs = p.values("-o", "--output")
+        writes = [Arg(v) for v in outputs if v[:1] not in ("|", "!")]
+        # strace -o '|cmd' (or '!cmd') pipes its trace into a command
+        also = [Payload(f"{name} -o |", v[1:]) for v in outputs if v[:1] in ("|", "!")]
+        return _Step(argv=p.rest, writes=writes, also=also) if p.rest else None
 
     return handler
 
@@ -246,10 +233,83 @@ def _xargs(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _trap(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    """``trap 'command' SIGNAL…`` runs the command later, in this shell."""
-    if len(args) >= 2 and not args[0].text.startswith("-"):
-        return _Step(script=args[0].text)
+    """``trap [--] 'command' SIGNAL…`` runs the command later, in this shell, on any signal or
+    pseudo-signal (EXIT, ERR, DEBUG, RETURN); ``-p``/``-l`` print, ``-`` resets, ``''`` ignores."""
+    rest = args[1:] if args and args[0].text == "--" else args
+    if len(rest) < 2 or rest[0].text in ("-", "-p", "-l", "-P"):
+        return None
+    return _Step(script=rest[0].text, same_shell=True)
+
+
+def _ip(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """``ip netns exec NAME CMD…`` and ``ip vrf exec NAME CMD…`` run CMD."""
+    words = [a.text for a in args[:2]]
+    if words in (["netns", "exec"], ["vrf", "exec"]) and len(args) > 3:
+        return _Step(argv=args[3:])
     return None
+
+
+_BWRAP_TWO = frozenset(
+    [
+        "--bind",
+        "--bind-try",
+        "--ro-bind",
+        "--ro-bind-try",
+        "--dev-bind",
+        "--dev-bind-try",
+        "--symlink",
+        "--setenv",
+        "--file",
+        "--bind-data",
+        "--ro-bind-data",
+        "--chmod",
+    ]
+)
+_BWRAP_ONE = frozenset(
+    [
+        "--args",
+        "--argv0",
+        "--userns",
+        "--userns2",
+        "--pidns",
+        "--uid",
+        "--gid",
+        "--hostname",
+        "--chdir",
+        "--unsetenv",
+        "--lock-file",
+        "--sync-fd",
+        "--remount-ro",
+        "--exec-label",
+        "--file-label",
+        "--proc",
+        "--dev",
+        "--tmpfs",
+        "--mqueue",
+        "--dir",
+        "--seccomp",
+        "--add-seccomp-fd",
+        "--block-fd",
+        "--userns-block-fd",
+        "--info-fd",
+        "--json-status-fd",
+        "--cap-add",
+        "--cap-drop",
+        "--perms",
+        "--size",
+    ]
+)
+
+
+def _bwrap(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
+    """bubblewrap runs the command after its options (some take one value, some two)."""
+    k = 0
+    while k < len(args) and args[k].text.startswith("--"):
+        if args[k].text == "--":
+            k += 1
+            break
+        k += 1 + (2 if args[k].text in _BWRAP_TWO else 1 if args[k].text in _BWRAP_ONE else 0)
+    return _Step(argv=args[k:]) if k < len(args) else None
 
 
 def _expect(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -327,7 +387,7 @@ def _command(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
 
 
 def _eval(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
-    return _Step(script=_joined(args)) if args else None
+    return _Step(script=_joined(args), same_shell=True) if args else None
 
 
 def _launcher(name: str, args: list[Arg], stdin: str | None) -> _Step | None:
@@ -414,6 +474,11 @@ def _first_is_command(name: str, args: list[Arg], stdin: str | None) -> _Step | 
     if not args or args[0].text.startswith("-"):
         return None
     return _Step(argv=args)
+
+
+def arg_file_options(name: str) -> tuple[str, ...]:
+    """The options naming a file a program reads its arguments from (``xargs -a FILE``)."""
+    return ("-a", "--arg-file") if name == "xargs" else ()
 
 
 def shell_input(args: list[Arg]) -> tuple[str, list[Arg]]:
@@ -549,6 +614,7 @@ _BY_NAMES: tuple[tuple[str, Handler], ...] = (
     ("watch", _watch), ("xargs", _xargs), ("exec", _exec), ("command", _command), ("builtin", _first_is_command),
     ("eval", _eval), ("busybox toybox", _busybox), ("flock", _flock), ("trap", _trap), ("sg", _sg),
     ("script", _script), ("parallel", _parallel), ("expect", _expect), ("at batch", _at),
+    ("ip", _ip), ("bwrap", _bwrap),
 )  # fmt: skip
 WRAPPERS: dict[str, Handler] = {name: handler for names, handler in _BY_NAMES for name in names.split()}
 
@@ -587,6 +653,7 @@ def resolve(argv: list[Arg], stdin: str | None) -> Resolved:
         if step is None:
             break
         out.wrappers.append(name)
+        out.steps.append((name, current[1:]))
         if strip_windows_extension(name) in PRIVILEGE_NAMES:
             out.privileged.append(name)
         if step.privileged and step.privileged != name:
@@ -594,8 +661,12 @@ def resolve(argv: list[Arg], stdin: str | None) -> Resolved:
         if step.cwd is not None:
             out.cwd = step.cwd
         out.writes.extend(step.writes)
+        out.environment.extend(step.environment)
+        out.payloads.extend(step.also)
         if step.script is not None:
-            out.payloads.append(Payload(f"{name} payload", step.script, step.positional))
+            out.payloads.append(
+                Payload(f"{name} payload", step.script, step.positional, same_shell=step.same_shell)
+            )
             current = []
             break
         if step.nested is not None:

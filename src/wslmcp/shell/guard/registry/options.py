@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from wslmcp.shell.guard.expand import Arg
-from wslmcp.shell.guard.vocabulary import spec
+from wslmcp.shell.guard.registry.tables import spec
+from wslmcp.shell.guard.values import Arg
 
 
 @dataclass
@@ -84,6 +85,12 @@ def parse(
 
 
 def parse_as(name: str, args: list[Arg], stop_first: bool = False, numeric_options: bool = False) -> Parsed:
-    """Parse ``args`` with the value-taking options the vocabulary records for ``name``."""
+    """Parse ``args`` with the value-taking options the registry records for ``name`` (the same
+    words parse the same way everywhere, so the result is shared: read it, do not change it)."""
+    return _parse_as(name, tuple(args), stop_first, numeric_options)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_as(name: str, args: tuple[Arg, ...], stop_first: bool, numeric_options: bool) -> Parsed:
     known = spec(name)
-    return parse(args, known.short, known.long, stop_first, numeric_options)
+    return parse(list(args), known.short, known.long, stop_first, numeric_options)

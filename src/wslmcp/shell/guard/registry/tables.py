@@ -98,7 +98,7 @@ vi,vim,nvim,nano,emacs,ex,ed,pico,micro,sudoedit  cSuiTw  cmd
 apt,apt-get,aptitude  ocCpt       option config-file target-release
 pip,pip3          tcr             target prefix root config-settings requirement constraint index-url extra-index-url
 npm,pnpm,yarn     C               prefix dir cwd
-make              CfjIlo          directory file makefile jobs include-dir
+make              CfjIloE         directory file makefile jobs include-dir eval
 cmake             CDGSBTAP        -
 ninja             Cfjlk           -
 grep,egrep,fgrep,rg,ag,ack,jq,yq  efmABCdDFtIx  regexp file max-count context after-context before-context
@@ -122,16 +122,17 @@ npm+exec,pnpm+exec,yarn+exec  -   package call workspace
 nix+develop       c               command
 gdb               x               -
 busctl            -               address machine host
+rtcwake           mdstA           mode device seconds time adjfile
 """  # fmt: skip
 
 # --------------------------------------------------------------------- families
 _FAMILIES = """
 shell          sh bash dash zsh ksh ash mksh yash posh rbash busybox-sh fish csh tcsh
-interpreter    python python2 python3 perl ruby node nodejs php deno lua luajit
+interpreter    python python2 python3 perl ruby node nodejs php deno lua luajit Rscript julia
 deleter        rm shred srm wipe unlink
 formatter      mkfs mke2fs mkswap mkdosfs mkntfs mkexfatfs
 disk           fdisk sfdisk parted sgdisk wipefs blkdiscard
-power          shutdown reboot poweroff halt
+power          shutdown reboot poweroff halt pm-suspend pm-hibernate pm-suspend-hybrid s2ram s2disk s2both zzz ZZZ
 power_cmdlet   restart-computer stop-computer
 runlevel       init telinit
 service        systemctl loginctl
@@ -154,21 +155,22 @@ container      docker podman nerdctl
 interop        wslview
 powershell     powershell pwsh
 env_printer    ssh-agent pyenv rbenv nodenv goenv direnv dircolors brew conda mamba micromamba fnm zoxide starship mise rtx keychain opam thefuck
+scheduler      at batch
+evaluator      eval
+shell_state    cd pushd popd export unset
+line_reader    read
+unlinker       rm shred srm wipe unlink mv
+bracket        [ [[
+implicit       cd pwd true false : exit export unset test [
+stdin_commands sqlite3 mysql mariadb psql ed red
 builtin        cd echo printf pwd true false : test [ export unset set read eval exec source . type command builtin local declare typeset readonly alias unalias exit return shift trap wait jobs fg bg kill ulimit umask hash history let mapfile readarray getopts
 """  # fmt: skip
 
 # Option letters whose value is program text, per interpreter.
 CODE_OPTIONS: dict[str, str] = {
     "python": "c", "python2": "c", "python3": "c", "perl": "eE", "ruby": "e",
-    "node": "ep", "nodejs": "ep", "php": "r", "deno": "", "lua": "e", "luajit": "e",
+    "node": "ep", "nodejs": "ep", "php": "r", "deno": "", "lua": "e", "luajit": "e", "Rscript": "e", "julia": "e",
 }  # fmt: skip
-
-COMMAND_VARIABLES = words(
-    "EDITOR VISUAL SUDO_EDITOR PAGER MANPAGER GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_PAGER GIT_SSH_COMMAND "
-    "GIT_SSH GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS BROWSER LESSOPEN LESSCLOSE "
-    "PROMPT_COMMAND RSYNC_RSH CVS_RSH FCEDIT TERMINAL"
-)
-"""Variables whose value a program runs as a command (git's editor, ssh's askpass, less's filter)."""
 
 LAUNCH_VERBS: dict[str, tuple[str, ...]] = {
     "poetry": ("run",), "pipenv": ("run",), "uv": ("run",), "conda": ("run",), "mamba": ("run",),
@@ -203,7 +205,7 @@ apt,apt-get,aptitude,yum,dnf,zypper  -s --simulate --dry-run --just-print --reco
 # --------------------------------------------------------------------- power
 POWER_VERBS = words(
     "poweroff reboot halt kexec suspend hibernate hybrid-sleep suspend-then-hibernate "
-    "emergency rescue soft-reboot"
+    "emergency rescue soft-reboot exit"
 )
 POWER_TARGETS = words(
     "poweroff.target reboot.target halt.target kexec.target rescue.target emergency.target "
@@ -347,6 +349,7 @@ def is_a(name: str, fam: str) -> bool:
     return fam in families_of(name)
 
 
+@functools.lru_cache(maxsize=2048)
 def code_options(name: str) -> str | None:
     """The option letters whose value is program text, when ``name`` is an interpreter."""
     if name in CODE_OPTIONS:
@@ -385,6 +388,13 @@ def is_info_form(name: str, texts: list[str]) -> bool:
     return False
 
 
+def is_windows_name(name: str) -> bool:
+    """Is ``name`` a Windows program by its name (``cmd.exe``, ``x.ps1``, ``wslview``)?"""
+    lowered = name.lower()
+    return lowered.endswith(WINDOWS_EXTENSIONS) or is_a(lowered, "interop")
+
+
+@functools.lru_cache(maxsize=2048)
 def strip_windows_extension(name: str) -> str:
     lowered = name.lower()
     for ext in WINDOWS_EXTENSIONS:
