@@ -8,25 +8,34 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from fakes.replay import ReplayMiss, closest_first
-from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, Exchange, Stdin
+from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, ByteStream, Exchange, Looks, Stdin
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 
 
 def stdin_digest(stdin: Stdin) -> str | None:
-    """SHA-256 of what stdin carries; a ``ByteSource`` is read to its end, a piece at a time."""
+    """SHA-256 of what stdin carries; a ``ByteSource`` is read to its end, a piece at a time (a live
+    ``ByteStream`` has no digest before its call ends)."""
     if stdin is None:
         return None
     if isinstance(stdin, bytes):
         return hashlib.sha256(stdin).hexdigest()
+    if hasattr(stdin, "receive"):
+        return None
     digest = hashlib.sha256()
     while piece := stdin.read(FEED_BYTES):
         digest.update(piece)
     return digest.hexdigest()
+
+
+async def _drain(stream: ByteStream, digest: Any) -> None:
+    """Take a live call's stdin to its end, hashing it."""
+    while piece := await stream.receive():
+        digest.update(piece)
 
 
 class FakeWslExe:
@@ -57,11 +66,13 @@ class FakeWslExe:
         await asyncio.sleep(0)
         args, max_output = call.args, call.max_output
         self.calls.append(tuple(args))
-        digest = stdin_digest(call.stdin)
+        live = call.looks is not None
+        digest = None if live else stdin_digest(call.stdin)
         matches = [
             i
             for i, item in enumerate(self._items)
-            if item["args"] == list(args) and item.get("stdin_sha256") == digest
+            if item["args"] == list(args)
+            and ("looks" in item if live else item.get("stdin_sha256") == digest and "looks" not in item)
         ]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
@@ -76,13 +87,9 @@ class FakeWslExe:
         out = self._bytes(item, "stdout")
         err = self._bytes(item, "stderr")
         timed_out = bool(item.get("timed_out", False))
-        kept = out[:max_output]
-        if call.stdout_sink is not None:
-            call.stdout_sink(kept)
-            kept = b""
-        return Exchange(
+        exchange = Exchange(
             argv=(self.executable, *args),
-            stdout=kept,
+            stdout=b"" if call.stdout_sink is not None else out[:max_output],
             stderr=err[:max_output],
             exit_code=None if timed_out else item.get("exit_code", 0),
             duration_s=int(item.get("duration_ms", 0)) / 1000.0,
@@ -91,6 +98,45 @@ class FakeWslExe:
             stderr_total=max(len(err), int(item.get("stderr_total", 0))),
             overflowed=bool(item.get("overflowed", False)),
         )
+        if call.looks is not None:
+            return await self._live(call, call.looks, item, out[:max_output], exchange)
+        if call.stdout_sink is not None:
+            call.stdout_sink(out[:max_output])
+        return exchange
+
+    async def _live(
+        self, call: WslCall, looks: Looks, item: Mapping[str, Any], out: bytes, exchange: Exchange
+    ) -> Exchange:
+        """A live call as recorded: by each look, the stdout that had passed by that look (handed to
+        the sink then) and its end (``looks.ended``), so the caller reads what it read when recorded."""
+        marks = [(int(i), int(n), bool(ended)) for i, n, ended in item["looks"]]
+        sink = call.stdout_sink
+        delivered = 0
+        ended = asyncio.Event()
+
+        def on_look() -> None:
+            nonlocal delivered
+            passed = [(n, end) for i, n, end in marks if i <= looks.count]
+            upto, end = passed[-1] if passed else (0, False)
+            if upto > delivered and sink is not None:
+                sink(out[delivered:upto])
+                delivered = upto
+            if end and not ended.is_set():
+                looks.ended = exchange
+                ended.set()
+
+        looks.hook(on_look)
+        stream = call.stdin if call.stdin is not None and hasattr(call.stdin, "receive") else None
+        feeding = (
+            asyncio.ensure_future(_drain(cast("ByteStream", stream), hashlib.sha256())) if stream else None
+        )
+        try:
+            await ended.wait()
+        finally:
+            if feeding is not None:
+                feeding.cancel()
+                await asyncio.gather(feeding, return_exceptions=True)
+        return exchange
 
     def _bytes(self, item: Mapping[str, Any], stream: str) -> bytes:
         return self._scenario.file(item[stream]).read_bytes() if stream in item else b""
@@ -123,6 +169,19 @@ class _HashingSource:
         return self.digest.hexdigest()
 
 
+class _HashingStream:
+    """Passes a live ``ByteStream`` through while hashing it."""
+
+    def __init__(self, inner: ByteStream) -> None:
+        self.inner = inner
+        self.digest = hashlib.sha256()
+
+    async def receive(self) -> bytes:
+        data = await self.inner.receive()
+        self.digest.update(data)
+        return data
+
+
 class RecordingWslExe:
     """A ``WslExe`` that writes every exchange of the wrapped one into a scenario, in the format
     ``fakes.wsl_exe.FakeWslExe`` replays: args, stdin SHA-256, raw stdout/stderr files with declared
@@ -136,8 +195,12 @@ class RecordingWslExe:
         self.writer = writer
 
     async def run(self, call: WslCall) -> Exchange:
+        if call.looks is not None:
+            return await self._live(call, call.looks)
         args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
-        source = None if stdin is None or isinstance(stdin, bytes) else _HashingSource(stdin)
+        source = (
+            None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
+        )
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
         # a local file of the recording, written as stdout streams through (recording is a dev tool)
         with open(out_path, "wb") as out_file:  # noqa: ASYNC230
@@ -158,6 +221,38 @@ class RecordingWslExe:
         elif isinstance(stdin, bytes):
             digest = hashlib.sha256(stdin).hexdigest()
         self.writer.add_exchange(self.boundary, self._item(args, digest, ex, out_rel, out_path))
+        return ex
+
+    async def _live(self, call: WslCall, looks: Looks) -> Exchange:
+        """A live call (``looks``): its stdout streams to its file as it passes, and each look notes
+        how many bytes had passed and whether the caller had seen the end (the replay's marks)."""
+        out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
+        marks: list[list[Any]] = []
+        passed = 0
+        sink = call.stdout_sink
+
+        def on_look() -> None:
+            mark = [passed, looks.ended is not None]
+            if not marks or marks[-1][1:] != mark:
+                marks.append([looks.count, *mark])
+
+        stream = _HashingStream(cast("ByteStream", call.stdin)) if hasattr(call.stdin, "receive") else None
+        with open(out_path, "wb") as out_file:  # noqa: ASYNC230 - a recording's own file
+
+            def tee(data: bytes) -> None:
+                nonlocal passed
+                out_file.write(data)
+                passed += len(data)
+                if sink is not None:
+                    sink(data)
+
+            looks.hook(on_look)
+            ex = await self.inner.run(replace(call, stdin=stream or call.stdin, stdout_sink=tee))
+        item = self._item(call.args, None, ex, out_rel, out_path)
+        item["looks"] = marks
+        if stream is not None:
+            item["stdin_sha256"] = stream.digest.hexdigest()
+        self.writer.add_exchange(self.boundary, item)
         return ex
 
     def _item(

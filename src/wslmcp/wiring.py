@@ -424,13 +424,13 @@ def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wa
     a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
     by the calls' ``advance_s``), so the replay asks exactly what was recorded. The server's
     environment is ``environ``."""
-    from fakes.clock import FakeClock
+    from fakes.clock import PacedClock
     from fakes.tokens import CountingTokens
     from fakes.wsl_exe import RecordingWslExe
     from wslmcp.boundaries.wsl_exe import WslExeCli
 
     real_boundaries = real(environ)
-    clock = FakeClock(0.0, start_wall)
+    clock = PacedClock(0.0, start_wall)  # background processes are waited for in real time
     wsl_exe = RecordingWslExe(WslExeCli(_wsl_exe_path(environ), kill_on_overflow=True), writer)
     boundaries = replace(
         real_boundaries,

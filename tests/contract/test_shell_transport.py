@@ -95,3 +95,39 @@ async def test_stdin_streams_from_a_source_and_stdout_into_a_sink(transport: She
     )
     assert ex.exit_code == 0 and ex.stdout == b"" and ex.stdout_total == len(payload)
     assert bytes(received) == payload
+
+
+async def test_a_live_script_takes_input_as_it_comes_and_merges_its_streams(
+    transport: ShellTransport,
+) -> None:
+    import asyncio
+
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    class Pieces:
+        async def receive(self) -> bytes:
+            return await queue.get()
+
+    seen = bytearray()
+    grew = asyncio.Event()
+
+    def sink(data: bytes) -> None:
+        seen.extend(data)
+        grew.set()
+
+    script = 'exec 2>&1; echo ready; echo warn >&2; read -r x; echo "got=$x" >&2; read -r y; echo "eof=$?"'
+    run = asyncio.ensure_future(
+        transport.run(
+            ScriptCall(
+                script, stdin=Pieces(), stdout_sink=sink, merge_stderr=True, timeout_s=60, max_output=1 << 40
+            )
+        )
+    )
+    while b"warn\n" not in seen:  # both lines arrive before any input is sent
+        grew.clear()
+        await asyncio.wait_for(grew.wait(), 30)
+    assert bytes(seen) == b"ready\nwarn\n" and not run.done()
+    queue.put_nowait(b"abc\n")
+    queue.put_nowait(b"")
+    ex = await run
+    assert bytes(seen) == b"ready\nwarn\ngot=abc\neof=1\n" and ex.exit_code == 0 and ex.stderr == b""

@@ -24,7 +24,7 @@ script placed on PATH.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 from wslmcp.boundaries.process import Exchange, Streams, run_process
@@ -50,13 +50,7 @@ class WslCall(Streams):
     @classmethod
     def of(cls, args: Sequence[str], streams: Streams) -> WslCall:
         """``args`` run with the streams of another request (a transport's script call)."""
-        return cls(
-            args,
-            stdin=streams.stdin,
-            timeout_s=streams.timeout_s,
-            max_output=streams.max_output,
-            stdout_sink=streams.stdout_sink,
-        )
+        return cls(args, **{f.name: getattr(streams, f.name) for f in fields(Streams)})
 
 
 class WslExe(Protocol):

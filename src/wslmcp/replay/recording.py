@@ -93,7 +93,8 @@ async def record_shell(
         run = wiring.recording_shell(
             writer, {**environ, **env, "WSLMCP_SHELL_TRANSPORT": "wsl.exe"}, start_wall
         )
-        server = build_server(assemble(run.boundaries, run.host, quiet=True).service)
+        service = assemble(run.boundaries, run.host, quiet=True).service
+        server = build_server(service)
         replies: list[dict[str, Any]] = []
         async with connect(server) as client:
             for call in calls:
@@ -102,6 +103,7 @@ async def record_shell(
                 result = await client.call_tool(str(call["tool"]), dict(call.get("args", {})))
                 text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
                 replies.append({"is_error": bool(result.is_error), "text": text})
+        await service.shutdown()  # background processes still running are ended (and that is recorded)
         recorded = []
         for i, (call, reply) in enumerate(zip(calls, replies, strict=True)):
             rel = f"expected/{i:02d}-{call['tool']}.json"

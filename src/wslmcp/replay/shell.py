@@ -60,7 +60,8 @@ async def replay_calls(
 
     _, calls = _calls(scenario)
     run = wiring.replaying(scenario)
-    server = build_server(assemble(run.boundaries, run.host).service)
+    service = assemble(run.boundaries, run.host).service
+    server = build_server(service)
     replies = []
     async with connect(server) as client:
         for call in calls:
@@ -79,6 +80,13 @@ async def replay_calls(
                         crashed.extend(found)
             text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
             replies.append({"is_error": bool(result.is_error), "text": text})
+    with crashes() as found:  # as recorded: background processes still running are ended
+        try:
+            await service.shutdown()
+        except ReplayMiss as exc:
+            found.append(exc)
+        if crashed is not None:
+            crashed.extend(found)
     return replies
 
 

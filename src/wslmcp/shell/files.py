@@ -214,13 +214,11 @@ class FileTools:
 
     # -- temp files left by servers that were killed -----------------------------------------------
 
-    def reclaim(self) -> None:
-        """Take over the temp-file ledgers of servers that are gone: their local partials are
-        removed now; their temp files beside targets here are removed before this server's first
-        file-tool call (so a stopped distro is not started just to clean up)."""
-        self._orphans += [
-            path for where, path in self.local.reclaim() if where == self.where and _OWN_TEMP.search(path)
-        ]
+    def reclaim(self, entries: list[tuple[str, str]]) -> None:
+        """``entries``: what ``LocalFiles.reclaim`` took over from the ledgers of servers that are
+        gone (their local partials already removed). Their temp files beside targets here are removed
+        before this server's first file-tool call (so a stopped distro is not started just to clean up)."""
+        self._orphans += [path for where, path in entries if where == self.where and _OWN_TEMP.search(path)]
 
     async def remove_orphans(self) -> None:
         """Remove the reclaimed temp files (a failure leaves them in the ledger for the next server)."""

@@ -11,6 +11,7 @@ from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.execution import CWD_FAILURE
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
+from wslmcp.shell.processes import View
 from wslmcp.shell.results import (
     Checked,
     Closed,
@@ -20,10 +21,13 @@ from wslmcp.shell.results import (
     Listed,
     NotSetUp,
     Opened,
+    Processes,
+    ProcessOutput,
     Ran,
     Refusal,
     Result,
     Sessions,
+    Stopped,
     Transferred,
     Wrote,
 )
@@ -94,6 +98,12 @@ def render(result: Result) -> Reply:
             return Reply(
                 f"{verb} {format_bytes(t.size)} ({t.size} bytes): {ends[0]} → {ends[1]}\nsha256: {t.sha256}"
             )
+        case ProcessOutput():
+            return Reply(_process_output(result))
+        case Stopped(view, ending):
+            return Reply(_stopped(view, ending.killed, ending.sweep_error, ending.already_ended))
+        case Processes():
+            return Reply(_processes(result))
         case NotSetUp():
             return Reply(SETUP_TEXT)
         case Hosts():
@@ -136,6 +146,70 @@ def _read(r: FileRead) -> str:
     if "\x00" in text or "\ufffd" in text:
         header += "\nNote: the content is not valid UTF-8 text (binary bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
     return f"{header}\n\n{text}"
+
+
+def process_status(v: View) -> str:
+    """``<id> running`` / ``exited with code N`` / ``killed by wsl_stop (signal N)``, and its runtime."""
+    if v.state == "running":
+        said = "running"
+    elif v.state == "exited":
+        said = f"exited with code {v.exit_code}"
+    else:
+        said = "killed" + (f" by {v.stopped_by}" if v.stopped_by else "")
+        if v.exit_code is not None:
+            said += f" (exit code {v.exit_code})"
+        elif v.signal is not None:
+            said += f" (signal {v.signal})"
+    if v.failure:
+        said += f": {v.failure}"
+    return f"{v.id} {said} · {v.runtime_s:.1f}s"
+
+
+def _process_output(r: ProcessOutput) -> str:
+    v, got = r.process, r.read
+    head = f"{process_status(v)} · bytes {got.offset}-{got.next_offset} of {v.output_bytes}"
+    lines = [head]
+    if r.sent is not None:
+        lines.append(
+            f"Sent {r.sent} bytes to its stdin" + ("; stdin is now closed." if r.closed_stdin else ".")
+        )
+    if got.skipped:
+        lines.append(
+            f"{got.skipped} bytes before byte {got.offset} were pushed out of its output ring "
+            "(WSL_PROCESS_OUTPUT_BYTES) before they were read."
+        )
+    if r.more:
+        lines.append(f"{r.more} more bytes follow: wsl_read_output goes on from byte {got.next_offset}.")
+    elif v.state == "running" and r.tool == "wsl_start":
+        lines.append("Still running: wait for more with wsl_read_output (waitMs), end it with wsl_stop.")
+    text = got.text
+    return "\n".join([*lines, "", text if text else "(no new output)"])
+
+
+def _stopped(v: View, killed: tuple[str, ...], error: str | None, already: bool) -> str:
+    lines = [f"{process_status(v)} · {v.output_bytes} bytes of output (wsl_read_output reads what is left)"]
+    if already:
+        lines[0] = lines[0].replace(f"{v.id} ", f"{v.id} had already ended: ", 1)
+        if killed:
+            lines.append(f"Killed {len(killed)} process(es) it left running: {', '.join(killed)}.")
+    elif killed:
+        lines.append(f"Signalled {len(killed)} process(es) inside the distro: {', '.join(killed)}.")
+    if error:
+        lines.append(f"The sweep inside the distro failed, so processes may survive: {error}")
+    return "\n".join(lines)
+
+
+def _processes(r: Processes) -> str:
+    if not r.rows:
+        return f"No background processes. Start one with wsl_start (at most {r.limit} run at once)."
+    running = sum(1 for v in r.rows if v.state == "running")
+    lines = [f"{len(r.rows)} background process(es), {running} running (at most {r.limit} at once):"]
+    for v in r.rows:
+        row = f"{process_status(v)} · {format_bytes(v.output_bytes)} · {v.command}"
+        if v.id in r.last:
+            row += "  (read to its end: not listed again)"
+        lines.append(row)
+    return "\n".join(lines)
 
 
 def policy_lines(config: ShellConfig) -> list[str]:
@@ -233,5 +307,6 @@ the MCP client configuration:
 
 WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
 WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
-WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MCP_LOG_LEVEL.
+WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
+WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL.
 Restart this server after changing it — environment variables are fixed for the life of the process."""

@@ -9,6 +9,8 @@ from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.errors import Refused
 from wslmcp.shell.execution import ExecOutcome
 from wslmcp.shell.files import Listing, ReadResult, Transfer
+from wslmcp.shell.processes import Ending, View
+from wslmcp.shell.ring import Read
 from wslmcp.shell.status import DistroState, Facts
 
 
@@ -99,6 +101,36 @@ class Transferred:
 
 
 @dataclass(frozen=True)
+class ProcessOutput:
+    """wsl_start, wsl_read_output, wsl_send_input: the process as it stood, and output read from it.
+    ``sent``: bytes written to its stdin (wsl_send_input); ``more``: unread bytes after this read."""
+
+    tool: str
+    process: View
+    read: Read
+    more: int
+    sent: int | None = None
+    closed_stdin: bool = False
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """wsl_stop: the process as it ended, and what the sweeps did."""
+
+    process: View
+    ending: Ending
+
+
+@dataclass(frozen=True)
+class Processes:
+    """wsl_list_processes: every process kept, the ids shown for the last time, the limit."""
+
+    rows: tuple[View, ...]
+    last: tuple[str, ...]
+    limit: int
+
+
+@dataclass(frozen=True)
 class NotSetUp:
     """wsl_list_hosts on a server with no distro registered."""
 
@@ -143,6 +175,9 @@ Result = (
     | FileRead
     | Wrote
     | Transferred
+    | ProcessOutput
+    | Stopped
+    | Processes
     | NotSetUp
     | Hosts
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from wslmcp.boundaries.process import Exchange
@@ -25,18 +25,20 @@ from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, Transp
 MAX_CONCURRENT = 32
 SWEEP_TIMEOUT_S = 10.0
 _TOKEN_RE = re.compile(r"[0-9a-f]{8,64}")
+_HEX_RE = re.compile(r"[0-9a-f]{1,64}")
 
 # Carriers of run token T: processes whose environment holds WSLMCP_RUN=T (everything the command
 # started), and processes whose command line holds the script's first line "export WSLMCP_RUN=T"
 # (the script's own top-level shell, whose /proc environ predates its export). The command-line
 # pattern is written "=[x]yz..." so that neither this script's shell nor grep matches itself.
-_SWEEP = r"""t='WSLMCP_RUN={token}'
-c='export WSLMCP_RUN=[{head}]{tail}'
-if printf 'a\0' | grep -qzx a 2>/dev/null; then
-  carriers() {{ grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null; grep -lsa -- "$c" /proc/[0-9]*/cmdline 2>/dev/null; }}
+# Several tokens are swept at once (one pattern each). KILL stops every carrier first (three rounds,
+# to catch children forked meanwhile), names them, then kills them; another signal (INT, TERM) is
+# sent without stopping, so the carriers can act on it.
+_SWEEP = r"""if printf 'a\0' | grep -qzx a 2>/dev/null; then
+  carriers() {{ grep -lsxzF {env} /proc/[0-9]*/environ 2>/dev/null; grep -lsa {cmd} /proc/[0-9]*/cmdline 2>/dev/null; }}
 else  # a grep without -z (busybox builds): one process at a time
-  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF -- "$t" && echo "$f"; done
-    for f in /proc/[0-9]*/cmdline; do grep -qs -- "$c" "$f" 2>/dev/null && echo "$f"; done; }}
+  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF {env} && echo "$f"; done
+    for f in /proc/[0-9]*/cmdline; do grep -qs {cmd} "$f" 2>/dev/null && echo "$f"; done; }}
 fi
 all=' '
 for round in 1 2 3; do
@@ -44,18 +46,26 @@ for round in 1 2 3; do
   for f in $(carriers); do
     p=${{f#/proc/}}; p=${{p%/*}}
     [ "$p" = $$ ] && continue
-    case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac
+    case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; {freeze} ;; esac
   done
   [ "$new" = 0 ] && break
 done
 for p in $all; do printf '%s %s\n' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done
-for p in $all; do kill -KILL "$p" 2>/dev/null; done
+for p in $all; do kill -{signal} "$p" 2>/dev/null; done
 exit 0"""
 
+SIGNALS = ("INT", "TERM", "KILL")
 
-def sweep_script(token: str) -> str:
-    """The kill sweep for ``token`` (see ``_SWEEP``)."""
-    return _SWEEP.format(token=token, head=token[0], tail=token[1:])
+
+def sweep_script(*tokens: str, signal: str = "KILL") -> str:
+    """The sweep for ``tokens`` (see ``_SWEEP``): ``signal`` (``INT``, ``TERM`` or ``KILL``) to
+    every process that carries one of them."""
+    if signal not in SIGNALS or not tokens or not all(_HEX_RE.fullmatch(t) for t in tokens):
+        raise ValueError(f"a sweep needs run tokens and one of {', '.join(SIGNALS)}")
+    env = " ".join(f"-e 'WSLMCP_RUN={t}'" for t in tokens)
+    cmd = " ".join(f"-e 'export WSLMCP_RUN=[{t[0]}]{t[1:]}'" for t in tokens)
+    freeze = 'kill -STOP "$p" 2>/dev/null' if signal == "KILL" else ":"
+    return _SWEEP.format(env=env, cmd=cmd, freeze=freeze, signal=signal)
 
 
 def quote(text: str) -> str:
@@ -102,17 +112,20 @@ class Runner:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._interrupted: set[str] = set()
 
-    async def run(self, call: ScriptCall, *, token: str | None = None) -> Run:
+    async def run(self, call: ScriptCall, *, token: str | None = None, bounded: bool = True) -> Run:
         """Run ``call`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
-        for fixed scripts that need no profile."""
+        for fixed scripts that need no profile. ``bounded=False`` (a background process, which
+        WSL_MAX_PROCESSES bounds) takes no concurrency slot."""
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
+        tagged = replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
         try:
-            async with self._slots:
-                exchange = await self.transport.run(
-                    replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
-                )
+            if bounded:
+                async with self._slots:
+                    exchange = await self.transport.run(tagged)
+            else:
+                exchange = await self.transport.run(tagged)
         except BaseException:
             self._interrupted.add(token)  # cancelled (shutdown) or failed: swept by ``shutdown``
             raise
@@ -122,20 +135,27 @@ class Runner:
         already = {line.split(" ", 1)[0] for line in exchange.killed}
         return Run(exchange, token, tuple(s for s in swept if s.split(" ", 1)[0] not in already), error)
 
-    async def shutdown(self) -> tuple[str, ...]:
+    async def shutdown(self, also: Iterable[str] = ()) -> tuple[tuple[str, ...], str | None]:
         """Kill what runs of every interrupted run (a call cancelled when the server shuts down
-        leaves its distro side running behind a killed wsl.exe); returns who was killed."""
-        killed: list[str] = []
-        while self._interrupted:
-            swept, _ = await self.sweep(self._interrupted.pop())
-            killed += swept
-        return tuple(killed)
+        leaves its distro side running behind a killed wsl.exe) and of the runs ``also`` names, in
+        one sweep; returns who was killed, and why the sweep failed if it did."""
+        tokens = sorted(self._interrupted.union(also))
+        self._interrupted.clear()
+        if not tokens:
+            return (), None
+        return await self.sweep(*tokens)
 
-    async def sweep(self, token: str) -> tuple[tuple[str, ...], str | None]:
-        """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
+    async def sweep(self, *tokens: str, signal: str = "KILL") -> tuple[tuple[str, ...], str | None]:
+        """Send ``signal`` to every process in the distro whose environment carries
+        ``WSLMCP_RUN=<one of tokens>`` (``KILL`` by default); returns who, and why it failed if it did."""
         try:
             exchange = await self.transport.run(
-                ScriptCall(sweep_script(token), timeout_s=SWEEP_TIMEOUT_S, max_output=1 << 20, login=False)
+                ScriptCall(
+                    sweep_script(*tokens, signal=signal),
+                    timeout_s=SWEEP_TIMEOUT_S,
+                    max_output=1 << 20,
+                    login=False,
+                )
             )
         except TransportError as exc:
             return (), str(exc)

@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
-from typing import Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec
 
 from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
@@ -26,8 +26,10 @@ from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
+from wslmcp.shell.processes import Process, ProcessTable, Signal
+from wslmcp.shell.progress import ProgressSender
 from wslmcp.shell.results import Result
-from wslmcp.shell.runner import Runner
+from wslmcp.shell.runner import Runner, quote
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
     FACTS_SCRIPT,
@@ -39,6 +41,10 @@ from wslmcp.shell.status import (
 )
 
 FAILURES = (ToolFailure, SessionError, TransportError, OSError)
+
+DEFAULT_START_WAIT_MS = 1000
+DEFAULT_SEND_WAIT_MS = 500
+DEFAULT_READ_BYTES = 20_000
 
 _P = ParamSpec("_P")
 
@@ -73,6 +79,21 @@ def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
     return wrap
 
 
+def _first_line(command: str) -> str:
+    return quoted(command.strip().splitlines()[0] if command.strip() else command, 80)
+
+
+def _requested_cwd(command: str, cwd: str | None) -> str | None:
+    """The cwd a command asks for (None: the session's or the default); ``ToolFailure`` for a NUL
+    byte or a relative path."""
+    if "\x00" in command or (cwd and "\x00" in cwd):
+        raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
+    requested = cwd.strip() if cwd and cwd.strip() else None
+    if requested is not None and not requested.startswith("/"):
+        raise ToolFailure(f"cwd must be an absolute directory path, got {quoted(requested)!r}")
+    return requested
+
+
 NOT_CONFIGURED = (
     "not configured: no WSL distro is registered for this server. Set WSL_DISTRO (and optionally "
     "WSL_USER) in this server's env block, then restart it; see wsl_list_hosts."
@@ -99,36 +120,71 @@ class ShellService:
         self.clock = clock
         self.log = log
         self.sessions = SessionStore(clock, config.name)
-        self.files = (
-            FileTools(
+        self.files: FileTools | None = None
+        self.processes: ProcessTable | None = None
+        if runner is not None:
+            where = f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}"
+            self.files = FileTools(
                 runner,
                 guard,
                 local_files,
                 timeout_s=config.exec_timeout_ms / 1000,
-                where=f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}",
+                where=where,
                 **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}),
             )
-            if runner is not None
-            else None
-        )
+            self.processes = ProcessTable(
+                runner,
+                clock,
+                name=config.name,
+                max_running=config.max_processes,
+                ring_bytes=config.process_output_bytes,
+                max_s=config.process_max_ms / 1000,
+                local=local_files,
+                where=where,
+            )
 
     async def startup(self) -> None:
-        """Clean up after servers that were killed mid-transfer: their local partial files now, their
-        temp files beside targets now on the local transport, else before the first file-tool call
-        (never starting a stopped distro just for that)."""
-        if self.files is None:
+        """Clean up after servers that were killed: their local partial files now, their temp files
+        beside targets now on the local transport, else before the first file-tool call (never
+        starting a stopped distro just for that); the background processes they started now, unless
+        the distro is stopped (which ended them)."""
+        if self.files is None or self.processes is None or self.runner is None:
             return
-        self.files.reclaim()
+        reclaimed = self.files.local.reclaim()
+        self.files.reclaim(reclaimed)
         if self.transport_kind == "local":
             await self.files.remove_orphans()
+        tokens = self.processes.reclaim(reclaimed)
+        if tokens:
+            await self._sweep_reclaimed(self.runner, tokens)
+
+    async def _sweep_reclaimed(self, runner: Runner, tokens: list[str]) -> None:
+        try:
+            running = (await self._distro_state()).state == "Running"
+        except TransportError as exc:
+            self.log.warn("could not sweep the processes of a server that was killed", error=str(exc))
+            return
+        if running:
+            killed, error = await runner.sweep(*tokens)
+            if error is not None:
+                self.log.warn("could not sweep the processes of a server that was killed", error=error)
+                return
+            if killed:
+                self.log.info("killed the processes of a server that was killed", killed=list(killed))
+        assert self.processes is not None
+        self.processes.swept(tokens)
 
     async def shutdown(self) -> None:
-        """After the last request: kill what interrupted calls left running and remove their temp
-        files (a cancelled call's own cleanup may not have run)."""
+        """After the last request: end every background process, kill what interrupted calls left
+        running (one sweep) and remove their temp files (a cancelled call's own cleanup may not
+        have run)."""
         if self.runner is not None:
-            killed = await self.runner.shutdown()
+            tokens = await self.processes.shutdown() if self.processes is not None else []
+            killed, error = await self.runner.shutdown(also=tokens)
             if killed:
                 self.log.info("killed at shutdown", killed=list(killed))
+            if error is None and self.processes is not None:
+                self.processes.swept(tokens)
         if self.files is not None:
             await self.files.shutdown()
 
@@ -209,11 +265,7 @@ class ShellService:
     ) -> Result:
         runner, _ = self._require()
         sess = self._session(session)
-        if "\x00" in command or (cwd and "\x00" in cwd):
-            raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
-        requested = cwd.strip() if cwd and cwd.strip() else None
-        if requested is not None and not requested.startswith("/"):
-            raise ToolFailure(f"cwd must be an absolute directory path, got {quoted(requested)!r}")
+        requested = _requested_cwd(command, cwd)
         limit = self.config.exec_timeout_ms
         effective = min(timeout_ms, limit) if timeout_ms else limit
         async with self._using(sess):
@@ -289,6 +341,102 @@ class ShellService:
             )
         sess.cwd = reported
         return None, reported
+
+    # -- background processes ---------------------------------------------------------------------
+
+    def _table(self) -> ProcessTable:
+        self._require()
+        assert self.processes is not None
+        return self.processes
+
+    def _output(
+        self,
+        tool: str,
+        table: ProcessTable,
+        p: Process,
+        offset: int | None,
+        max_bytes: int | None,
+        **sent: Any,
+    ) -> results.ProcessOutput:
+        got = table.read(p, offset, max_bytes or DEFAULT_READ_BYTES)
+        return results.ProcessOutput(tool, table.view(p), got, p.ring.end - got.next_offset, **sent)
+
+    @_answers("wsl_start")
+    async def start(
+        self,
+        command: str,
+        *,
+        cwd: str | None = None,
+        session: str | None = None,
+        wait_ms: int | None = None,
+        progress: ProgressSender | None = None,
+    ) -> Result:
+        table = self._table()
+        sess = self._session(session)
+        requested = _requested_cwd(command, cwd)
+        async with self._using(sess):
+            run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
+            self._check_command(command, run_cwd)
+            p = table.start(command, run_cwd)
+        self.log.info("process started", process=p.id)
+        self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
+        wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000
+        await table.wait(p, wait_s, beyond=None, progress=progress)
+        return self._output("wsl_start", table, p, None, None)
+
+    @_answers("wsl_read_output")
+    async def read_output(
+        self,
+        process: str,
+        *,
+        offset: int | None = None,
+        max_bytes: int | None = None,
+        wait_ms: int | None = None,
+        progress: ProgressSender | None = None,
+    ) -> Result:
+        table = self._table()
+        p = table.get(process)
+        if wait_ms:
+            table.observe(p)
+            beyond = p.cursor if offset is None else offset if offset >= 0 else max(0, p.ring.end + offset)
+            await table.wait(p, wait_ms / 1000, beyond=beyond, progress=progress)
+        return self._output("wsl_read_output", table, p, offset, max_bytes)
+
+    @_answers("wsl_send_input")
+    async def send_input(
+        self, process: str, text: str, *, close_stdin: bool = False, wait_ms: int | None = None
+    ) -> Result:
+        table = self._table()
+        p = table.get(process)
+        if "\x00" in text:
+            raise ToolFailure("the input contains a NUL byte; send text only")
+        if text:  # judged as the process's whole stdin so far, as if it had been piped in
+            everything = p.sent + text
+            decision = self.guard.check_command(f"printf '%s' {quote(everything)} | {p.command}", p.cwd)
+            if not decision.allowed:
+                raise Refused(decision, f"send {quoted(text)!r} to {p.id} ({_first_line(p.command)})")
+        table.send(p, text.encode("utf-8"), close=close_stdin)
+        p.sent += text
+        beyond = p.ring.end
+        wait_s = (DEFAULT_SEND_WAIT_MS if wait_ms is None else wait_ms) / 1000
+        await table.wait(p, wait_s, beyond=beyond, progress=None)
+        return self._output(
+            "wsl_send_input", table, p, None, None, sent=len(text.encode("utf-8")), closed_stdin=close_stdin
+        )
+
+    @_answers("wsl_stop")
+    async def stop(self, process: str, *, signal: Signal = "TERM") -> Result:
+        table = self._table()
+        p = table.get(process)
+        ending = await table.stop(p, signal)
+        self.log.info("process stopped", process=p.id, signal=signal, killed=len(ending.killed))
+        return results.Stopped(table.view(p), ending)
+
+    @_answers("wsl_list_processes")
+    async def list_processes(self) -> Result:
+        table = self._table()
+        rows, last = table.listing()
+        return results.Processes(tuple(rows), tuple(last), self.config.max_processes)
 
     # -- sessions ---------------------------------------------------------------------------------
 
