@@ -82,6 +82,27 @@ printf '%s\n' "$n"
 """
 )
 
+_UNCHANGED = r"""[ -f "$t" ] && [ "$(sha256sum < "$t" | cut -c1-64)" = {before} ] || {{ echo 'the file changed after it was read, so nothing was written; read it again and redo the edit' >&2; exit 3; }}
+"""
+
+_REPLACE = (
+    _TARGET_CHECKS
+    + _UNCHANGED
+    + _CREATE_TEMP
+    + r"""trap 'rm -f -- "$tmp"' EXIT
+cat > "$tmp" || exit 3
+n=$(wc -c < "$tmp")
+[ "$n" = {size} ] || {{ printf 'received %s of {size} bytes; the target was left unchanged\n' "$n" >&2; exit 3; }}
+h=$(sha256sum < "$tmp" | cut -c1-64)
+[ "$h" = {digest} ] || {{ echo 'content checksum mismatch; the target was left unchanged' >&2; exit 3; }}
+"""
+    + _ADOPT_MODE
+    + _UNCHANGED
+    + r"""mv -f -- "$tmp" "$t" || exit 3
+trap - EXIT
+"""
+)
+
 _APPEND_CHUNK = r"""cat >> "$tmp" || exit 3
 n=$(wc -c < "$tmp")
 [ "$n" = {end} ] || {{ printf 'partial upload holds %s bytes, expected {end}\n' "$n" >&2; exit 3; }}
@@ -127,6 +148,14 @@ find "$r" -mindepth 1 -maxdepth 1 -printf '%f\t%y\t%m\t%s\t%T@\0' 2>/dev/null | 
 _READ = r"""head -c {count} -- {target}
 """
 
+# the file's line count (a last line without its newline counts), then the lines asked for
+_READ_LINES = r"""r={target}
+n=$(wc -l < "$r") || exit 3
+if [ -s "$r" ] && [ "$(tail -c 1 -- "$r" | wc -l)" = 0 ]; then n=$((n + 1)); fi
+printf '%s\0' "$n"
+tail -n {start} -- "$r" | {first} | head -c {count}
+"""
+
 
 @dataclass(frozen=True)
 class Target:
@@ -139,10 +168,28 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Lines:
+    """Which lines a ranged read returned: ``first`` to ``last`` (1-based, ``last < first`` when
+    none) of ``total``."""
+
+    first: int
+    last: int
+    total: int
+
+
+@dataclass(frozen=True)
 class ReadResult:
     target: Target
     data: bytes
-    truncated: bool
+    truncated: bool  # cut at the byte limit
+    lines: Lines | None = None  # a ranged read (offset / limit)
+
+    @property
+    def cut(self) -> bool:
+        """Whether the file holds more than was returned."""
+        if self.lines is None:
+            return self.truncated
+        return self.truncated or self.lines.first > 1 or self.lines.last < self.lines.total
 
 
 @dataclass(frozen=True)
@@ -303,39 +350,90 @@ class FileTools:
 
     # -- tools ----------------------------------------------------------------------------------
 
-    async def read(self, path: str, limit: int) -> ReadResult:
-        target = await self.resolve(path, "read", f"read {path}")
+    def _regular(self, target: Target, path: str) -> None:
         if target.kind == "-":
             raise ToolFailure(f"no such file: {path}")
         if target.kind == "d":
             raise ToolFailure(f"{path} is a directory; use wsl_list_dir")
         if target.kind != "f":
             raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
+
+    async def read(self, path: str, limit: int) -> ReadResult:
+        target = await self.resolve(path, "read", f"read {path}")
+        self._regular(target, path)
         run = await self._run(
             _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
         )
         data = run.exchange.stdout
         return ReadResult(target, data[:limit], len(data) > limit)
 
+    async def read_lines(self, path: str, limit: int, offset: int, count: int | None) -> ReadResult:
+        """Lines from ``offset`` (1-based; negative: that many from the end), at most ``count`` of
+        them and ``limit`` bytes, with the file's line count."""
+        target = await self.resolve(path, "read", f"read {path}")
+        self._regular(target, path)
+        script = _READ_LINES.format(
+            target=quote(target.resolved),
+            start=f"+{offset}" if offset > 0 else str(-offset),
+            first=f"head -n {count}" if count is not None else "cat",
+            count=limit + 1,
+        )
+        run = await self._run(script, max_output=limit + 32)
+        total_field, _, data = run.exchange.stdout.partition(b"\0")
+        total = int(total_field) if total_field.isdigit() else 0
+        first = offset if offset > 0 else max(1, total + offset + 1)
+        kept = data[:limit]
+        shown = kept.count(b"\n") + (1 if kept and not kept.endswith(b"\n") else 0)
+        return ReadResult(target, kept, len(data) > limit, Lines(first, first + shown - 1, total))
+
     async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
         self._writable(target, path)
+        await self._commit(target, _WRITE, content, append=1 if append else 0)
+        return target, len(content)
+
+    async def _commit(self, target: Target, script: str, content: bytes, **fields: object) -> None:
+        """Run a writing ``script`` (``_WRITE``, ``_REPLACE``) with ``content`` on stdin: a hidden
+        file beside the target, in the ledger until the script has renamed or removed it."""
         temp = self._temp_for(target.resolved)
-        script = _WRITE.format(
-            target=quote(target.resolved),
-            temp=quote(temp),
-            append=1 if append else 0,
-            size=len(content),
-            digest=hashlib.sha256(content).hexdigest(),
-        )
         self._track(temp)
         try:
-            await self._run(script, stdin=content)
+            await self._run(
+                script.format(
+                    target=quote(target.resolved),
+                    temp=quote(temp),
+                    size=len(content),
+                    digest=hashlib.sha256(content).hexdigest(),
+                    **fields,
+                ),
+                stdin=content,
+            )
         except BaseException:
             await self._remove(temp)  # a run killed at its deadline never reached its EXIT trap
             raise
         self._untrack(temp)
-        return target, len(content)
+
+    async def read_whole(self, path: str, limit: int, access: Access, action: str) -> tuple[Target, bytes]:
+        """A regular file read whole, refused when it holds more than ``limit`` bytes."""
+        target = await self.resolve(path, access, action)
+        self._regular(target, path)
+        if target.size is not None and target.size > limit:
+            raise ToolFailure(
+                f"{path} is {target.size} bytes, over WSL_MAX_READ_BYTES ({limit}); nothing was changed"
+            )
+        run = await self._run(
+            _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
+        )
+        if len(run.exchange.stdout) > limit:
+            raise ToolFailure(
+                f"{path} grew past WSL_MAX_READ_BYTES ({limit}) while it was read; nothing was changed"
+            )
+        return target, run.exchange.stdout
+
+    async def replace(self, target: Target, content: bytes, before: bytes) -> None:
+        """Replace ``target`` with ``content`` atomically, keeping its mode and owner, only if it
+        still holds ``before`` (checked before the new file is made and again just before the rename)."""
+        await self._commit(target, _REPLACE, content, before=hashlib.sha256(before).hexdigest())
 
     def _temp_for(self, resolved: str) -> str:
         """The new file written beside ``resolved``: hidden, named after a fresh run token."""

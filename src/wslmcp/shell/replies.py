@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from wslmcp.arguments import quoted
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.execution import CWD_FAILURE
 from wslmcp.shell.execution import render as render_exec
@@ -15,6 +16,8 @@ from wslmcp.shell.processes import View
 from wslmcp.shell.results import (
     Checked,
     Closed,
+    EditMismatch,
+    Edited,
     Failed,
     FileRead,
     Hosts,
@@ -26,6 +29,7 @@ from wslmcp.shell.results import (
     Ran,
     Refusal,
     Result,
+    Searched,
     Sessions,
     Stopped,
     Transferred,
@@ -89,6 +93,12 @@ def render(result: Result) -> Reply:
             return Reply(
                 f"{verb} {format_bytes(result.size)} to {shown} (atomically: a new file was verified and renamed into place)."
             )
+        case Edited():
+            return Reply(_edited(result))
+        case EditMismatch():
+            return Reply(_mismatch(result), True)
+        case Searched():
+            return Reply(_searched(result))
         case Transferred(direction, t):
             verb, ends = (
                 ("Uploaded", (t.local, t.remote))
@@ -136,6 +146,14 @@ def _sessions(s: Sessions) -> str:
 def _read(r: FileRead) -> str:
     target, data = r.result.target, r.result.data
     shown = shown_path(r.path, target.resolved)
+    lines = r.result.lines
+    if lines is not None:
+        header = f"{shown} — {format_bytes(target.size or 0)}, {lines.total} lines; " + (
+            f"lines {lines.first}-{lines.last}" if lines.last >= lines.first else f"no line at {lines.first}"
+        )
+        if r.result.truncated:
+            header += f", cut at {r.limit} bytes"
+        return f"{header}\n\n{data.decode('utf-8', errors='replace')}"
     if target.size:
         header = f"{shown} — {format_bytes(target.size)}"
     else:
@@ -209,6 +227,67 @@ def _processes(r: Processes) -> str:
         if v.id in r.last:
             row += "  (read to its end: not listed again)"
         lines.append(row)
+    return "\n".join(lines)
+
+
+def _edited(e: Edited) -> str:
+    counts = ", ".join(str(c) for c in e.counts)
+    said = "Dry run, nothing was written: would edit" if e.dry_run else "Edited"
+    head = f"{said} {shown_path(e.path, e.resolved)}: {len(e.counts)} edit(s), replacements {counts}; {e.size_before} → {e.size_after} bytes"
+    if not e.diff:
+        return head + "\nThe edits leave the file as it was; nothing was written."
+    more = f"\n… {e.left_out} more diff lines" if e.left_out else ""
+    return f"{head}\n\n{e.diff}{more}"
+
+
+def _mismatch(m: EditMismatch) -> str:
+    x = m.mismatch
+    old = m.edit.old_text
+    shown = quoted(old, 80).replace("\n", "\\n")
+    lines = [
+        f'wsl_edit_file changed nothing: edit {x.index + 1} of {m.edits} (oldText "{shown}") matched '
+        f"{x.found} time(s), expected {x.expected}."
+    ]
+    if x.found:
+        where = ", ".join(str(n) for n in x.lines) + (" …" if x.found > len(x.lines) else "")
+        lines.append(
+            f"Matches start at line(s) {where}: add surrounding text to oldText to pick one, or set "
+            f"expectedReplacements to {x.found}."
+        )
+    elif x.near is not None:
+        near = x.near
+        lines += [
+            f"Closest text: line {near.line}, similarity {near.similarity:.2f}; [-sent-]{{+in the file+}}: {near.diff}",
+            "Copy oldText exactly from the file (wsl_read_file with offset/limit shows those lines).",
+        ]
+    else:
+        lines.append("The file is empty.")
+    return "\n".join(lines)
+
+
+def _searched(r: Searched) -> str:
+    where = shown_path(r.root, r.resolved)
+    if not r.matches:
+        head = (
+            f"No matches under {where}"
+            if not r.found
+            else f"No matches from {r.offset} on ({r.found} found) under {where}"
+        )
+        return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+    last = r.offset + len(r.matches)
+    lines = [f"Matches {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''} under {where}:"]
+    current = None
+    for m in r.matches:
+        if m.path != current:
+            current = m.path
+            lines.append(m.path)
+        lines += [f"  {m.line - len(m.before) + i}- {text}" for i, text in enumerate(m.before)]
+        lines.append(f"  {m.line}: {m.text}")
+        lines += [f"  {m.line + 1 + i}- {text}" for i, text in enumerate(m.after)]
+    if r.next_offset is not None:
+        lines.append(f"More matches: pass offset {r.next_offset}.")
+    if r.cut:
+        lines.append(f"The search was cut short ({r.cut}); narrow the path, glob or pattern.")
     return "\n".join(lines)
 
 

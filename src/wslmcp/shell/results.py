@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.edits import Edit, Mismatch
 from wslmcp.shell.errors import Refused
 from wslmcp.shell.execution import ExecOutcome
 from wslmcp.shell.files import Listing, ReadResult, Transfer
 from wslmcp.shell.processes import Ending, View
 from wslmcp.shell.ring import Read
+from wslmcp.shell.search import Match
 from wslmcp.shell.status import DistroState, Facts
 
 
@@ -95,6 +97,49 @@ class Wrote:
 
 
 @dataclass(frozen=True)
+class Edited:
+    """wsl_edit_file applied every edit (``counts``: the replacements of each) or, with
+    ``dry_run``, would have; ``diff`` is cut after ``MAX_DIFF_LINES`` (``left_out`` more)."""
+
+    path: str  # as given
+    resolved: str
+    counts: tuple[int, ...]
+    diff: str
+    left_out: int
+    dry_run: bool
+    size_before: int
+    size_after: int
+
+
+@dataclass(frozen=True)
+class EditMismatch:
+    """An edit matched another number of times than expected: nothing was changed."""
+
+    path: str
+    mismatch: Mismatch
+    edit: Edit
+    edits: int
+
+
+@dataclass(frozen=True)
+class Searched:
+    """wsl_search: one page of matches (from ``offset``), where the next page starts (None: this is
+    the last), how many were found, and why the search was cut short (None: it ran to its end)."""
+
+    root: str  # as given (or defaulted)
+    resolved: str
+    matches: tuple[Match, ...]
+    offset: int
+    next_offset: int | None
+    found: int
+    cut: str | None
+
+    @property
+    def truncated(self) -> bool:
+        return self.next_offset is not None or self.cut is not None
+
+
+@dataclass(frozen=True)
 class Transferred:
     direction: str  # "upload" or "download"
     transfer: Transfer
@@ -174,6 +219,9 @@ Result = (
     | Listed
     | FileRead
     | Wrote
+    | Edited
+    | EditMismatch
+    | Searched
     | Transferred
     | ProcessOutput
     | Stopped

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec
 
@@ -21,6 +21,7 @@ from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, Transp
 from wslmcp.shell import results
 from wslmcp.shell.audit import Audit, AuditUnavailable, arguments, audited
 from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.edits import Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
@@ -30,6 +31,16 @@ from wslmcp.shell.processes import Process, ProcessTable, Signal
 from wslmcp.shell.progress import ProgressSender
 from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Runner, quote
+from wslmcp.shell.search import (
+    DEFAULT_RESULTS,
+    MAX_CONTEXT,
+    MAX_OUTPUT,
+    MAX_RESULTS,
+    Query,
+    engine_of,
+    matches,
+    search_script,
+)
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
     FACTS_SCRIPT,
@@ -77,6 +88,19 @@ def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
         return answered
 
     return wrap
+
+
+def _edit_text(path: str, data: bytes) -> str:
+    """A file's bytes as the text wsl_edit_file edits; ``ToolFailure`` for binary or non-UTF-8."""
+    if b"\x00" in data:
+        raise ToolFailure(f"{path} is a binary file (it holds NUL bytes); nothing was changed")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ToolFailure(
+            f"{path} is not UTF-8 text (byte {exc.start}, line {line}); nothing was changed"
+        ) from None
 
 
 def _first_line(command: str) -> str:
@@ -516,10 +540,46 @@ class ShellService:
         return results.Listed(path, await files.list_dir(path))
 
     @_answers("wsl_read_file")
-    async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Result:
+    async def read_file(
+        self,
+        path: str,
+        session: str | None = None,
+        max_bytes: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> Result:
         files = self._files(session)
-        limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
-        return results.FileRead(path, await files.read(path, limit), limit)
+        ceiling = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
+        if offset is None and limit is None:
+            return results.FileRead(path, await files.read(path, ceiling), ceiling)
+        if offset == 0:
+            raise ToolFailure(
+                "offset counts lines from 1 (the first line); -1 is the last line, -50 the last 50"
+            )
+        read = await files.read_lines(path, ceiling, offset or 1, limit)
+        return results.FileRead(path, read, ceiling)
+
+    @_answers("wsl_edit_file")
+    async def edit_file(
+        self, path: str, edits: Sequence[Edit], dry_run: bool = False, session: str | None = None
+    ) -> Result:
+        files = self._files(session)
+        if not edits:
+            raise ToolFailure("no edits were given")
+        if any(not e.old_text for e in edits):
+            raise ToolFailure("an edit's oldText is empty; give the exact text to replace")
+        target, before = await files.read_whole(path, self.config.max_read_bytes, "write", f"edit {path}")
+        text = _edit_text(path, before)
+        done = apply_edits(text, edits)
+        if isinstance(done, Mismatch):
+            return results.EditMismatch(path, done, edits[done.index], len(edits))
+        diff, left_out = unified_diff(path, text, done.text)
+        after = done.text.encode("utf-8")
+        if not dry_run and after != before:
+            await files.replace(target, after, before)
+        return results.Edited(
+            path, target.resolved, done.counts, diff, left_out, dry_run, len(before), len(after)
+        )
 
     @_answers("wsl_write_file")
     async def write_file(
@@ -538,6 +598,72 @@ class ShellService:
     async def download(self, remote_path: str, local_path: str, session: str | None = None) -> Result:
         files = self._files(session)
         return results.Transferred("download", await files.download(remote_path, local_path))
+
+    @_answers("wsl_search")
+    async def search(
+        self,
+        pattern: str,
+        path: str | None = None,
+        *,
+        glob: str | None = None,
+        literal: bool = False,
+        ignore_case: bool = False,
+        context_lines: int = 0,
+        max_results: int | None = None,
+        offset: int = 0,
+        session: str | None = None,
+    ) -> Result:
+        runner, files = self._require()
+        sess = self._session(session)
+        if "\n" in pattern or "\x00" in pattern:
+            raise ToolFailure("the pattern holds a line break or a NUL byte; matches are within one line")
+        if glob is not None and ("/" in glob or "{" in glob or "\x00" in glob):
+            raise ToolFailure(
+                f"glob matches file names ('*.py'), so it takes no '/' or braces: {quoted(glob)!r}"
+            )
+        root = path or (sess.cwd if sess else None) or self.config.cwd or await self._home(runner)
+        query = Query(pattern, literal, ignore_case, min(context_lines, MAX_CONTEXT), glob)
+        target = await files.resolve(root, "read", f"search {root}")
+        if target.kind == "-":
+            raise ToolFailure(f"no such file or directory: {root}")
+        run = await runner.run(
+            ScriptCall(
+                search_script(target.resolved, query),
+                timeout_s=self.config.exec_timeout_ms / 1000,
+                max_output=MAX_OUTPUT,
+                login=False,
+            )
+        )
+        ex = run.exchange
+        engine, out = engine_of(ex.stdout)
+        found = matches(out, query.context)
+        cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
+        if cut and found:  # the last file may be incomplete
+            found = [m for m in found if m.path != found[-1].path]
+        if not found and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
+            said = ex.stderr.decode("utf-8", "replace").strip()
+            raise ToolFailure(f"the search failed (an invalid pattern?): {quoted(said, 300)}")
+        plain = Guard(self.guard.policy)  # a safety net: the walk already left these out
+        found = [m for m in found if plain.check_path(m.path, "read").allowed]
+        limit = min(max_results or DEFAULT_RESULTS, MAX_RESULTS)
+        page = tuple(found[offset : offset + limit])
+        more = len(found) > offset + len(page)
+        self.log.debug("searched", engine=engine, matches=len(found), cut=cut)
+        return results.Searched(
+            root, target.resolved, page, offset, offset + len(page) if more else None, len(found), cut
+        )
+
+    async def _home(self, runner: Runner) -> str:
+        """The user's home directory in the distro (a search's root when nothing else is given)."""
+        run = await runner.run(
+            ScriptCall('printf %s "$HOME"', timeout_s=FACTS_TIMEOUT_S, max_output=4096, login=False)
+        )
+        home = run.exchange.stdout.decode("utf-8", "replace")
+        if not home.startswith("/"):
+            raise ToolFailure(
+                "give an absolute path: there is no session, WSL_CWD or home directory to search"
+            )
+        return home
 
     # -- host status ------------------------------------------------------------------------------
 
