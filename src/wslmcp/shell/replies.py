@@ -16,8 +16,8 @@ from wslmcp.shell.processes import View
 from wslmcp.shell.results import (
     Checked,
     Closed,
-    EditMismatch,
     Edited,
+    EditMismatch,
     Failed,
     FileRead,
     Hosts,
