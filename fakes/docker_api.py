@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.clock import Clock
@@ -39,8 +39,9 @@ from wslmcp.boundaries.docker_api import (
     DockerUnavailable,
 )
 from wslmcp.boundaries.docker_engine import decode_body
+from wslmcp.scenario.exchanges import DOCKER_ERRORS, EngineExchange
+from wslmcp.scenario.fields import MANIFEST_NAME, Fields
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.manifest import DOCKER_ERRORS
 from wslmcp.scenario.recorder import ScenarioWriter
 
 BOUNDARY: Final = "docker_api"
@@ -60,38 +61,40 @@ def request_key(path: str, query: Mapping[str, str] | None) -> str:
 
 @dataclass(frozen=True)
 class RecordedAnswer:
-    path: str
-    query: Mapping[str, str]
-    item: Mapping[str, Any]
+    """A recorded record (``scenario.exchanges.EngineExchange``) with what replaying it needs: the
+    scenario directory its body file is in, and its place in the recording."""
+
+    record: EngineExchange
     root: Path
+    index: int
 
     @property
     def key(self) -> str:
-        return request_key(self.path, self.query)
+        return request_key(self.record.path, self.record.query)
 
     @property
     def error(self) -> str | None:
-        return self.item.get("error")
+        return self.record.error
 
     @property
     def status(self) -> int:
-        return int(self.item.get("status", 200))
+        return self.record.status
 
     @property
     def duration_s(self) -> float:
-        return int(self.item.get("duration_ms", 0)) / 1000.0
+        return self.record.duration_ms / 1000.0
 
     def body_bytes(self) -> bytes:
-        if "body" in self.item:
-            return Path(self.root, str(self.item["body"])).read_bytes()
-        if "json" in self.item:
-            return json.dumps(self.item["json"], separators=(",", ":")).encode() + b"\n"
-        return str(self.item.get("text", "")).encode()
+        if self.record.body is not None:
+            return Path(self.root, self.record.body).read_bytes()
+        if self.record.json is not None:
+            return json.dumps(self.record.json.value, separators=(",", ":")).encode() + b"\n"
+        return (self.record.text or "").encode()
 
     def headers(self) -> dict[str, str]:
-        headers = {k.lower(): v for k, v in self.item.get("headers", {}).items()}
+        headers = {k.lower(): v for k, v in self.record.headers.items()}
         if "content-type" not in headers:
-            textual = "text" in self.item
+            textual = self.record.text is not None
             headers["content-type"] = "text/plain; charset=utf-8" if textual else "application/json"
         return headers
 
@@ -99,15 +102,19 @@ class RecordedAnswer:
 class EngineRecording:
     """Recorded answers in recorded order per request; once used up, the last one repeats."""
 
-    def __init__(self, name: str, root: Path, items: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, name: str, root: Path, items: Sequence[object]) -> None:
+        """``items``: the records in their JSON form, read (and checked) as a manifest reads them."""
         self.name = name
-        self.answers = [RecordedAnswer(i["path"], dict(i.get("query", {})), i, root) for i in items]
+        fields = Fields(root / MANIFEST_NAME)
+        self.answers = [
+            RecordedAnswer(EngineExchange.read(item, f"exchanges.{BOUNDARY}[{i}]", fields, root), root, i)
+            for i, item in enumerate(items)
+        ]
         self._served: dict[str, int] = {}
 
     @classmethod
     def from_scenario(cls, scenario: Scenario) -> EngineRecording:
-        items = scenario.manifest.get("exchanges", {}).get(BOUNDARY, [])
-        return cls(scenario.name, scenario.root, items)
+        return cls(scenario.name, scenario.root, scenario.manifest.get("exchanges", {}).get(BOUNDARY, []))
 
     def next_answer(self, path: str, query: Mapping[str, str] | None) -> RecordedAnswer | None:
         key = request_key(path, query)
@@ -158,13 +165,13 @@ class FakeDockerApi:
             )
         await self._clock.sleep(answer.duration_s)
         if answer.error is not None:
-            raise ERRORS[answer.error](str(answer.item.get("message", answer.error)))
+            raise ERRORS[answer.error](answer.record.message or answer.error)
         headers = answer.headers()
         return ApiAnswer(
             answer.status,
             decode_body(answer.body_bytes(), headers, answer.key),
             headers,
-            answer.item.get("api_version"),
+            answer.record.api_version,
         )
 
 
@@ -185,16 +192,17 @@ class RecordingDockerApi:
         return self._inner.endpoint
 
     async def get(self, path: str, query: Mapping[str, str] | None = None, *, timeout_s: float) -> ApiAnswer:
-        item: dict[str, Any] = {"path": path}
-        if query:
-            item["query"] = dict(query)
         started = time.monotonic()
+
+        def took() -> int:
+            return round((time.monotonic() - started) * 1000)
+
         try:
             answer = await self._inner.get(path, query, timeout_s=timeout_s)
         except DockerError as exc:
             kind = next((k for k in ERROR_ORDER if isinstance(exc, ERRORS[k])), "unavailable")
-            item.update(error=kind, message=str(exc), duration_ms=round((time.monotonic() - started) * 1000))
-            self._writer.add_exchange(BOUNDARY, item)
+            failed = EngineExchange(path, dict(query or {}), duration_ms=took(), error=kind, message=str(exc))
+            self._writer.add_exchange(BOUNDARY, failed)
             raise
         rel = f"exchanges/{BOUNDARY}/{self._count:04d}.body"
         self._count += 1
@@ -203,12 +211,14 @@ class RecordingDockerApi:
         else:
             data = json.dumps(answer.body, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         self._writer.add_file(rel, data)
-        item.update(
-            status=answer.status,
-            api_version=answer.api_version,
-            headers={"content-type": answer.headers.get("content-type", "")},
+        record = EngineExchange(
+            path,
+            dict(query or {}),
+            answer.status,
+            answer.api_version,
+            {"content-type": answer.headers.get("content-type", "")},
             body=rel,
-            duration_ms=round((time.monotonic() - started) * 1000),
+            duration_ms=took(),
         )
-        self._writer.add_exchange(BOUNDARY, item)
+        self._writer.add_exchange(BOUNDARY, record)
         return answer

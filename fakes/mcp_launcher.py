@@ -23,64 +23,23 @@ import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+from wslmcp.scenario.exchanges import MCP_ANSWERS_SCHEMA, answers_to_json, read_answers
+from wslmcp.scenario.fields import Fields, ScenarioError
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.manifest import MCP_ANSWERS_SCHEMA
 
 SCHEMA = MCP_ANSWERS_SCHEMA
 
 
-def answer_to_json(answer: ServerAnswer) -> dict[str, Any]:
-    return {
-        "name": answer.name,
-        "server_name": answer.server_name,
-        "server_version": answer.server_version,
-        "protocol_version": answer.protocol_version,
-        "instructions": answer.instructions,
-        "tools": [dict(t) for t in answer.tools],
-        "error": answer.error,
-        "detail": answer.detail,
-        "duration_ms": round(answer.duration_s * 1000),
-    }
-
-
-def answer_from_json(item: Mapping[str, Any], where: str) -> ServerAnswer:
-    name = item.get("name")
-    tools = item.get("tools", [])
-    if (
-        not isinstance(name, str)
-        or not isinstance(tools, list)
-        or not all(isinstance(t, dict) for t in tools)
-    ):
-        raise ValueError(f"{where}: an answer needs a string 'name' and a list of tool objects 'tools'")
-
-    def text(key: str) -> str | None:
-        value = item.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"{where}.{key}: expected a string or null")
-        return value
-
-    return ServerAnswer(
-        name=name,
-        server_name=text("server_name"),
-        server_version=text("server_version"),
-        protocol_version=text("protocol_version"),
-        instructions=text("instructions"),
-        tools=tuple(tools),
-        error=text("error"),
-        detail=text("detail"),
-        duration_s=float(item.get("duration_ms", 0)) / 1000,
-    )
-
-
 def load_answers(path: Path) -> list[ServerAnswer]:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("answers"), list):
-        raise ValueError(f"{path}: expected a {SCHEMA} document with an 'answers' list")
-    return [answer_from_json(a, f"{path}: answers[{i}]") for i, a in enumerate(doc["answers"])]
+    """The answers of a fixture file; ``ScenarioError`` (a ``ValueError``) names the file and what is wrong."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ScenarioError(path, "", f"a file of valid JSON ({exc})") from None
+    return read_answers(doc, Fields(path), "")
 
 
 class FakeMcpLauncher:
@@ -173,8 +132,7 @@ class RecordingMcpLauncher:
     def _write(self) -> None:
         # Sorted by name (stable: one name's answers keep their order) so that re-recording a
         # concurrent run gives the same file.
-        ordered = sorted(self.answers, key=lambda a: a.name)
-        doc = {"schema": SCHEMA, "answers": [answer_to_json(a) for a in ordered]}
+        doc = answers_to_json(sorted(self.answers, key=lambda a: a.name))
         text = _escape_surrogates(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         for old, new in self._rewrite.items():
             text = text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -13,6 +13,7 @@ from typing import Any, cast
 from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, ByteStream, Exchange, Looks, Stdin
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
+from wslmcp.scenario.exchanges import Look, ProcessExchange, Stream
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 
@@ -38,6 +39,10 @@ async def _drain(stream: ByteStream, digest: Any) -> None:
         digest.update(piece)
 
 
+def _live_stdin(stdin: Stdin) -> ByteStream | None:
+    return cast("ByteStream", stdin) if hasattr(stdin, "receive") else None
+
+
 class FakeWslExe:
     """Answers a request whose args and stdin digest match a recorded exchange.
 
@@ -45,7 +50,9 @@ class FakeWslExe:
     up the last answer repeats (a host query asked again). Anything else is a ``ReplayMiss``.
     Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` receives the
     recorded stdout. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
-    deadline (``timed_out``) and the output cap (``overflowed``) are replayed as recorded.
+    deadline (``timed_out``) and the output cap (``overflowed``) are replayed as recorded. A live
+    call (``looks``: a background process) matches a recorded one with looks by its args alone, and
+    hands over its stdout look by look as recorded (``_live``).
     (``scenarios/*/exchanges`` are written by ``RecordingWslExe`` below: one place for the
     format, the matcher (exact args + stdin SHA-256) and the encodings.)
     """
@@ -56,9 +63,7 @@ class FakeWslExe:
     def __init__(self, scenario: Scenario, on_miss: Callable[[Sequence[str]], None] | None = None) -> None:
         self._scenario = scenario
         self._on_miss = on_miss  # told the argument vector of every miss (the replay's run tokens)
-        self._items: list[Mapping[str, Any]] = list(
-            scenario.manifest.get("exchanges", {}).get(self.boundary, [])
-        )
+        self._items = scenario.process_exchanges(self.boundary)
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 
@@ -68,78 +73,76 @@ class FakeWslExe:
         self.calls.append(tuple(args))
         live = call.looks is not None
         digest = None if live else stdin_digest(call.stdin)
+        key = (tuple(args), digest)
         matches = [
-            i
-            for i, item in enumerate(self._items)
-            if item["args"] == list(args)
-            and ("looks" in item if live else item.get("stdin_sha256") == digest and "looks" not in item)
+            item
+            for item in self._items
+            if item.args == key[0] and (item.looks is not None if live else item.looks is None and item.stdin_sha256 == digest)
         ]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
-            offered = [f"{self.executable} {' '.join(item['args'])[:120]}" for item in self._items]
+            offered = [f"{self.executable} {' '.join(item.args)[:120]}" for item in self._items]
             if self._on_miss is not None:
                 self._on_miss(args)
             raise ReplayMiss(self.boundary, self._scenario.name, asked, closest_first(asked, offered))
-        key = (tuple(args), digest)
         n = self._served.get(key, 0)
         self._served[key] = n + 1
-        item = self._items[matches[min(n, len(matches) - 1)]]
-        out = self._bytes(item, "stdout")
-        err = self._bytes(item, "stderr")
-        timed_out = bool(item.get("timed_out", False))
+        item = matches[min(n, len(matches) - 1)]
+        out, err = self._bytes(item.stdout), self._bytes(item.stderr)
         exchange = Exchange(
             argv=(self.executable, *args),
             stdout=b"" if call.stdout_sink is not None else out[:max_output],
             stderr=err[:max_output],
-            exit_code=None if timed_out else item.get("exit_code", 0),
-            duration_s=int(item.get("duration_ms", 0)) / 1000.0,
-            timed_out=timed_out,
-            stdout_total=max(len(out), int(item.get("stdout_total", 0))),
-            stderr_total=max(len(err), int(item.get("stderr_total", 0))),
-            overflowed=bool(item.get("overflowed", False)),
+            exit_code=None if item.timed_out else item.exit_code,
+            duration_s=item.duration_ms / 1000.0,
+            timed_out=item.timed_out,
+            stdout_total=_total(item.stdout, out),
+            stderr_total=_total(item.stderr, err),
+            overflowed=item.overflowed,
         )
         if call.looks is not None:
-            return await self._live(call, call.looks, item, out[:max_output], exchange)
+            return await _live(call, call.looks, item.looks or (), out[:max_output], exchange)
         if call.stdout_sink is not None:
             call.stdout_sink(out[:max_output])
         return exchange
 
-    async def _live(
-        self, call: WslCall, looks: Looks, item: Mapping[str, Any], out: bytes, exchange: Exchange
-    ) -> Exchange:
-        """A live call as recorded: by each look, the stdout that had passed by that look (handed to
-        the sink then) and its end (``looks.ended``), so the caller reads what it read when recorded."""
-        marks = [(int(i), int(n), bool(ended)) for i, n, ended in item["looks"]]
-        sink = call.stdout_sink
-        delivered = 0
-        ended = asyncio.Event()
+    def _bytes(self, stream: Stream | None) -> bytes:
+        return b"" if stream is None else self._scenario.file(stream.file).read_bytes()
 
-        def on_look() -> None:
-            nonlocal delivered
-            passed = [(n, end) for i, n, end in marks if i <= looks.count]
-            upto, end = passed[-1] if passed else (0, False)
-            if upto > delivered and sink is not None:
-                sink(out[delivered:upto])
-                delivered = upto
-            if end and not ended.is_set():
-                looks.ended = exchange
-                ended.set()
 
-        looks.hook(on_look)
-        stream = call.stdin if call.stdin is not None and hasattr(call.stdin, "receive") else None
-        feeding = (
-            asyncio.ensure_future(_drain(cast("ByteStream", stream), hashlib.sha256())) if stream else None
-        )
-        try:
-            await ended.wait()
-        finally:
-            if feeding is not None:
-                feeding.cancel()
-                await asyncio.gather(feeding, return_exceptions=True)
-        return exchange
+async def _live(call: WslCall, looks: Looks, marks: tuple[Look, ...], out: bytes, exchange: Exchange) -> Exchange:
+    """A live call as recorded: by each look, the stdout that had passed by that look (handed to the
+    sink then) and its end (``looks.ended``), so the caller reads what it read when recorded."""
+    sink = call.stdout_sink
+    delivered = 0
+    ended = asyncio.Event()
 
-    def _bytes(self, item: Mapping[str, Any], stream: str) -> bytes:
-        return self._scenario.file(item[stream]).read_bytes() if stream in item else b""
+    def on_look() -> None:
+        nonlocal delivered
+        seen = [mark for mark in marks if mark.count <= looks.count]
+        upto, end = (seen[-1].passed, seen[-1].ended) if seen else (0, False)
+        if upto > delivered and sink is not None:
+            sink(out[delivered:upto])
+            delivered = upto
+        if end and not ended.is_set():
+            looks.ended = exchange
+            ended.set()
+
+    looks.hook(on_look)
+    stdin = _live_stdin(call.stdin)
+    feeding = asyncio.ensure_future(_drain(stdin, hashlib.sha256())) if stdin is not None else None
+    try:
+        await ended.wait()
+    finally:
+        if feeding is not None:
+            feeding.cancel()
+            await asyncio.gather(feeding, return_exceptions=True)
+    return exchange
+
+
+def _total(stream: Stream | None, data: bytes) -> int:
+    """What the program wrote to a stream: the recorded bytes, or the total recorded past them."""
+    return len(data) if stream is None or stream.total is None else max(len(data), stream.total)
 
 
 def declared_encoding(args: Sequence[str], exit_code: int | None, data: bytes) -> str:
@@ -186,7 +189,9 @@ class RecordingWslExe:
     """A ``WslExe`` that writes every exchange of the wrapped one into a scenario, in the format
     ``fakes.wsl_exe.FakeWslExe`` replays: args, stdin SHA-256, raw stdout/stderr files with declared
     encodings, exit code, duration, deadline and overflow flags, and totals past the capture limit.
-    Streamed stdin is hashed as it passes; streamed stdout is written to its file as it passes."""
+    Streamed stdin is hashed as it passes; streamed stdout is written to its file as it passes. A
+    live call (``looks``) also records, at each look, how much stdout had passed and whether the
+    caller had seen its end."""
 
     boundary = "wsl_exe"
 
@@ -198,9 +203,7 @@ class RecordingWslExe:
         if call.looks is not None:
             return await self._live(call, call.looks)
         args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
-        source = (
-            None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
-        )
+        source = None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
         # a local file of the recording, written as stdout streams through (recording is a dev tool)
         with open(out_path, "wb") as out_file:  # noqa: ASYNC230
@@ -220,23 +223,24 @@ class RecordingWslExe:
             digest = source.drain()
         elif isinstance(stdin, bytes):
             digest = hashlib.sha256(stdin).hexdigest()
-        self.writer.add_exchange(self.boundary, self._item(args, digest, ex, out_rel, out_path))
+        self.writer.add_exchange(self.boundary, self._record(args, digest, ex, out_rel, out_path))
         return ex
 
     async def _live(self, call: WslCall, looks: Looks) -> Exchange:
-        """A live call (``looks``): its stdout streams to its file as it passes, and each look notes
-        how many bytes had passed and whether the caller had seen the end (the replay's marks)."""
+        """A live call: its stdout streams to its file as it passes, and each look that finds the
+        call changed notes how many bytes had passed and whether the caller had seen the end (the
+        adapter sets ``looks.ended`` as it returns, so the look after the return is the first to)."""
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
-        marks: list[list[Any]] = []
+        marks: list[Look] = []
         passed = 0
         sink = call.stdout_sink
 
         def on_look() -> None:
-            mark = [passed, looks.ended is not None]
-            if not marks or marks[-1][1:] != mark:
-                marks.append([looks.count, *mark])
+            if not marks or (marks[-1].passed, marks[-1].ended) != (passed, looks.ended is not None):
+                marks.append(Look(looks.count, passed, looks.ended is not None))
 
-        stream = _HashingStream(cast("ByteStream", call.stdin)) if hasattr(call.stdin, "receive") else None
+        live = _live_stdin(call.stdin)
+        stream = _HashingStream(live) if live is not None else None
         with open(out_path, "wb") as out_file:  # noqa: ASYNC230 - a recording's own file
 
             def tee(data: bytes) -> None:
@@ -248,39 +252,36 @@ class RecordingWslExe:
 
             looks.hook(on_look)
             ex = await self.inner.run(replace(call, stdin=stream or call.stdin, stdout_sink=tee))
-        item = self._item(call.args, None, ex, out_rel, out_path)
-        item["looks"] = marks
-        if stream is not None:
-            item["stdin_sha256"] = stream.digest.hexdigest()
-        self.writer.add_exchange(self.boundary, item)
+        if not marks or not marks[-1].ended:  # from the next look on the caller sees the end
+            marks.append(Look(looks.count + 1, passed, True))
+        digest = stream.digest.hexdigest() if stream is not None else None
+        record = replace(self._record(call.args, digest, ex, out_rel, out_path), looks=tuple(marks))
+        self.writer.add_exchange(self.boundary, record)
         return ex
 
-    def _item(
+    def _record(
         self, args: Sequence[str], digest: str | None, ex: Exchange, out_rel: str, out_path: Path
-    ) -> dict[str, Any]:
-        item: dict[str, Any] = {"args": list(args)}
-        if digest is not None:
-            item["stdin_sha256"] = digest
+    ) -> ProcessExchange:
         err_rel, err_path = self.writer.exchange_file(self.boundary, "stderr")
         err_path.write_bytes(ex.stderr)
-        for stream, rel, path, total in (
-            ("stdout", out_rel, out_path, ex.stdout_total),
-            ("stderr", err_rel, err_path, ex.stderr_total),
-        ):
-            size = path.stat().st_size
-            if not size:
-                path.unlink()
-                continue
-            with open(path, "rb") as f:
-                head = f.read(1 << 16)
-            item[stream] = rel
-            item[f"{stream}_encoding"] = declared_encoding(args, ex.exit_code, head)
-            if total > size:
-                item[f"{stream}_total"] = total
-        item["exit_code"] = ex.exit_code
-        item["duration_ms"] = round(ex.duration_s * 1000)
-        if ex.timed_out:
-            item["timed_out"] = True
-        if ex.overflowed:
-            item["overflowed"] = True
-        return item
+        return ProcessExchange(
+            tuple(args),
+            digest,
+            stdout=self._stream(args, ex, out_rel, out_path, ex.stdout_total),
+            stderr=self._stream(args, ex, err_rel, err_path, ex.stderr_total),
+            exit_code=ex.exit_code,
+            duration_ms=round(ex.duration_s * 1000),
+            timed_out=ex.timed_out,
+            overflowed=ex.overflowed,
+        )
+
+    @staticmethod
+    def _stream(args: Sequence[str], ex: Exchange, rel: str, path: Path, total: int) -> Stream | None:
+        """The stream written to ``path``, or None (and no file) when it is empty."""
+        size = path.stat().st_size
+        if not size:
+            path.unlink()
+            return None
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+        return Stream(rel, declared_encoding(args, ex.exit_code, head), total if total > size else None)

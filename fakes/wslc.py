@@ -15,6 +15,7 @@ from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.wsl_exe import WslCall
 from wslmcp.boundaries.wslc_cli import WslcCli
+from wslmcp.scenario.exchanges import ProcessExchange
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 
@@ -35,11 +36,11 @@ class FakeWslc:
     scenario without wslc exchanges has no wslc.exe; anything else is a ``ReplayMiss``."""
 
     def __init__(self, scenario: Scenario) -> None:
-        self._items = list(scenario.manifest.get("exchanges", {}).get(_WslcExchanges.boundary, []))
+        self._items = scenario.process_exchanges(_WslcExchanges.boundary)
         self._exchanges = _WslcExchanges(scenario)
 
     async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange:
-        if not self._items or any(item["args"] == list(args) and item.get("absent") for item in self._items):
+        if not self._items or any(item.args == tuple(args) and item.absent for item in self._items):
             raise FileNotFoundError(ABSENT)
         return await self._exchanges.run(WslCall(args, timeout_s=timeout_s))
 
@@ -54,6 +55,6 @@ class RecordingWslc:
 
     async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> Exchange:
         if not self.inner.found:
-            self.writer.add_exchange(_WslcRecorder.boundary, {"args": list(args), "absent": True})
+            self.writer.add_exchange(_WslcRecorder.boundary, ProcessExchange(tuple(args), absent=True))
             raise FileNotFoundError(ABSENT)
         return await self._recorder.run(WslCall(args, timeout_s=timeout_s))

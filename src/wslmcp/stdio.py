@@ -1,258 +1,155 @@
-"""The stdio transport our MCP servers (observe, shell) run on: every request with an id gets
-exactly one answer, and SIGTERM or SIGINT ends the session the way closing stdin does.
+"""The stdio transport our MCP servers (observe, shell) run on: it answers the handshake at once,
+loads the server meanwhile, gives every request with an id exactly one answer, and ends the
+session on EOF, SIGTERM or SIGINT alike. Nothing here imports the MCP SDK at module level.
 
 Contract
 --------
 Input: newline-delimited JSON-RPC 2.0 on stdin, decoded as UTF-8 (invalid bytes become U+FFFD).
-Each line is first validated by the SDK (``mcp_types.jsonrpc_message_adapter``); what it accepts
-goes to the server unchanged. What it refuses is judged here (``judge``), because the SDK's own
-stdio transport drops such a line without an answer and the client waits until its timeout:
-
-- not JSON                              -32700 parse error, ``id: null``
-- a JSON-RPC batch (an array)           -32600 for every element that carries an id (MCP has no
-                                        batches), or one ``id: null`` error when none does
-- a request whose strings hold a lone   -32602 naming where (``params.arguments.query``)
-  surrogate (``"\\ud800"``)
-- any other malformed request with an   -32600 naming the first fault (``params`` must be an
-  id (``"params": "text"``)             object, ...)
-- an id that is not a string or number  -32600, ``id: null``
-- a malformed notification or reply     nothing (there is no one to answer), a line on stderr
-
-Before the ``initialize`` handshake (and outside the 2026-07-28 per-request envelope, which has
-none), a request for a method the server serves, other than ``ping``, gets -32600 "not
-initialized" instead of the SDK's -32602 "Invalid request parameters". While ``initialize`` is
-being answered no further line is read, as the SDK itself does, so pipelined requests are served.
-Rejected input is quoted back truncated (``QUOTE_CHARS``).
-
 Output: one JSON object per line on the real stdout. While serving, fd 0 reads the null device and
 fd 1 points at stderr, so a stray ``print`` or a child's output never reaches the wire.
 
-Shutdown: end of stdin, SIGTERM and SIGINT all close the server's input; the SDK then cancels
-in-flight requests (each one's cleanup runs: the shell kills a command's process tree) and
-``serve`` returns normally, so the process exits with status 0. A second signal is not caught.
-The upstream faults this works around are described in docs/architecture.md ("MCP SDK faults").
+Two phases:
+
+1. Loading. A reader thread starts before anything heavy is imported; ``front_door.FrontDoor``
+   answers ``initialize``, ``ping`` and ``tools/list`` from the catalogue (plain data) and parks
+   every other line. Meanwhile the main thread runs ``start()`` (the area's domain) and imports
+   the SDK (``wslmcp.serving``). When the input ends with no request waiting for an answer (a
+   client that only listed the tools), or on SIGTERM/SIGINT, the process ends here with status 0.
+2. Serving. The parked lines, then every later one, go through ``serving.serve``: the SDK answers
+   them (the opening ``initialize`` is handed to it first, so its session state is the same).
+   End of input, SIGTERM and SIGINT close the server's input; the SDK then cancels in-flight
+   requests (each one's cleanup runs: the shell kills a command's process tree), the area's
+   lifespan ends (the shell's shutdown sweep) and the process exits with status 0. A second
+   signal is not caught.
 """
 
 from __future__ import annotations
 
-import asyncio
+import _thread
 import contextlib
-import json
 import os
 import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from typing import IO, Any
 
-import anyio
-import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import MCPServer
-from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+from wslmcp import __version__
+from wslmcp.catalogue import Dispatch, ServerSpec
+from wslmcp.front_door import FrontDoor
 
-QUOTE_CHARS = 200
-PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
-_MODERN_KEY = types.PROTOCOL_VERSION_META_KEY
+Lifespan = Callable[[], AbstractAsyncContextManager[Dispatch]]
+"""The area's running service: entered once the SDK is loaded, yields the dispatch, and on exit
+shuts the service down."""
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-def quote(value: object, limit: int = QUOTE_CHARS) -> str:
-    """``value`` as JSON (ASCII, so lone surrogates are escapes), cut to ``limit`` characters."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=True, default=str)
-    text = text.encode("ascii", "backslashreplace").decode("ascii")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+class _Stopped(Exception):
+    """SIGTERM, SIGINT or a quiet end of input while the server was still loading."""
 
 
-def error_line(request_id: object, code: int, message: str) -> str:
-    """One JSON-RPC error response, ASCII-only (an id may hold a lone surrogate)."""
-    frame = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return json.dumps(frame, ensure_ascii=True, separators=(",", ":"))
+class _Wire:
+    """The client's end: whole lines, written by one thread at a time."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._lock = threading.Lock()
+
+    def write(self, line: str) -> None:
+        view = memoryview((line + "\n").encode("utf-8"))
+        with self._lock:
+            while view:
+                view = view[os.write(self._fd, view) :]
 
 
-@dataclass(frozen=True)
-class Forward:
-    """A message the SDK accepts: hand it to the server."""
+class _Inbox:
+    """Input lines for the serving phase, in order; ``b""`` is the end, and after ``stop`` every
+    ``get`` is the end at once (what is still queued is not read)."""
 
-    message: types.JSONRPCMessage
+    def __init__(self) -> None:
+        self._lines: deque[bytes] = deque()
+        self._ready = threading.Condition()
+        self._stopped = False
 
+    def put(self, line: bytes) -> None:
+        with self._ready:
+            self._lines.append(line)
+            self._ready.notify()
 
-@dataclass(frozen=True)
-class Answer:
-    """Lines to write back in place of the server (the server never sees the input)."""
+    def get(self) -> bytes:
+        with self._ready:
+            self._ready.wait_for(lambda: self._stopped or bool(self._lines))
+            return b"" if self._stopped else self._lines.popleft()
 
-    lines: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Drop:
-    """Nothing to answer (a malformed notification or reply); ``reason`` goes to stderr."""
-
-    reason: str
-
-
-Judgement = Forward | Answer | Drop
-
-
-def _valid_id(value: object) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
+    def stop(self) -> None:
+        with self._ready:
+            self._stopped = True
+            self._ready.notify_all()
 
 
-def lone_surrogate(value: object, where: str = "") -> str | None:
-    """The path of the first string (or key) holding a lone surrogate, else ``None``."""
-    if isinstance(value, str):
-        return where if any("\ud800" <= ch <= "\udfff" for ch in value) else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            path = f"{where}.{key}" if where else str(key)
-            if lone_surrogate(key) is not None:
-                return path
-            found = lone_surrogate(item, path)
-            if found is not None:
-                return found
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            found = lone_surrogate(item, f"{where}[{i}]")
-            if found is not None:
-                return found
-    return None
+def _is_request(line: bytes) -> bool:
+    """Could ``line`` be a request (something that waits for an answer)? Errs towards yes."""
+    return b'"id"' in line
 
 
-def _first_fault(exc: ValidationError) -> str:
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err.get("loc", ()) if not isinstance(p, int))
-        if "params" in loc or "method" in loc or "jsonrpc" in loc:
-            field = next(p for p in ("params", "method", "jsonrpc") if p in loc)
-            return f"{field}: {err.get('msg', 'invalid')}"
-    return "not a JSON-RPC 2.0 request"
+class _Reader:
+    """Reads stdin on a daemon thread (a blocked read never holds up exit). Until ``hand_over``
+    the front door answers what it can and the rest is parked; after it every line goes to the
+    inbox. ``quiet_end`` is called when the input ends (or the client is gone) with no request
+    parked."""
 
+    def __init__(
+        self, stream: IO[bytes], door: FrontDoor, wire: _Wire, inbox: _Inbox, quiet_end: Callable[[], None]
+    ) -> None:
+        self._stream, self._door, self._wire, self._inbox = stream, door, wire, inbox
+        self._quiet_end = quiet_end
+        self._lock = threading.Lock()
+        self._parked: list[bytes] | None = []
+        self._waiting = False
 
-def _judge_object(frame: dict[str, Any], exc: ValidationError) -> Judgement:
-    has_id = "id" in frame
-    if "method" not in frame or not has_id:
-        return Drop(f"malformed JSON-RPC notification or reply ignored: {quote(frame)}")
-    if not _valid_id(frame["id"]):
-        return Answer(
-            (
-                error_line(
-                    None,
-                    INVALID_REQUEST,
-                    f"Invalid Request: id must be a string or a number, got {quote(frame['id'])}",
-                ),
-            )
-        )
-    rid = frame["id"]
-    where = lone_surrogate({k: v for k, v in frame.items() if k != "id"})
-    if where is not None:
-        message = (
-            f"Invalid params: {where} holds a lone UTF-16 surrogate, which is not valid Unicode "
-            "(send surrogate pairs whole)"
-        )
-        return Answer((error_line(rid, INVALID_PARAMS, message),))
-    return Answer((error_line(rid, INVALID_REQUEST, f"Invalid Request: {quote(_first_fault(exc))}"),))
+    def start(self) -> None:
+        threading.Thread(target=self._pump, name="wslmcp-stdin", daemon=True).start()
 
+    def _pump(self) -> None:
+        with self._stream:
+            while True:
+                try:
+                    line = self._stream.readline()
+                except (OSError, ValueError):
+                    line = b""
+                with self._lock:
+                    if self._parked is not None:
+                        self._at_the_door(line)
+                    else:
+                        self._inbox.put(line)
+                if not line:
+                    return
 
-def judge(line: str) -> Judgement | None:
-    """What to do with one input line (``None``: a blank line, nothing to do)."""
-    if not line.strip():
-        return None
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValidationError as exc:
-        refused = exc
-    else:
-        if isinstance(message, types.JSONRPCNotification) and '"id"' in line:
-            frame = json.loads(line)  # the SDK reads a request with a bad id as a notification
-            if isinstance(frame, dict) and "id" in frame:
-                bad = f"Invalid Request: id must be a string or a number, got {quote(frame['id'])}"
-                return Answer((error_line(None, INVALID_REQUEST, bad),))
-        return Forward(message)
-    try:
-        frame = json.loads(line)
-    except ValueError:  # includes RecursionError-free decode errors
-        return Answer((error_line(None, PARSE_ERROR, f"Parse error: not JSON: {quote(line)}"),))
-    except RecursionError:
-        return Answer((error_line(_top_level_id(line), PARSE_ERROR, "Parse error: nested too deeply"),))
-    if isinstance(frame, list):
-        ids = [e["id"] for e in frame if isinstance(e, dict) and "method" in e and _valid_id(e.get("id"))]
-        text = "Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line"
-        return Answer(
-            tuple(error_line(i, INVALID_REQUEST, text) for i in ids)
-            or (error_line(None, INVALID_REQUEST, text),)
-        )
-    if isinstance(frame, dict):
-        return _judge_object(frame, refused)
-    return Answer((error_line(None, INVALID_REQUEST, f"Invalid Request: not an object: {quote(frame)}"),))
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _top_level_id(line: str) -> object:
-    """The ``id`` member of the object ``line`` holds, found without decoding what is nested (a frame
-    too deep to decode still names the request it answers); ``None`` when there is none to find."""
-    depth, i, key, n = 0, 0, None, len(line)
-    while i < n:
-        c = line[i]
-        if c == '"':
+    def _at_the_door(self, line: bytes) -> None:
+        assert self._parked is not None
+        if line:
+            answer = self._door.answer(line.decode("utf-8", errors="replace").rstrip("\r\n"))
+            if answer is None:
+                self._parked.append(line)
+                self._waiting = self._waiting or _is_request(line)
+                return
             try:
-                text, end = _DECODER.raw_decode(line, i)
-            except ValueError:
-                return None
-            if depth == 1 and line[end:].lstrip().startswith(":"):
-                key = text
-            i = end
-            continue
-        if c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-        elif c == ":" and depth == 1 and key == "id":
-            try:
-                value, _ = _DECODER.raw_decode(line[i + 1 :].lstrip())
-            except (ValueError, RecursionError):
-                return None
-            return value if _valid_id(value) else None
-        elif c == ",":
-            key = None
-        i += 1
-    return None
+                self._wire.write(answer)
+                return
+            except OSError:
+                line = b""  # the client is gone: as at the end of input
+        self._parked.append(b"")
+        if not self._waiting:
+            self._quiet_end()
 
-
-class Gate:
-    """Requests before the handshake: answered "not initialized" unless they are ``initialize``,
-    ``ping``, carry the per-request envelope, or name a method the server does not serve (which the
-    SDK answers -32601 in any state)."""
-
-    def __init__(self, serves: Callable[[str], bool]) -> None:
-        self._serves = serves
-        self.initialized = False
-
-    def refuse(self, message: types.JSONRPCMessage) -> str | None:
-        if self.initialized or not isinstance(message, types.JSONRPCRequest):
-            return None
-        if message.method in ("initialize", "ping") or not self._serves(message.method):
-            return None
-        meta = (message.params or {}).get("_meta")
-        if isinstance(meta, dict) and _MODERN_KEY in meta:
-            return None
-        return error_line(
-            message.id,
-            INVALID_REQUEST,
-            f"Invalid Request: the session is not initialized; send initialize (then "
-            f"notifications/initialized) before {quote(message.method, 60)}",
-        )
-
-
-def lowlevel(server: Server[Any] | MCPServer) -> Server[Any]:
-    """The low-level server an ``MCPServer`` wraps (the SDK's own ``Client`` reaches it the same way)."""
-    if isinstance(server, MCPServer):
-        inner: Server[Any] = server._lowlevel_server
-        return inner
-    return server
+    def hand_over(self) -> None:
+        """From now on lines go to the inbox, the parked ones first."""
+        with self._lock:
+            for line in self._parked or ():
+                self._inbox.put(line)
+            self._parked = None
 
 
 @contextlib.contextmanager
@@ -275,140 +172,74 @@ def _claimed_std_fds() -> Iterator[tuple[int, int]]:
             os.close(fd)
 
 
-def _start_line_reader(fd: int, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes]) -> None:
-    """A daemon thread that reads lines from ``fd`` and hands each to ``queue`` (``b""`` at EOF), one
-    at a time. It never holds up shutdown: a blocked read dies with the process."""
-    stream = os.fdopen(os.dup(fd), "rb", buffering=1 << 16)
+class _Signals:
+    """SIGTERM and SIGINT end the session: while loading by raising ``_Stopped`` in the main thread,
+    while serving by stopping the inbox. The first one restores the default action, so a second
+    signal is not caught. ``quiet_end`` (any thread) is the same as a signal."""
 
-    def pump() -> None:
-        with stream:
-            while True:
-                try:
-                    line = stream.readline()
-                except (OSError, ValueError):
-                    line = b""
-                try:
-                    asyncio.run_coroutine_threadsafe(queue.put(line), loop).result()
-                except RuntimeError:  # the loop is gone
-                    return
-                if not line:
-                    return
+    def __init__(self) -> None:
+        self.inbox: _Inbox | None = None
+        self._previous: dict[signal.Signals, Any] = {}
 
-    threading.Thread(target=pump, name="wslmcp-stdin", daemon=True).start()
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-@contextlib.asynccontextmanager
-async def _stop_on_signals(stop: asyncio.Event) -> AsyncIterator[None]:
-    loop = asyncio.get_running_loop()
-    installed: list[signal.Signals] = []
-    if sys.platform != "win32":
+    def _on_signal(self, signum: int, frame: object) -> None:
         for sig in _SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        if self.inbox is None:
+            raise _Stopped
+        self.inbox.stop()
 
-            def on_signal(sig: signal.Signals = sig) -> None:
-                stop.set()
-                loop.remove_signal_handler(sig)  # a second signal has its default effect
+    def quiet_end(self) -> None:
+        _thread.interrupt_main(signal.SIGTERM)
 
-            loop.add_signal_handler(sig, on_signal)
-            installed.append(sig)
-    try:
-        yield
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        for sig in _SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._on_signal)
+        try:
+            yield
+        finally:
+            for sig, handler in self._previous.items():
+                signal.signal(sig, handler)
 
 
-async def serve(server: Server[Any] | MCPServer, *, log: Callable[[str], None] | None = None) -> None:
-    """Serve ``server`` over this process's stdin and stdout until EOF, SIGTERM or SIGINT. ``log``
-    receives what is dropped without an answer (default: a line on stderr)."""
-    inner = lowlevel(server)
-    note = log or (lambda text: sys.stderr.write(f"wslmcp: {text}\n"))
-    gate = Gate(lambda method: inner.get_request_handler(method) is not None)
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    lines: asyncio.Queue[bytes] = asyncio.Queue(maxsize=1)
-    to_server: MemoryObjectSendStream[SessionMessage | Exception]
-    from_client: MemoryObjectReceiveStream[SessionMessage | Exception]
-    to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    to_client: MemoryObjectSendStream[SessionMessage]
-    from_server: MemoryObjectReceiveStream[SessionMessage]
-    to_client, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-    out_send, out_recv = anyio.create_memory_object_stream[str](64)
-    answered: dict[types.RequestId, asyncio.Event] = {}
+def _stderr_note(text: str) -> None:
+    sys.stderr.write(f"wslmcp: {text}\n")
 
-    async def next_line() -> bytes:
-        if stop.is_set():
-            return b""
-        get = asyncio.ensure_future(lines.get())
-        halt = asyncio.ensure_future(stop.wait())
-        done, _ = await asyncio.wait({get, halt}, return_when=asyncio.FIRST_COMPLETED)
-        halt.cancel()
-        if get in done:
-            return get.result()
-        get.cancel()
-        return b""
 
-    reader_out, relay_out = out_send.clone(), out_send.clone()
-    out_send.close()  # the reader and the relay hold clones; the writer ends when both are done
+def run(spec: ServerSpec, start: Callable[[], Lifespan], *, note: Callable[[str], None] | None = None) -> int:
+    """Serve ``spec`` over this process's stdio until EOF, SIGTERM or SIGINT. ``start`` builds the
+    area's service (the slow part, run while the front door answers) and returns its lifespan.
+    ``note`` receives what is dropped without an answer (default: a line on stderr)."""
+    say = note or _stderr_note
+    signals = _Signals()
+    with _claimed_std_fds() as (wire_in, wire_out), signals.installed():
+        wire, inbox = _Wire(wire_out), _Inbox()
+        door = FrontDoor(spec, __version__)
+        stream = os.fdopen(os.dup(wire_in), "rb", buffering=1 << 16)
+        reader = _Reader(stream, door, wire, inbox, signals.quiet_end)
+        try:
+            reader.start()
+            lifespan = start()
+            from wslmcp import serving  # the MCP SDK: most of the start-up time
 
-    async def read_client() -> None:
-        async with to_server, reader_out as out:
-            while raw := await next_line():
-                verdict = judge(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-                if verdict is None:
-                    continue
-                if isinstance(verdict, Drop):
-                    note(verdict.reason)
-                    continue
-                if isinstance(verdict, Answer):
-                    for text in verdict.lines:
-                        await out.send(text)
-                    continue
-                message = verdict.message
-                refusal = gate.refuse(message)
-                if refusal is not None:
-                    await out.send(refusal)
-                    continue
-                await to_server.send(SessionMessage(message))
-                if isinstance(message, types.JSONRPCRequest) and message.method == "initialize":
-                    done = answered.setdefault(message.id, asyncio.Event())
-                    halt = asyncio.ensure_future(stop.wait())
-                    wait_done = asyncio.ensure_future(done.wait())
-                    await asyncio.wait({halt, wait_done}, return_when=asyncio.FIRST_COMPLETED)
-                    halt.cancel()
-                    wait_done.cancel()
-                    answered.pop(message.id, None)
+            reader.hand_over()
+            signals.inbox = inbox
+        except _Stopped:
+            return 0
+        serving.quiet_sdk_log(say)
+        opening = door.opening_for_sdk()
 
-    async def relay_server() -> None:
-        async with from_server, relay_out as out:
-            async for item in from_server:
-                message = item.message
-                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-                    event = answered.get(message.id) if message.id is not None else None
-                    if event is not None:
-                        gate.initialized = gate.initialized or isinstance(message, types.JSONRPCResponse)
-                        event.set()
-                await out.send(message.model_dump_json(by_alias=True, exclude_unset=True))
+        async def session() -> None:
+            async with lifespan() as dispatch:
+                server = serving.build_server(spec, dispatch, note=say)
+                await serving.serve(server, inbox, wire, opening=opening, note=say)
 
-    with _claimed_std_fds() as (wire_in, wire_out):
-        _start_line_reader(wire_in, loop, lines)
+        import anyio
 
-        async def write_client() -> None:
-            async with out_recv:
-                async for text in out_recv:
-                    try:
-                        await anyio.to_thread.run_sync(_write_all, wire_out, (text + "\n").encode("utf-8"))
-                    except (BrokenPipeError, OSError):
-                        stop.set()  # the client is gone: end as at EOF
-                        return
-
-        async with _stop_on_signals(stop), anyio.create_task_group() as tg:
-            tg.start_soon(write_client)
-            tg.start_soon(relay_server)
-            tg.start_soon(read_client)
-            await inner.run(from_client, to_client, inner.create_initialization_options())
+        try:
+            anyio.run(session)
+        except KeyboardInterrupt:  # Windows: Ctrl+C arrives as an exception
+            pass
+        finally:
+            inbox.stop()
+        return 0

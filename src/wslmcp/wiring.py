@@ -325,6 +325,7 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         shell_env={**({} if environ is None else environ), **shell_env(sc)},
         interactive=False,
         real_time=False,
+        observe_args=section.args,
     )
 
 

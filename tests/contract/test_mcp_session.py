@@ -80,8 +80,9 @@ def test_results_carry_status_content_and_structured(seen: dict[str, Any]) -> No
 
 
 def test_errors_are_jsonrpc_or_tool_errors(seen: dict[str, Any]) -> None:
-    assert seen["invalid"].status == "jsonrpc_error" and seen["invalid"].error["code"] == -32602
-    assert not seen["invalid"].replay_miss
+    invalid = seen["invalid"]  # the SDK client speaks 2025-11-25: an argument error is a tool error
+    assert invalid.status == "tool_error" and invalid.structured["error"]["code"] == "invalid_arguments"
+    assert not invalid.replay_miss
     unknown = seen["unknown_snapshot"]
     assert unknown.status == "tool_error" and unknown.structured["error"]["code"] == "snapshot_unavailable"
     assert seen["refused"].status == "tool_error"

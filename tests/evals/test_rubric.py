@@ -101,13 +101,6 @@ def test_missing_results_are_graded_from_the_replayed_ones() -> None:
     assert got.status == "fail" and "gw_sh" in got.message
 
 
-def test_shell_tool_names_read_from_source_equal_the_servers_table() -> None:
-    from wslmcp.evals.grading import shell_tools
-    from wslmcp.shell.server import TOOLS
-
-    assert shell_tools() == tuple(TOOLS)
-
-
 def test_the_case_applies_to_the_chosen_investigation() -> None:
     trace = (
         most_cpu("make is the busiest.")  # investigation 1 names the wrong process

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.faults.test_fuzz import TEXT, VALUES, requests
-from wslmcp.stdio import QUOTE_CHARS, Answer, Drop, Forward, judge
+from wslmcp.protocol import QUOTE_CHARS
+from wslmcp.serving import Answer, Drop, Forward, judge
 
 
 @given(st.text(st.characters(categories=["L", "N", "P", "S", "Zs", "Cc", "Cs"]), max_size=80))

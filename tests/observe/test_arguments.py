@@ -12,12 +12,12 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from tests.in_process import observe_server as build_server
 from tests.observe.helpers import ScriptedReader, make_service
-from wslmcp.observe.server import build_server
+from wslmcp import serving
 from wslmcp.observe.tools import parse_call
 
 INVALID: list[tuple[str, str, dict[str, Any]]] = [
-    ("unknown tool", "unknown", {}),
     ("unknown key", "list_resources", {"surprise": 1}),
     ("limit on the summary", "get_system_summary", {"limit": 1}),
     ("max_age_ms on inspect", "inspect_resource", {"snapshot_id": "s", "resource_id": "r", "max_age_ms": 0}),
@@ -70,16 +70,23 @@ VALID: list[tuple[str, str, dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(("tool", "args"), [(t, a) for _, t, a in INVALID], ids=[n for n, _, _ in INVALID])
-async def test_invalid_arguments_are_jsonrpc_invalid_params_before_collection(
+async def test_invalid_arguments_are_refused_before_collection_in_both_protocol_forms(
     tool: str, args: dict[str, Any]
 ) -> None:
+    """From 2025-11-25 on a tool error coded invalid_arguments (the SDK client speaks a later
+    revision), and JSON-RPC -32602 before it; nothing is collected either way."""
     reader = ScriptedReader()
     service, _ = make_service(reader)
     async with Client(build_server(service)) as client:
-        with pytest.raises(MCPError) as err:
-            await client.call_tool(tool, args)
-    assert err.value.code == -32602
+        result = await client.call_tool(tool, args)
+    assert result.is_error is True
+    message = result.content[0].text
+    assert message.startswith(f"invalid arguments for {tool}: ")
+    assert result.structured_content == {"error": {"code": "invalid_arguments", "message": message}}
     assert reader.reads == 0
+    with pytest.raises(MCPError) as err:
+        serving.invalid_arguments(tool, message, "2025-06-18")
+    assert err.value.code == -32602
 
 
 @pytest.mark.parametrize(("tool", "args"), [(t, a) for _, t, a in VALID], ids=[n for n, _, _ in VALID])
@@ -95,3 +102,13 @@ def test_missing_arguments_object_is_an_empty_one() -> None:
 def test_parent_selects_children_like_list_children() -> None:
     call = parse_call("list_resources", {"snapshot_id": "s", "parent": "r", "limit": 3})
     assert (call.resource_id, call.listing.limit) == ("r", 3)
+
+
+async def test_an_unknown_tool_is_jsonrpc_invalid_params() -> None:
+    reader = ScriptedReader()
+    service, _ = make_service(reader)
+    async with Client(build_server(service)) as client:
+        with pytest.raises(MCPError) as err:
+            await client.call_tool("unknown", {})
+    assert err.value.code == -32602 and "unknown" in err.value.message
+    assert reader.reads == 0

@@ -14,10 +14,11 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
 from wslmcp.boundaries.process import Exchange, Stdin
 from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport
+from wslmcp.catalogue import Reply
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
-from wslmcp.shell.replies import Reply, render
+from wslmcp.shell.replies import render
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 

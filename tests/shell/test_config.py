@@ -192,7 +192,7 @@ def test_check_with_the_local_transport_probes_and_prints_ok() -> None:
     assert lines[0].startswith(f"Checking Ubuntu  →  {getpass.getuser()}@Ubuntu  (transport: local)")
     ok = next(line for line in lines if line.startswith("  OK      uid="))
     assert ok.endswith("ms)")
-    assert "distro: Running" in done.stdout and "kernel " in done.stdout
+    assert "this machine: running, local Linux (not WSL)" in done.stdout and "kernel " in done.stdout
     assert done.stderr == ""
 
 

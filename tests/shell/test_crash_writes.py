@@ -199,12 +199,14 @@ def test_an_interrupted_write_leaves_the_target_intact_and_no_temp_file(
     for temp in seen:
         _no_survivors(temp.name)  # the call's scripts are gone (they name their temp file)
     assert target.read_bytes() == b"the original target"
+    if tool == "wsl_upload" and how == "kill":
+        assert _ours(dirs["remote"]) == []  # the distro-side script removed its partial file itself
     after = Server(dirs["state"], dirs["local"])  # startup reclaims what a killed server left
     try:
+        after.call("wsl_list_sessions", {})
+        assert after.result()["isError"] is False  # it serves, so its startup has run
         assert _ours(dirs["local"]) == [] and _ours(dirs["remote"]) == []
         assert target.read_bytes() == b"the original target"
-        after.call("wsl_list_sessions", {})
-        assert after.result()["isError"] is False  # and it serves
     finally:
         assert after.close() == 0
     assert list(dirs["state"].rglob("*.jsonl")) == []  # reclaimed ledgers removed; the last one closed empty

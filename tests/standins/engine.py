@@ -44,6 +44,7 @@ class EngineStandin:
     ) -> None:
         self.socket_path = socket_path
         self.recording = EngineRecording("engine-standin", root or socket_path.parent, items)
+        self.items = items  # the stand-in's own keys (``wire``, ``chunked``) beside each record
         self.api_version = api_version
         self.min_api_version = min_api_version
         self.tick_s = tick_s
@@ -126,7 +127,7 @@ class EngineStandin:
             elapsed = time.monotonic() - self._started
             ticks = 1 if query.get("one-shot") == "true" else 2
             await asyncio.sleep(self.tick_s - elapsed % self.tick_s + (ticks - 1) * self.tick_s)
-        wire = answer.item.get("wire")
+        wire = self.items[answer.index].get("wire")
         if wire in ("stall_body", "truncated_body"):
             body = b'{"Titles":["PID"],"Processes":[["1"],["2"],["3"]]}\n' * 100
             head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -150,7 +151,7 @@ class EngineStandin:
             answer.body_bytes(),
             headers.pop("content-type"),
             headers,
-            chunked=bool(answer.item.get("chunked", False)),
+            chunked=bool(self.items[answer.index].get("chunked", False)),
         )
 
     async def _send(

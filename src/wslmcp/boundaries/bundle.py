@@ -80,6 +80,8 @@ class Host:
                        replay's virtual clock only moves when the replay moves it)
     ``cache_dir``      where derived data may be kept between runs (the profiler's token ranks),
                        or ``None`` (a replay keeps nothing)
+    ``observe_args``   the observe server's startup options a scenario states (``observe.args``),
+                       applied under the command line's own
     """
 
     platform: str
@@ -92,3 +94,4 @@ class Host:
     interactive: bool = False
     real_time: bool = False
     cache_dir: str | None = None
+    observe_args: tuple[str, ...] = ()

@@ -164,9 +164,10 @@ def _cause(exc: BaseException) -> str:
 PRELOAD = (
     "wslmcp.cli",
     "wslmcp.observe.cli",
-    "wslmcp.observe.server",
+    "wslmcp.observe.handlers",
     "wslmcp.shell.cli",
-    "wslmcp.shell.server",
+    "wslmcp.shell.handlers",
+    "wslmcp.serving",
 )
 
 

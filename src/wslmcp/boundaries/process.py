@@ -39,9 +39,10 @@ Stdin = bytes | ByteSource | ByteStream | None
 class Looks:
     """The moments a caller reads a live call: one whose stdout it takes through ``stdout_sink``
     while the call runs (a background process). The caller calls ``look()`` each time it is about
-    to read what it has been given, and sets ``ended`` to the call's exchange once it has it.
+    to read what it has been given; the adapter running the call sets ``ended`` to its exchange as it
+    returns (the caller sets it when the call fails or is cancelled).
 
-    Real adapters ignore it. A recording hooks ``look`` to note, at each look (``count`` is its
+    A recording hooks ``look`` to note, at each look (``count`` is its
     number, from 1), how many stdout bytes had passed and whether ``ended`` was set; a replay hooks it
     to hand over exactly that much (and the end) by the same look, so what the caller reads at each
     look is what it read when recorded. A hook may come after the first looks (the call starts
@@ -292,7 +293,7 @@ async def run_process(
         group.close()
     out, out_total = bytes(out_cap.kept), out_cap.total
     err, err_total = bytes(err_cap.kept), err_cap.total
-    return Exchange(
+    exchange = Exchange(
         argv=tuple(argv),
         stdout=out,
         stderr=err,
@@ -304,3 +305,6 @@ async def run_process(
         overflowed=overflowed,
         killed=killed,
     )
+    if streams.looks is not None:
+        streams.looks.ended = exchange
+    return exchange

@@ -59,35 +59,9 @@ def observe_tools() -> tuple[str, ...]:
 
 
 def shell_tools() -> tuple[str, ...]:
-    """The shell server's tool names, as its ``TOOLS`` table lists them. Read from the module's
-    source rather than imported: importing it loads the MCP SDK (most of a second), which grading
-    without replay must not pay. Falls back to the import when the table cannot be found."""
-    import ast
-    import importlib.util
+    from wslmcp.shell.tools import TOOLS
 
-    found = importlib.util.find_spec("wslmcp.shell.server")
-    try:
-        assert found is not None and found.origin is not None
-        tree = ast.parse(Path(found.origin).read_text(encoding="utf-8"))
-        for node in tree.body:
-            if (
-                isinstance(node, ast.AnnAssign)
-                and isinstance(node.target, ast.Name)
-                and node.target.id == "TOOLS"
-            ):
-                assert isinstance(node.value, ast.Dict)
-                names = tuple(
-                    k.value
-                    for k in node.value.keys
-                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                )
-                if names:
-                    return names
-    except (AssertionError, OSError, SyntaxError):
-        pass
-    from wslmcp.shell.server import TOOLS
-
-    return tuple(TOOLS)
+    return tuple(t.name for t in TOOLS)
 
 
 def _error(job: Job, message: str, fmt: str | None = None) -> dict[str, Any]:

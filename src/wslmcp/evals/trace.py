@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wslmcp.boundaries.mcp_session import ToolAnswer
+from wslmcp.catalogue import INVALID_ARGUMENTS, INVALID_ARGUMENTS_LEAD
+from wslmcp.protocol import INVALID_PARAMS
 
 SCHEMA = "wslmcp-trace/1"
 STATUSES = ("ok", "tool_error", "jsonrpc_error", "client_error", "missing")
@@ -37,6 +39,17 @@ class Result(ToolAnswer):
         return "\n".join(
             str(b.get("text", "")) for b in self.content if isinstance(b, dict) and b.get("type") == "text"
         )
+
+    @property
+    def rejected_arguments(self) -> bool:
+        """The server refused the call's arguments, in either protocol form: JSON-RPC -32602 (before
+        2025-11-25), or a tool error coded ``invalid_arguments`` (its text, where a client kept
+        only that, starts with ``catalogue.INVALID_ARGUMENTS_LEAD``)."""
+        if self.status == "jsonrpc_error":
+            return self.code == INVALID_PARAMS
+        if self.status != "tool_error":
+            return False
+        return self.code == INVALID_ARGUMENTS or self.text.startswith(INVALID_ARGUMENTS_LEAD)
 
     @property
     def code(self) -> str | int | None:

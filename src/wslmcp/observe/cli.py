@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -20,9 +19,9 @@ def main(argv: Sequence[str]) -> int:
     if options.help:
         sys.stdout.write(HELP)
         return 0
-    from wslmcp import wiring
-    from wslmcp.observe.assembly import build_service, windows_native
-    from wslmcp.observe.server import serve_stdio
+    from wslmcp import stdio, wiring
+    from wslmcp.observe.assembly import windows_native
+    from wslmcp.observe.tools import SERVER
     from wslmcp.scenario.manifest import ScenarioError
 
     try:
@@ -30,6 +29,12 @@ def main(argv: Sequence[str]) -> int:
     except (ScenarioError, OSError) as exc:
         print(f"wslmcp observe: error: {exc}", file=sys.stderr)
         return 2
+    if wired.host.observe_args:
+        try:
+            options = parse_options(argv, wired.host.observe_args)
+        except UsageError as exc:
+            print(f"wslmcp observe: error: the scenario's observe.args: {exc}", file=sys.stderr)
+            return 2
     if options.distro is not None and not windows_native(wired.host):
         print(
             "wslmcp observe: error: --distro is only supported on Windows (inside WSL the primary "
@@ -37,15 +42,12 @@ def main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
-    import anyio
+    def start() -> stdio.Lifespan:
+        from wslmcp.observe.assembly import build_service
+        from wslmcp.observe.handlers import running
 
-    async def serve() -> None:
-        await serve_stdio(build_service(wired.boundaries, wired.host, options))
+        service = build_service(wired.boundaries, wired.host, options)
+        return lambda: running(service)
 
-    try:
-        anyio.run(serve)
-    except KeyboardInterrupt:
-        return 130
-    return 0
+    return stdio.run(SERVER, start)

@@ -5,8 +5,8 @@ Hand-written on purpose, not on ``wslmcp.cliargs`` (argparse): the errors are th
 and argparse cannot say it: it accepts a repeated flag silently, reports ``--interval-ms`` without
 a value as "expected one argument", ``--wsl-only=yes`` as "ignored explicit argument", gathers
 unknown words into one "unrecognized arguments" line after converting the known ones (so
-``extra --interval-ms 99`` would blame the interval, not ``extra``), refuses a value that starts
-with ``-``, and lets ``-h`` combine with other options.
+``extra --interval-ms 99`` would blame the interval, not ``extra``) and refuses a value that starts
+with ``-``. ``--help`` anywhere prints the help.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ options:
   --no-wslc              do not collect WSL containers (WSLC)
   --distro NAME          primary WSL distribution (Windows only; default: WSL's default)
   --replay SCENARIO_DIR  serve a recorded scenario instead of this machine
-  -h, --help             show this help (alone) and exit
+  -h, --help             show this help and exit
 
 tools: get_system_summary, list_resources, inspect_resource, list_children.
 Snapshots: 4 kept, 60-second retention from collection completion; latest reads accept a
@@ -55,10 +55,16 @@ class Options:
     help: bool = False
 
 
-def parse_options(argv: Sequence[str]) -> Options:
+def parse_options(argv: Sequence[str], stated: Sequence[str] = ()) -> Options:
+    """``argv`` as options; ``stated`` (a scenario's ``observe.args``) fills what ``argv`` leaves out."""
     args = list(argv)
-    if args in (["--help"], ["-h"]):
+    if "--help" in args or "-h" in args:
         return Options(help=True)
+    return Options(**{**_given(stated), **_given(args)})  # type: ignore[arg-type]
+
+
+def _given(args: Sequence[str]) -> dict[str, object]:
+    """The options ``args`` names explicitly, by field."""
     values: dict[str, object] = {}
     flags = {"--wsl-only": "wsl_only", "--no-docker": "docker", "--no-wslc": "wslc"}
     i = 0
@@ -84,7 +90,7 @@ def parse_options(argv: Sequence[str]) -> Options:
             raise UsageError(f"{name} given more than once")
         values[key] = value
         i += 1
-    return Options(**values)  # type: ignore[arg-type]
+    return values
 
 
 def _value(name: str, text: str) -> object:

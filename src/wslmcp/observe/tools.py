@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from wslmcp.arguments import InvalidArguments, check_enum, check_int, check_string, quoted
+from wslmcp.catalogue import Hints, ServerSpec, ToolSpec
 from wslmcp.observe.model import ENVIRONMENTS, KINDS
 from wslmcp.observe.queries import DEFAULT_LIMIT, ListOptions, SortBy, SortOrder
 
@@ -83,43 +84,95 @@ def _schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any
     }
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    description: str
-    input_schema: dict[str, Any]
+# Read-only; not idempotent: a call may take a new observation, so the answer moves with time.
+_OBSERVES = Hints(read_only=True, destructive=False, idempotent=False, open_world=False)
+_NUMBER = {"type": ["number", "null"]}
+_SNAPSHOT_META = {
+    "type": "object",
+    "properties": {
+        "snapshot_id": {"type": "string"},
+        "captured_at_unix_ms": {"type": "integer"},
+        "sample_window_ms": {"type": "integer"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "resource_id_scope": {"type": "string"},
+        "cpu_scope": {"type": "string"},
+    },
+    "required": ["snapshot_id", "captured_at_unix_ms", "warnings"],
+}
+_USAGE_ROW = {
+    "type": "object",
+    "properties": {
+        "resource_id": {"type": "string"},
+        "parent_ids": {"type": "array", "items": {"type": "string"}},
+        "cores_used": _NUMBER,
+        "usage": {"type": "object"},
+    },
+    "required": ["resource_id", "parent_ids", "usage"],
+}
+_SUMMARY = {
+    "type": "object",
+    "properties": {
+        "host_logical_cpu_count": {"type": ["integer", "null"]},
+        "host_cpu_percent": _NUMBER,
+        "cpu_breakdown": {"type": ["object", "null"]},
+        "cpu_overlap_unresolved": {"type": "boolean"},
+        "host_memory": {"type": ["object", "null"]},
+        "environments": {"type": "object"},
+    },
+}
 
+
+def _answer_schema(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``{snapshot, data}``: every successful answer (errors are ``{"error": {code, message}}``)."""
+    return {
+        "type": "object",
+        "properties": {"snapshot": _SNAPSHOT_META, "data": dict(data)},
+        "required": ["snapshot", "data"],
+    }
+
+
+_ROWS = {"type": "array", "items": _USAGE_ROW}
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_system_summary",
+        "Summarise host CPU and memory",
         "Start CPU/memory diagnosis here. Returns observed host CPU/memory, per-environment "
         "(windows, wsl, wslc, docker) CPU/memory and snapshot metadata. Environment and host usage "
         "overlap: do not sum them. null means not observed, not zero. Memory usage alone does not "
         "show paging, disk I/O or memory pressure. Pass max_age_ms=0 for a fresh observation, then "
         "reuse the returned snapshot_id.",
         _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE}, []),
+        _answer_schema(_SUMMARY),
+        _OBSERVES,
     ),
     ToolSpec(
         "list_resources",
+        "List resources by CPU or memory",
         "Find processes, applications, containers or infrastructure by CPU or memory, with filters "
         "(applied before sort and limit) and a limit (default 30). Reuse snapshot_id for follow-ups: "
         "resource IDs belong to that observation. Use the returned hierarchy (parent_ids, "
         "list_children) for attribution; never infer container membership from names or source "
         "labels. 'parent' (with snapshot_id) lists that resource's immediate children.",
         _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE, "parent": _PARENT, **_LISTING}, []),
+        _answer_schema(_ROWS),
+        _OBSERVES,
     ),
     ToolSpec(
         "inspect_resource",
+        "Inspect one resource",
         "Inspect one resource found by list_resources or list_children. Pass its resource_id "
         "together with the same snapshot_id it came from.",
         _schema(
             {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID},
             ["snapshot_id", "resource_id"],
         ),
+        _answer_schema(_USAGE_ROW),
+        _OBSERVES,
     ),
     ToolSpec(
         "list_children",
+        "List a resource's children",
         "Drill into a container's, application's or host's immediate observed children. Pass the "
         "parent's resource_id and the same snapshot_id. Child usage overlaps the parent's: do not "
         "add them. An empty list means no children were observed.",
@@ -127,8 +180,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID, **_LISTING},
             ["snapshot_id", "resource_id"],
         ),
+        _answer_schema(_ROWS),
+        _OBSERVES,
     ),
 )
+SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS)
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 
 

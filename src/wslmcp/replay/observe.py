@@ -19,13 +19,17 @@ import anyio
 from mcp.shared.exceptions import MCPError
 
 from wslmcp import wiring
+from wslmcp.catalogue import INVALID_ARGUMENTS
 from wslmcp.observe.assembly import build_service
+from wslmcp.observe.handlers import dispatch
 from wslmcp.observe.options import parse_options
-from wslmcp.observe.server import build_server
+from wslmcp.observe.tools import SERVER
+from wslmcp.protocol import INVALID_PARAMS
 from wslmcp.replay.client import connect
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import ObserveSection, read_section
+from wslmcp.serving import build_server
 
 KIND = "observe-tools"
 _REF = re.compile(r"\{\{(snapshot|resource):(\d+)(?::(\d+))?\}\}")
@@ -44,13 +48,17 @@ def _resolve(value: Any, answers: Sequence[Mapping[str, Any]]) -> Any:
     return value
 
 
+REFUSED_ARGUMENTS = {"jsonrpc_error": INVALID_PARAMS}
+"""How an expected file states a call refused for its arguments, in either protocol form."""
+
+
 async def drive(
     scenario: Scenario, args: Sequence[str], calls: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     """Answers to ``calls`` from a replaying server, each ``{"result": ..., "is_error": bool}`` or
     ``{"jsonrpc_error": code}``. The text block must equal structuredContent, or this raises."""
     run = wiring.replaying(scenario)
-    server = build_server(build_service(run.boundaries, run.host, parse_options(args)))
+    server = build_server(SERVER, dispatch(build_service(run.boundaries, run.host, parse_options(args))))
     answers: list[dict[str, Any]] = []
     async with connect(server) as client:
         for call in calls:
@@ -59,6 +67,12 @@ async def drive(
                 res = await client.call_tool(call["tool"], arguments)
             except MCPError as exc:
                 answers.append({"jsonrpc_error": exc.code})
+                continue
+            if (
+                res.is_error
+                and (res.structured_content or {}).get("error", {}).get("code") == INVALID_ARGUMENTS
+            ):
+                answers.append(REFUSED_ARGUMENTS)  # the 2025-11-25 form of the same refusal
                 continue
             text = res.content[0].text if res.content and res.content[0].type == "text" else None
             if text is None or json.loads(text) != res.structured_content:

@@ -85,8 +85,10 @@ async def record_shell(
 ) -> list[dict[str, Any]]:
     """Run ``calls`` through the shell server over the recording wsl.exe; writes the exchanges, the
     expected replies and the ``shell`` section, and commits. Returns one ``{is_error, text}`` per call."""
+    from wslmcp.serving import build_server
     from wslmcp.shell.assembly import assemble
-    from wslmcp.shell.server import build_server
+    from wslmcp.shell.handlers import dispatch
+    from wslmcp.shell.tools import SERVER
 
     env = server_env(environ)
     try:
@@ -94,7 +96,7 @@ async def record_shell(
             writer, {**environ, **env, "WSLMCP_SHELL_TRANSPORT": "wsl.exe"}, start_wall
         )
         service = assemble(run.boundaries, run.host, quiet=True).service
-        server = build_server(service)
+        server = build_server(SERVER, dispatch(service))
         replies: list[dict[str, Any]] = []
         async with connect(server) as client:
             for call in calls:

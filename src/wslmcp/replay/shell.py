@@ -55,13 +55,15 @@ async def replay_calls(
 ) -> list[dict[str, Any]]:
     """Run the scenario's calls through the server; returns one ``{is_error, text}`` per call.
     A call that crashed the tool appends its exception to ``crashed``."""
+    from wslmcp.serving import build_server
     from wslmcp.shell.assembly import assemble
-    from wslmcp.shell.server import build_server
+    from wslmcp.shell.handlers import dispatch
+    from wslmcp.shell.tools import SERVER
 
     _, calls = _calls(scenario)
     run = wiring.replaying(scenario)
     service = assemble(run.boundaries, run.host).service
-    server = build_server(service)
+    server = build_server(SERVER, dispatch(service))
     replies = []
     async with connect(server) as client:
         for call in calls:

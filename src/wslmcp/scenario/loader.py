@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.scenario.exchanges import ProcessExchange
+from wslmcp.scenario.fields import Fields
 from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError, inside, read_manifest
 
 
@@ -62,6 +64,15 @@ class Scenario:
         if path is None:
             raise ScenarioError(self.root / MANIFEST_NAME, rel, "a path inside the scenario directory")
         return path
+
+    def process_exchanges(self, boundary: str) -> list[ProcessExchange]:
+        """The recorded runs of a program (``exchanges.wsl_exe``, ``exchanges.wslc``), in recorded order."""
+        fields = Fields(self.root / MANIFEST_NAME)
+        items = self.manifest.get("exchanges", {}).get(boundary, [])
+        return [
+            ProcessExchange.read(item, f"exchanges.{boundary}[{i}]", fields, self.root)
+            for i, item in enumerate(items)
+        ]
 
     def procfs_sample(self, entry: TimelineEntry) -> ProcSample:
         spec = entry.data.get("procfs")

@@ -25,6 +25,7 @@ from typing import Any
 from wslmcp import __version__
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.scenario.exchanges import EngineExchange, ProcessExchange
 from wslmcp.scenario.loader import sample_digest
 from wslmcp.scenario.manifest import MANIFEST_NAME, SCHEMA
 
@@ -112,9 +113,9 @@ class ScenarioWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
 
-    def add_exchange(self, boundary: str, item: dict[str, Any]) -> None:
-        """Append one recorded exchange (its stream files already written via ``exchange_file``)."""
-        self._exchanges(boundary).append(item)
+    def add_exchange(self, boundary: str, record: ProcessExchange | EngineExchange) -> None:
+        """Append one recorded exchange (its files already written via ``exchange_file``/``add_file``)."""
+        self._exchanges(boundary).append(record.to_json())
 
     def _exchanges(self, boundary: str) -> list[dict[str, Any]]:
         exchanges: list[dict[str, Any]] = self.manifest.setdefault("exchanges", {}).setdefault(boundary, [])

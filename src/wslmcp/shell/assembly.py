@@ -22,14 +22,22 @@ class Assembly:
     log: Log
 
 
-def assemble(boundaries: Boundaries, host: Host, *, quiet: bool = False) -> Assembly:
-    """Config, transport, guard, runner and service. Raises ConfigError / TransportError.
-    ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL asks for it (``--check`` prints its own)."""
+def assemble(
+    boundaries: Boundaries,
+    host: Host,
+    *,
+    quiet: bool = False,
+    config: ShellConfig | None = None,
+    log: Log | None = None,
+) -> Assembly:
+    """Config (read from the host's shell environment unless given), transport, guard, runner and
+    service. Raises ConfigError / TransportError. ``quiet`` silences the log unless
+    WSL_MCP_LOG_LEVEL asks for it."""
     env = host.shell_env
-    config = load_config(env)
+    config = config or load_config(env)
     if quiet and "WSL_MCP_LOG_LEVEL" not in env:
         config = replace(config, log_level="silent")
-    log = Log(config.log_level, sys.stderr, boundaries.clock)
+    log = log or Log(config.log_level, sys.stderr, boundaries.clock)
     runner = None
     if config.distro is not None:
         transport = boundaries.shell_transport(config.transport, config.distro, config.user)
@@ -43,5 +51,6 @@ def assemble(boundaries: Boundaries, host: Host, *, quiet: bool = False) -> Asse
         log=log,
         local_files=boundaries.local_files,
         audit=audit,
+        plain_linux=host.platform == "linux" and host.distro is None and not host.wsl_reachable,
     )
     return Assembly(config, service, log)

@@ -4,15 +4,19 @@ assembly, then the stdio server or the check."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.shell_transport import TransportError
 from wslmcp.cliargs import parser
 from wslmcp.scenario.manifest import ScenarioError
-from wslmcp.shell.config import VARIABLES, ConfigError
+from wslmcp.shell.config import VARIABLES, ConfigError, ShellConfig
+from wslmcp.shell.log import Log
+
+if TYPE_CHECKING:
+    from wslmcp.wiring import Wired
 
 PROG = "wslmcp shell"
 
@@ -35,53 +39,66 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     p.add_argument("--replay", metavar="DIR", help="serve from a scenario's recorded wsl.exe exchanges")
     args = p.parse_args(list(argv))
     from wslmcp import wiring
-    from wslmcp.shell.assembly import assemble
+    from wslmcp.shell.config import load_config
 
     try:
         wired = wiring.wire(args.replay, environ)
-        assembly = assemble(wired.boundaries, wired.host, quiet=args.check)
-    except (ConfigError, TransportError, ScenarioError) as exc:
+        config = load_config(wired.host.shell_env)
+    except (ConfigError, ScenarioError) as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
         return 1
     if args.check:
-        try:
-            from wslmcp.shell.replies import render_check
-
-            text, ok = render_check(asyncio.run(assembly.service.check()))
-        except Exception as exc:  # e.g. a replayed scenario that did not record the check
-            text, ok = f"  FAILED  {type(exc).__name__}: {exc}", False
-        sys.stdout.write(text + "\n")
-        return 0 if ok else 1
-    log = assembly.log
-    cfg = assembly.config
-    if not cfg.configured:
-        log.warn("no distro is registered; set WSL_DISTRO and restart", env_vars=["WSL_DISTRO"])
-    else:
-        log.info(
-            "shell profile loaded",
-            distro=cfg.distro,
-            user=cfg.user_label,
-            transport=assembly.service.transport_kind,
-            readonly=cfg.policy.readonly,
-            allow_windows=cfg.policy.allow_windows,
-        )
+        return _check(wired, config)
     from wslmcp import stdio
-    from wslmcp.shell.server import build_server
+    from wslmcp.shell.tools import SERVER
 
-    server = build_server(assembly.service)
-    log.info("mcp server ready on stdio", server="wslmcp-shell")
+    log = Log(config.log_level, sys.stderr, wired.boundaries.clock)
 
-    async def run() -> None:
-        await assembly.service.startup()
-        try:
-            await stdio.serve(server, log=log.warn)
-        finally:
-            await assembly.service.shutdown()
+    def start() -> stdio.Lifespan:
+        from wslmcp.shell.assembly import assemble
+        from wslmcp.shell.handlers import running
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run())
+        service = assemble(wired.boundaries, wired.host, config=config, log=log).service
+        _log_start(log, config, service.transport_kind)
+        return lambda: running(service)
+
+    try:
+        status = stdio.run(SERVER, start, note=log.warn)
+    except TransportError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
     log.info("shutting down")
-    return 0
+    return status
+
+
+def _check(wired: Wired, config: ShellConfig) -> int:
+    from wslmcp.shell.assembly import assemble
+    from wslmcp.shell.replies import render_check
+
+    try:
+        assembly = assemble(wired.boundaries, wired.host, quiet=True, config=config)
+        text, ok = render_check(asyncio.run(assembly.service.check()))
+    except TransportError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+    except Exception as exc:  # e.g. a replayed scenario that did not record the check
+        text, ok = f"  FAILED  {type(exc).__name__}: {exc}", False
+    sys.stdout.write(text + "\n")
+    return 0 if ok else 1
+
+
+def _log_start(log: Log, config: ShellConfig, transport_kind: str) -> None:
+    if not config.configured:
+        log.warn("no distro is registered; set WSL_DISTRO and restart", env_vars=["WSL_DISTRO"])
+        return
+    log.info(
+        "shell profile loaded",
+        distro=config.distro,
+        user=config.user_label,
+        transport=transport_kind,
+        readonly=config.policy.readonly,
+        allow_windows=config.policy.allow_windows,
+    )
 
 
 def main(argv: Sequence[str]) -> int:

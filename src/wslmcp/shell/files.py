@@ -8,7 +8,8 @@ resolved) through the guard first.
 Writes are atomic: content goes to a new file beside the target (``mktemp`` in the same
 directory), its size and SHA-256 are verified inside the distro, it takes the target's mode (and
 owner, where permitted), and it is renamed over the target. A failure, timeout or short stdin
-leaves the target as it was and removes the new file. Transfers move up to ``chunk_bytes`` per
+leaves the target as it was and removes the new file; an upload's chunk whose input ends short (the
+server was killed mid-transfer) removes its partial file itself. Transfers move up to ``chunk_bytes`` per
 call, streamed through the call's stdin / stdout a piece at a time, so memory stays bounded whatever
 the chunk or file size; downloads land in a partial file beside the local destination that is
 renamed into place only after the SHA-256 matches.
@@ -103,9 +104,9 @@ trap - EXIT
 """
 )
 
-_APPEND_CHUNK = r"""cat >> "$tmp" || exit 3
+_APPEND_CHUNK = r"""cat >> "$tmp" || {{ rm -f -- "$tmp"; exit 3; }}
 n=$(wc -c < "$tmp")
-[ "$n" = {end} ] || {{ printf 'partial upload holds %s bytes, expected {end}\n' "$n" >&2; exit 3; }}
+[ "$n" = {end} ] || {{ rm -f -- "$tmp"; printf 'partial upload holds %s bytes, expected {end}; removed it\n' "$n" >&2; exit 3; }}
 """
 
 _UPLOAD_FIRST = _TARGET_CHECKS + _CREATE_TEMP + _APPEND_CHUNK

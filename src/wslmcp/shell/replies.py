@@ -1,47 +1,43 @@
-"""The shell tools' reply texts: every ``results`` value rendered as the text (and error flag) a
-tool answers with; the MCP layer renders each operation's result here. The texts are pinned by the
-scenarios' expected replies and the tests."""
+"""The shell tools' answers: every ``results`` value rendered as the text a model reads, the same
+facts as ``structuredContent`` (the shapes ``shell.tools`` declares as output schemas) and the
+error flag. The texts are pinned by the scenarios' expected replies and the tests."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from wslmcp.arguments import quoted
+from wslmcp.catalogue import Reply, error_reply
 from wslmcp.shell.config import ShellConfig
-from wslmcp.shell.execution import CWD_FAILURE
+from wslmcp.shell.execution import CWD_FAILURE, Stream
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
 from wslmcp.shell.processes import View
 from wslmcp.shell.results import (
     Checked,
     Closed,
-    Edited,
     EditMismatch,
+    Edited,
     Failed,
     FileRead,
     Hosts,
     Listed,
     NotSetUp,
     Opened,
-    Processes,
     ProcessOutput,
+    Processes,
     Ran,
     Refusal,
     Result,
     Searched,
+    SessionRow,
     Sessions,
     Stopped,
     Transferred,
     Wrote,
 )
 from wslmcp.shell.status import status_line
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    is_error: bool = False
 
 
 def shown_path(path: str, resolved: str) -> str:
@@ -60,45 +56,40 @@ def format_bytes(n: int) -> str:
 def render(result: Result) -> Reply:
     match result:
         case Refusal(refused):
-            return Reply(refused.render(), True)
+            return error_reply("refused", refused.render())
         case Failed(tool, reason):
-            return Reply(f"{tool} failed: {reason}", True)
+            return error_reply("failed", f"{tool} failed: {reason}")
         case Ran():
-            return Reply(
-                render_exec(
-                    result.outcome,
-                    timeout_ms=result.timeout_ms,
-                    max_chars=result.max_chars,
-                    hard_cap=result.hard_cap,
-                    transport_kind=result.transport_kind,
-                    cwd=result.cwd,
-                    cwd_note=result.cwd_note,
-                )
-            )
+            return Reply(_ran_text(result), _ran(result))
         case Opened():
-            return Reply(_opened(result))
+            return Reply(
+                _opened(result), {"session": result.session, "cwd": result.cwd, "readOnly": result.readonly}
+            )
         case Closed(session):
             return Reply(
-                f"Closed session {session}. Nothing ran in the distro; only this server forgot the directory."
+                f"Closed session {session}. Nothing ran in the distro; only this server forgot the directory.",
+                {"session": session},
             )
         case Sessions():
-            return Reply(_sessions(result))
+            return Reply(
+                _sessions(result), {"sessions": [_session(r) for r in result.rows], "limit": result.limit}
+            )
         case Listed(path, listing):
-            return Reply(render_listing(path, listing))
+            return Reply(render_listing(path, listing), _listed(path, listing))
         case FileRead():
-            return Reply(_read(result))
+            return Reply(_read(result), _file_read(result))
         case Wrote():
             verb = "Appended" if result.append else "Wrote"
             shown = shown_path(result.path, result.resolved)
             return Reply(
-                f"{verb} {format_bytes(result.size)} to {shown} (atomically: a new file was verified and renamed into place)."
+                f"{verb} {format_bytes(result.size)} to {shown} (atomically: a new file was verified and renamed into place).",
+                {
+                    "path": result.path,
+                    "resolved": result.resolved,
+                    "bytes": result.size,
+                    "append": result.append,
+                },
             )
-        case Edited():
-            return Reply(_edited(result))
-        case EditMismatch():
-            return Reply(_mismatch(result), True)
-        case Searched():
-            return Reply(_searched(result))
         case Transferred(direction, t):
             verb, ends = (
                 ("Uploaded", (t.local, t.remote))
@@ -106,18 +97,127 @@ def render(result: Result) -> Reply:
                 else ("Downloaded", (t.remote, t.local))
             )
             return Reply(
-                f"{verb} {format_bytes(t.size)} ({t.size} bytes): {ends[0]} → {ends[1]}\nsha256: {t.sha256}"
+                f"{verb} {format_bytes(t.size)} ({t.size} bytes): {ends[0]} → {ends[1]}\nsha256: {t.sha256}",
+                {"local": t.local, "remote": t.remote, "bytes": t.size, "sha256": t.sha256},
             )
+        case Edited():
+            return Reply(_edited(result), _edited_data(result))
+        case EditMismatch():
+            return Reply(_mismatch(result), _mismatch_data(result), is_error=True)
+        case Searched():
+            return Reply(_searched(result), _searched_data(result))
         case ProcessOutput():
-            return Reply(_process_output(result))
+            return Reply(_process_output(result), _process_output_data(result))
         case Stopped(view, ending):
-            return Reply(_stopped(view, ending.killed, ending.sweep_error, ending.already_ended))
+            return Reply(
+                _stopped(view, ending.killed, ending.sweep_error, ending.already_ended),
+                {**_process_data(view), "signal": ending.signal, "killed": list(ending.killed)},
+            )
         case Processes():
-            return Reply(_processes(result))
-        case NotSetUp():
-            return Reply(SETUP_TEXT)
+            return Reply(_processes(result), _processes_data(result))
+        case NotSetUp(plain_linux):
+            return Reply(LINUX_SETUP_TEXT if plain_linux else SETUP_TEXT, {"configured": False})
         case Hosts():
-            return Reply(_hosts(result))
+            return Reply(_hosts(result), _hosts_data(result))
+
+
+def _ran_text(r: Ran) -> str:
+    text = render_exec(
+        r.outcome,
+        timeout_ms=r.timeout_ms,
+        max_chars=r.max_chars,
+        hard_cap=r.hard_cap,
+        transport_kind=r.transport_kind,
+        cwd=r.cwd,
+        cwd_note=r.cwd_note,
+    )
+    if r.capped_from_ms is None:
+        return text
+    head, _, rest = text.partition("\n")
+    note = f"timeoutMs {r.capped_from_ms} is above this profile's WSL_EXEC_TIMEOUT_MS: capped to {r.timeout_ms}ms."
+    return f"{head}\n{note}\n{rest}"
+
+
+def _stream(stream: Stream) -> dict[str, Any]:
+    return {
+        "text": stream.text,
+        "totalChars": stream.total_chars,
+        "droppedChars": stream.dropped_chars,
+        "bytes": stream.total_bytes,
+    }
+
+
+def _ran(r: Ran) -> dict[str, Any]:
+    o = r.outcome
+    data: dict[str, Any] = {
+        "exitCode": o.exit_code,
+        "durationMs": o.duration_ms,
+        "timedOut": o.timed_out,
+        "timeoutMs": r.timeout_ms,
+        "stdout": _stream(o.stdout),
+        "stderr": _stream(o.stderr),
+        "killed": list(o.killed),
+    }
+    if r.cwd is not None:
+        data["cwd"] = r.cwd
+    if r.capped_from_ms is not None:
+        data["timeoutCappedFromMs"] = r.capped_from_ms
+    return data
+
+
+def _session(row: SessionRow) -> dict[str, Any]:
+    return {
+        "session": row.session,
+        "cwd": row.cwd,
+        "commands": row.commands,
+        "idleS": row.idle_s,
+        "expiresInS": row.left_s,
+        "openedAt": datetime.fromtimestamp(row.opened_wall, UTC).isoformat(timespec="seconds"),
+        "busy": row.busy,
+    }
+
+
+def _listed(path: str, listing: Listing) -> dict[str, Any]:
+    return {
+        "path": path,
+        "resolved": listing.target.resolved,
+        "total": listing.total,
+        "truncated": listing.truncated,
+        "entries": [
+            {"name": e.name, "kind": e.kind, "mode": e.mode, "size": e.size, "mtime": e.mtime}
+            for e in listing.entries
+        ],
+    }
+
+
+def _file_read(r: FileRead) -> dict[str, Any]:
+    data = r.result.data
+    text = data.decode("utf-8", errors="replace")
+    return {
+        "path": r.path,
+        "resolved": r.result.target.resolved,
+        "size": r.result.target.size or len(data),
+        "bytesRead": len(data),
+        "truncated": r.result.truncated,
+        "utf8": _is_utf8(data),
+        "content": text,
+    } | _lines_data(r)
+
+
+def _lines_data(r: FileRead) -> dict[str, Any]:
+    """A ranged read's lines: which were returned, how many the file has, whether it holds more."""
+    lines = r.result.lines
+    if lines is None:
+        return {}
+    return {"firstLine": lines.first, "lastLine": lines.last, "totalLines": lines.total, "cut": r.result.cut}
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _opened(o: Opened) -> str:
@@ -290,6 +390,79 @@ def _searched(r: Searched) -> str:
         lines.append(f"The search was cut short ({r.cut}); narrow the path, glob or pattern.")
     return "\n".join(lines)
 
+def _process_data(v: View) -> dict[str, Any]:
+    return {
+        "process": v.id,
+        "state": v.state,
+        "exitCode": v.exit_code,
+        "runtimeMs": round(v.runtime_s * 1000),
+        "outputBytes": v.output_bytes,
+        "droppedBytes": v.dropped_bytes,
+    }
+
+
+def _process_output_data(r: ProcessOutput) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        **_process_data(r.process),
+        "output": r.read.text,
+        "offset": r.read.offset,
+        "nextOffset": r.read.next_offset,
+        "moreBytes": r.more,
+    }
+    if r.sent is not None:
+        data["sentBytes"] = r.sent
+        data["stdinClosed"] = r.closed_stdin
+    return data
+
+
+def _processes_data(r: Processes) -> dict[str, Any]:
+    return {
+        "processes": [{**_process_data(v), "command": v.command, "lastListing": v.id in r.last} for v in r.rows],
+        "limit": r.limit,
+    }
+
+
+def _edited_data(e: Edited) -> dict[str, Any]:
+    return {
+        "path": e.path,
+        "resolved": e.resolved,
+        "replacements": list(e.counts),
+        "diff": e.diff,
+        "dryRun": e.dry_run,
+        "written": not e.dry_run and bool(e.diff),
+        "bytesBefore": e.size_before,
+        "bytesAfter": e.size_after,
+    }
+
+
+def _mismatch_data(m: EditMismatch) -> dict[str, Any]:
+    x = m.mismatch
+    code = "no_match" if x.found == 0 else "match_count"
+    near = x.near
+    return {
+        "error": {"code": code, "message": _mismatch(m)},
+        "edit": x.index,
+        "matches": x.found,
+        "expected": x.expected,
+        "lines": list(x.lines),
+        "nearMiss": None
+        if near is None
+        else {"line": near.line, "similarity": near.similarity, "text": near.text, "diff": near.diff},
+    }
+
+
+def _searched_data(r: Searched) -> dict[str, Any]:
+    return {
+        "path": r.root,
+        "matches": [
+            {"path": m.path, "line": m.line, "text": m.text, "before": list(m.before), "after": list(m.after)}
+            for m in r.matches
+        ],
+        "found": r.found,
+        "truncated": r.truncated,
+        "nextOffset": r.next_offset,
+    }
+
 
 def policy_lines(config: ShellConfig) -> list[str]:
     p = config.policy
@@ -320,7 +493,13 @@ def policy_lines(config: ShellConfig) -> list[str]:
 
 def _hosts(h: Hosts) -> str:
     cfg = h.config
-    lines = [f"{cfg.name}  →  {h.endpoint} (WSL, this machine; transport: {h.transport_kind})"]
+    if h.plain_linux:
+        lines = [
+            f"{cfg.name}  →  {h.endpoint} (plain Linux, no WSL: commands run on this machine; "
+            f"WSL_DISTRO={cfg.distro} is only a label; transport: local)"
+        ]
+    else:
+        lines = [f"{cfg.name}  →  {h.endpoint} (WSL, this machine; transport: {h.transport_kind})"]
     if cfg.description:
         lines.append(f"    {cfg.description}")
     lines.append(f"    {status_line(h.state, h.facts, h.transport_kind)}")
@@ -328,6 +507,40 @@ def _hosts(h: Hosts) -> str:
     if cfg.cwd:
         lines.append(f"    new sessions start in: {cfg.cwd}")
     return "\n".join(lines)
+
+
+def _hosts_data(h: Hosts) -> dict[str, Any]:
+    cfg, p, state = h.config, h.config.policy, h.state
+    facts = h.facts
+    return {
+        "configured": True,
+        "name": cfg.name,
+        "distro": cfg.distro,
+        "user": cfg.user,
+        "transport": h.transport_kind,
+        "state": {
+            "state": state.state,
+            "installed": state.installed,
+            "wslVersion": state.wsl_version,
+            "networkingMode": facts.networking_mode if facts else None,
+            "init": facts.init if facts else None,
+            "kernel": facts.kernel if facts else None,
+        },
+        "policy": {
+            "readOnly": p.readonly,
+            "sudo": p.allow_sudo,
+            "windows": p.allow_windows,
+            "allowedPaths": list(p.allowed_paths) if p.allowed_paths is not None else None,
+            "allowCommands": list(p.allow_commands) if p.allow_commands is not None else None,
+            "denyPatterns": [d.pattern for d in p.deny_patterns],
+        },
+        "limits": {
+            "timeoutMs": cfg.exec_timeout_ms,
+            "maxOutputChars": cfg.max_output,
+            "maxReadBytes": cfg.max_read_bytes,
+        },
+        "cwd": cfg.cwd,
+    }
 
 
 def render_check(c: Checked) -> tuple[str, bool]:
@@ -389,3 +602,16 @@ WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_AL
 WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
 WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL.
 Restart this server after changing it — environment variables are fixed for the life of the process."""
+
+LINUX_SETUP_TEXT = """This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other
+tool answers "not configured".
+
+On Linux the server runs commands on this machine itself, as the user running it, in a local login
+bash. Set WSL_DISTRO to any label to turn the tools on (WSL_USER, if set, must be that user):
+
+  "env": { "WSL_DISTRO": "local" }
+
+Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY, WSL_ALLOW_SUDO, WSL_ALLOW_COMMANDS,
+WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS, WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES,
+WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES, WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL. Restart this server after changing it: environment variables are fixed for the
+life of the process."""

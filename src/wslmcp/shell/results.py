@@ -42,6 +42,7 @@ class Ran:
     transport_kind: str
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
+    capped_from_ms: int | None = None  # the timeoutMs asked for, when above WSL_EXEC_TIMEOUT_MS
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,9 @@ class Processes:
 
 @dataclass(frozen=True)
 class NotSetUp:
-    """wsl_list_hosts on a server with no distro registered."""
+    """wsl_list_hosts on a server with no distro registered (``plain_linux``: and no WSL here)."""
+
+    plain_linux: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,7 @@ class Hosts:
     transport_kind: str
     state: DistroState
     facts: Facts | None
+    plain_linux: bool = False  # the local transport on a machine without WSL
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from wslmcp.boundaries.process import Exchange
+from wslmcp.boundaries.replay_miss import NotRecorded
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 
 MAX_CONCURRENT = 32
@@ -157,7 +158,7 @@ class Runner:
                     login=False,
                 )
             )
-        except TransportError as exc:
+        except (TransportError, NotRecorded) as exc:  # a replay that did not record a sweep ran none
             return (), str(exc)
         if exchange.timed_out or exchange.exit_code != 0:
             said = exchange.stderr.decode("utf-8", "replace").strip()

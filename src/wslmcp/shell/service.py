@@ -122,6 +122,11 @@ NOT_CONFIGURED = (
     "not configured: no WSL distro is registered for this server. Set WSL_DISTRO (and optionally "
     "WSL_USER) in this server's env block, then restart it; see wsl_list_hosts."
 )
+NOT_CONFIGURED_ON_LINUX = (
+    "not configured: WSL_DISTRO is not set. This is plain Linux (no WSL): commands run on this machine, "
+    "and any label will do (WSL_DISTRO=local). Set it in this server's env block, then restart it; see "
+    "wsl_list_hosts."
+)
 
 
 class ShellService:
@@ -136,8 +141,10 @@ class ShellService:
         local_files: LocalFiles,
         chunk_bytes: int | None = None,
         audit: Audit | None = None,
+        plain_linux: bool = False,
     ) -> None:
         self.config = config
+        self.plain_linux = plain_linux  # no WSL here: commands run on this Linux machine
         self.audit = audit
         self.runner = runner
         self.guard = guard
@@ -202,15 +209,18 @@ class ShellService:
         """After the last request: end every background process, kill what interrupted calls left
         running (one sweep) and remove their temp files (a cancelled call's own cleanup may not
         have run)."""
-        if self.runner is not None:
-            tokens = await self.processes.shutdown() if self.processes is not None else []
-            killed, error = await self.runner.shutdown(also=tokens)
-            if killed:
-                self.log.info("killed at shutdown", killed=list(killed))
-            if error is None and self.processes is not None:
-                self.processes.swept(tokens)
-        if self.files is not None:
-            await self.files.shutdown()
+        try:
+            if self.runner is not None:
+                tokens = await self.processes.shutdown() if self.processes is not None else []
+                killed, error = await self.runner.shutdown(also=tokens)
+                if killed:
+                    self.log.info("killed at shutdown", killed=list(killed))
+                if error is None and self.processes is not None:
+                    self.processes.swept(tokens)
+            if self.files is not None:
+                await self.files.shutdown()
+        except Exception as exc:  # the process is ending: say what failed, in one line
+            self.log.warn("shutdown cleanup failed", error=f"{type(exc).__name__}: {exc}")
 
     # -- shared -----------------------------------------------------------------------------------
 
@@ -229,7 +239,7 @@ class ShellService:
 
     def _require(self) -> tuple[Runner, FileTools]:
         if self.runner is None or self.files is None or not self.config.configured:
-            raise ToolFailure(NOT_CONFIGURED)
+            raise ToolFailure(NOT_CONFIGURED_ON_LINUX if self.plain_linux else NOT_CONFIGURED)
         return self.runner, self.files
 
     def _session(self, sid: str | None) -> Session | None:
@@ -295,7 +305,8 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
-            return await self._exec(runner, command, sess, run_cwd, effective)
+            ran = await self._exec(runner, command, sess, run_cwd, effective)
+        return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
     async def _exec(
         self, runner: Runner, command: str, sess: Session | None, cwd: str | None, timeout_ms: int
@@ -505,6 +516,7 @@ class ShellService:
 
     @_answers("wsl_disconnect")
     async def disconnect(self, session: str) -> Result:
+        self._require()
         sess = self.sessions.close(session)
         self.log.info("session closed", session=sess.id, open_sessions=len(self.sessions.all()))
         return results.Closed(sess.id)
@@ -688,9 +700,16 @@ class ShellService:
     @_answers("wsl_list_hosts")
     async def list_hosts(self) -> Result:
         if not self.config.configured:
-            return results.NotSetUp()
+            return results.NotSetUp(self.plain_linux)
         state, facts = await self.state()
-        return results.Hosts(self.config, self._endpoint(), self.transport_kind, state, facts)
+        return results.Hosts(
+            self.config,
+            self._endpoint(),
+            self.transport_kind,
+            state,
+            facts,
+            plain_linux=self.plain_linux and self.transport_kind == "local",
+        )
 
     async def check(self) -> results.Checked:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""

@@ -68,12 +68,11 @@ def parse_facts(stdout: str) -> Facts:
 def status_line(state: DistroState, facts: Facts | None, transport_kind: str) -> str:
     if not state.installed:
         return "distro: NOT FOUND in 'wsl -l -v' — check the name (wsl -l -q) and the WSL_DISTRO variable"
-    parts = [f"distro: {state.state}"]
     version = state.wsl_version or (facts.wsl_version_from_kernel if facts else None)
-    if version:
-        parts.append(f"WSL {version}")
-    elif transport_kind == "local" and facts is not None:
-        parts.append("not WSL (local Linux)")
+    if not version and transport_kind == "local" and facts is not None:
+        parts = ["this machine: running, local Linux (not WSL)"]
+    else:
+        parts = [f"distro: {state.state}"] + ([f"WSL {version}"] if version else [])
     if facts is not None:
         if facts.networking_mode != "unknown":
             parts.append(f"networking {facts.networking_mode}")

@@ -53,10 +53,8 @@ class Normalizer:
             text = pattern.sub(lambda m, k=kind: self.name(k, m.group(0)), text)  # type: ignore[misc]
         return _TIME.sub("<time>", _MS.sub("<ms>", text))
 
-    def result(self, result: Result) -> Any:
-        if result.structured is not None:
-            return self.value(result.structured)
-        return self.text(result.text)
+    def result(self, result: Result, structured: bool) -> Any:
+        return self.value(result.structured) if structured else self.text(result.text)
 
 
 def compare(pairs: Iterable[tuple[int, Result, Result]]) -> list[dict[str, Any]]:
@@ -64,7 +62,11 @@ def compare(pairs: Iterable[tuple[int, Result, Result]]) -> list[dict[str, Any]]
     rec, rep = Normalizer(), Normalizer()
     out: list[dict[str, Any]] = []
     for n, recorded, replayed in pairs:
-        a, b = rec.result(recorded), rep.result(replayed)
+        # a client that kept only the text (Claude Code) is compared on the text
+        structured = recorded.structured is not None and replayed.structured is not None
+        a, b = rec.result(recorded, structured), rep.result(replayed, structured)
+        if recorded.rejected_arguments and replayed.rejected_arguments:
+            continue  # the same refusal, in either protocol's form
         if recorded.status != replayed.status:
             kind = "rejected_now" if replayed.status == "jsonrpc_error" else "status"
             out.append({"call": n, "kind": kind, "recorded": recorded.status, "replayed": replayed.status})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
 from wslmcp.evals.session import Session
+from wslmcp.evals.trace import Result
 
 
 def known_tools(s: Session) -> Outcome:
@@ -23,11 +24,15 @@ def valid_arguments(s: Session) -> Outcome:
     if not calls:
         return skip("no MCP call to a known tool")
     found = [
-        (c.n, f"call {c.n} {c.tool}: JSON-RPC -32602 {(c.result.error or {}).get('message', '')}".rstrip())
-        for c in calls
-        if c.result.status == "jsonrpc_error" and c.result.code == -32602
+        (c.n, f"call {c.n} {c.tool}: {_refusal(c.result)}") for c in calls if c.result.rejected_arguments
     ]
     return first_fail(found, "no call was rejected for its arguments")
+
+
+def _refusal(result: Result) -> str:
+    if result.status == "jsonrpc_error":
+        return f"JSON-RPC -32602 {(result.error or {}).get('message', '')}".rstrip()
+    return f"arguments refused: {result.text}"
 
 
 def mcp_only(s: Session) -> Outcome:
@@ -49,7 +54,8 @@ CHECKS = (
         "protocol.valid_arguments",
         "protocol",
         "MCP calls to a known tool",
-        "fails when such a call has a recorded JSON-RPC error -32602 (invalid params)",
+        "fails when the server refused such a call's arguments (JSON-RPC -32602, or from protocol "
+        "2025-11-25 on a tool error coded invalid_arguments)",
         valid_arguments,
     ),
     CheckSpec(

@@ -64,6 +64,86 @@ OPERATOR_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gcloud configuration", ("appdata", "roaming", "gcloud")),
 )
 
+# -- Where things are: plain data shared by the guard and the OS sandbox (``wslmcp.shell.sandbox``) --
+# "~/" is the Linux user's home; other entries are absolute paths or, for RUNS_LATER_IN_PROJECT,
+# relative to a project directory; "*" stands for one path component. OPERATOR_PATHS above are also
+# what the sandbox hides: under the home and under every Windows user profile (WINDOWS_PROFILES).
+
+WINDOWS_PROFILES = "/mnt/*/Users/*"
+
+# (label, path): files and directories whose content runs later, in a later shell, the user's or the
+# system's service manager, the desktop session, cron, git or the loader.
+RUNS_LATER: tuple[tuple[str, str], ...] = (
+    ("shell startup file", "~/.profile"),
+    ("shell startup file", "~/.bash_profile"),
+    ("shell startup file", "~/.bash_login"),
+    ("shell startup file", "~/.bashrc"),
+    ("shell startup file", "~/.bash_aliases"),
+    ("shell startup file", "~/.bash_logout"),
+    ("shell startup file", "~/.zshenv"),
+    ("shell startup file", "~/.zprofile"),
+    ("shell startup file", "~/.zshrc"),
+    ("shell startup file", "~/.zlogin"),
+    ("shell startup file", "~/.zlogout"),
+    ("shell startup file", "~/.config/fish"),
+    ("readline key bindings", "~/.inputrc"),
+    ("login environment", "~/.pam_environment"),
+    ("login environment", "~/.config/environment.d"),
+    ("systemd user units", "~/.config/systemd"),
+    ("desktop autostart", "~/.config/autostart"),
+    ("git configuration", "~/.gitconfig"),
+    ("git configuration", "~/.config/git"),
+    ("system shell startup", "/etc/profile"),
+    ("system shell startup", "/etc/profile.d"),
+    ("system shell startup", "/etc/bash.bashrc"),
+    ("system shell startup", "/etc/zsh"),
+    ("login environment", "/etc/environment"),
+    ("WSL boot command", "/etc/wsl.conf"),
+    ("cron", "/etc/crontab"),
+    ("cron", "/etc/cron.d"),
+    ("cron", "/etc/cron.hourly"),
+    ("cron", "/etc/cron.daily"),
+    ("cron", "/etc/cron.weekly"),
+    ("cron", "/etc/cron.monthly"),
+    ("cron and at jobs", "/var/spool/cron"),
+    ("systemd units", "/etc/systemd"),
+    ("systemd units", "/usr/lib/systemd"),
+    ("desktop autostart", "/etc/xdg/autostart"),
+    ("init scripts", "/etc/init.d"),
+    ("init scripts", "/etc/rc.local"),
+    ("loader preload", "/etc/ld.so.preload"),
+)
+
+# (label, path relative to a project directory): what runs later when someone works in it.
+RUNS_LATER_IN_PROJECT: tuple[tuple[str, str], ...] = (
+    ("git hooks", ".git/hooks"),
+    ("git configuration", ".git/config"),
+    ("MCP server configuration", ".mcp.json"),
+    ("MCP client configuration", ".vscode/mcp.json"),
+    ("MCP client configuration", ".cursor/mcp.json"),
+    ("agent settings and hooks", ".claude"),
+)
+
+# (label, path): unix sockets that give root or control of the host. A network namespace does not
+# close a socket that has a path.
+HOST_CONTROL_SOCKETS: tuple[tuple[str, str], ...] = (
+    ("Docker socket", "/run/docker.sock"),
+    ("Docker socket", "/var/run/docker.sock"),
+    ("Docker socket", "/run/user/*/docker.sock"),
+    ("Docker Desktop sockets", "/mnt/wsl/docker-desktop/shared-sockets"),
+    ("containerd socket", "/run/containerd/containerd.sock"),
+    ("Podman socket", "/run/podman/podman.sock"),
+    ("Podman socket", "/run/user/*/podman/podman.sock"),
+    ("system D-Bus socket", "/run/dbus/system_bus_socket"),
+    ("system D-Bus socket", "/var/run/dbus/system_bus_socket"),
+    ("systemd's private socket", "/run/systemd/private"),
+    ("user D-Bus socket", "/run/user/*/bus"),
+    ("user systemd's private socket", "/run/user/*/systemd/private"),
+)
+
+# (label, path): the directory of WSL's interop sockets (how a Linux process starts a Windows one).
+WINDOWS_INTEROP_SOCKETS: tuple[tuple[str, str], ...] = (("WSL interop sockets", "/run/WSL"),)
+
 # Extra protection on the local side of transfers (this machine's files, not the distro's).
 LOCAL_ONLY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Windows startup folder", ("start menu", "programs", "startup")),

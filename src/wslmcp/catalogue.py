@@ -1,0 +1,107 @@
+"""What an MCP tool is, as plain data, for every server of ours: the catalogue entry a server
+lists and the answer a tool gives.
+
+Both servers (observe, shell) describe their tools as ``ToolSpec`` values in their ``tools.py``
+and answer with ``Reply``; ``wslmcp.serving`` turns them into the SDK's server, and
+``wslmcp.stdio``'s front door lists them before the SDK has loaded. Nothing here imports the SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+INVALID_ARGUMENTS = "invalid_arguments"
+INVALID_ARGUMENTS_LEAD = "invalid arguments for "
+"""How the message of every argument error starts (either protocol form), so a transcript that
+kept only the text still shows which errors were the caller's arguments."""
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The behaviour hints a client may show or act on (MCP tool annotations)."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+    def as_annotations(self, title: str) -> dict[str, Any]:
+        return {
+            "title": title,
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as ``tools/list`` shows it. Schemas are JSON Schema objects, written as data."""
+
+    name: str
+    title: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    hints: Hints
+
+    def listing(self) -> dict[str, Any]:
+        """The tool's ``tools/list`` entry (wire names)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": dict(self.input_schema),
+            "outputSchema": dict(self.output_schema),
+            "annotations": self.hints.as_annotations(self.title),
+        }
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A tool's reply: the text a model reads and the same facts as ``structuredContent``."""
+
+    text: str
+    structured: Mapping[str, Any]
+    is_error: bool = False
+
+
+def error_reply(code: str, message: str) -> Reply:
+    """A tool error: ``{"error": {"code", "message"}}`` beside the message as text."""
+    return Reply(message, {"error": {"code": code, "message": message}}, is_error=True)
+
+
+def invalid_arguments_message(tool: str, detail: str) -> str:
+    return f"{INVALID_ARGUMENTS_LEAD}{tool}: {detail}"
+
+
+class Progress(Protocol):
+    """Sends one ``notifications/progress`` for the call being answered (the client asked for
+    them with a progress token)."""
+
+    def __call__(self, progress: float, total: float | None, message: str | None) -> Awaitable[None]: ...
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """What a server shows before it runs anything: its name, instructions and catalogue."""
+
+    name: str
+    instructions: str
+    tools: tuple[ToolSpec, ...]
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+
+class Dispatch(Protocol):
+    """Answers one call whose arguments were checked against the tool's input schema. It may raise
+    ``wslmcp.arguments.InvalidArguments`` for what a schema cannot say (options that exclude each
+    other), before it has done anything. ``progress`` is None unless the client asked for it."""
+
+    def __call__(
+        self, tool: str, arguments: Mapping[str, Any], progress: Progress | None
+    ) -> Awaitable[Reply]: ...
