@@ -77,7 +77,8 @@ class FakeWslExe:
         matches = [
             item
             for item in self._items
-            if item.args == key[0] and (item.looks is not None if live else item.looks is None and item.stdin_sha256 == digest)
+            if item.args == key[0]
+            and (item.looks is not None if live else item.looks is None and item.stdin_sha256 == digest)
         ]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
@@ -110,7 +111,9 @@ class FakeWslExe:
         return b"" if stream is None else self._scenario.file(stream.file).read_bytes()
 
 
-async def _live(call: WslCall, looks: Looks, marks: tuple[Look, ...], out: bytes, exchange: Exchange) -> Exchange:
+async def _live(
+    call: WslCall, looks: Looks, marks: tuple[Look, ...], out: bytes, exchange: Exchange
+) -> Exchange:
     """A live call as recorded: by each look, the stdout that had passed by that look (handed to the
     sink then) and its end (``looks.ended``), so the caller reads what it read when recorded."""
     sink = call.stdout_sink
@@ -203,7 +206,9 @@ class RecordingWslExe:
         if call.looks is not None:
             return await self._live(call, call.looks)
         args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
-        source = None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
+        source = (
+            None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
+        )
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
         # a local file of the recording, written as stdout streams through (recording is a dev tool)
         with open(out_path, "wb") as out_file:  # noqa: ASYNC230

@@ -141,7 +141,11 @@ def _looks(record: Mapping[str, Any], key: str, fields: Fields) -> tuple[Look, .
         where = f"{key}.looks[{i}]"
         if not (isinstance(item, list) and len(item) == 3 and isinstance(item[2], bool)):
             raise fields.fail(where, "[count, passed, ended]", item)
-        read.append(Look(fields.integer(item[0], where, minimum=0), fields.integer(item[1], where, minimum=0), item[2]))
+        read.append(
+            Look(
+                fields.integer(item[0], where, minimum=0), fields.integer(item[1], where, minimum=0), item[2]
+            )
+        )
     return tuple(read)
 
 

@@ -17,16 +17,16 @@ from wslmcp.shell.processes import View
 from wslmcp.shell.results import (
     Checked,
     Closed,
-    EditMismatch,
     Edited,
+    EditMismatch,
     Failed,
     FileRead,
     Hosts,
     Listed,
     NotSetUp,
     Opened,
-    ProcessOutput,
     Processes,
+    ProcessOutput,
     Ran,
     Refusal,
     Result,
@@ -390,6 +390,7 @@ def _searched(r: Searched) -> str:
         lines.append(f"The search was cut short ({r.cut}); narrow the path, glob or pattern.")
     return "\n".join(lines)
 
+
 def _process_data(v: View) -> dict[str, Any]:
     return {
         "process": v.id,
@@ -417,7 +418,9 @@ def _process_output_data(r: ProcessOutput) -> dict[str, Any]:
 
 def _processes_data(r: Processes) -> dict[str, Any]:
     return {
-        "processes": [{**_process_data(v), "command": v.command, "lastListing": v.id in r.last} for v in r.rows],
+        "processes": [
+            {**_process_data(v), "command": v.command, "lastListing": v.id in r.last} for v in r.rows
+        ],
         "limit": r.limit,
     }
 

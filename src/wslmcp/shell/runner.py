@@ -35,11 +35,13 @@ _HEX_RE = re.compile(r"[0-9a-f]{1,64}")
 # Several tokens are swept at once (one pattern each). KILL stops every carrier first (three rounds,
 # to catch children forked meanwhile), names them, then kills them; another signal (INT, TERM) is
 # sent without stopping, so the carriers can act on it.
-_SWEEP = r"""if printf 'a\0' | grep -qzx a 2>/dev/null; then
-  carriers() {{ grep -lsxzF {env} /proc/[0-9]*/environ 2>/dev/null; grep -lsa {cmd} /proc/[0-9]*/cmdline 2>/dev/null; }}
+_SWEEP = r"""t='WSLMCP_RUN={token}'
+c='export WSLMCP_RUN=[{head}]{tail}'
+if printf 'a\0' | grep -qzx a 2>/dev/null; then
+  carriers() {{ grep -lsxzF -- "$t" /proc/[0-9]*/environ 2>/dev/null; grep -lsa -- "$c" /proc/[0-9]*/cmdline 2>/dev/null; }}
 else  # a grep without -z (busybox builds): one process at a time
-  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF {env} && echo "$f"; done
-    for f in /proc/[0-9]*/cmdline; do grep -qs {cmd} "$f" 2>/dev/null && echo "$f"; done; }}
+  carriers() {{ for f in /proc/[0-9]*/environ; do {{ tr '\0' '\n' < "$f"; }} 2>/dev/null | grep -qxF -- "$t" && echo "$f"; done
+    for f in /proc/[0-9]*/cmdline; do grep -qs -- "$c" "$f" 2>/dev/null && echo "$f"; done; }}
 fi
 all=' '
 for round in 1 2 3; do
@@ -60,13 +62,17 @@ SIGNALS = ("INT", "TERM", "KILL")
 
 def sweep_script(*tokens: str, signal: str = "KILL") -> str:
     """The sweep for ``tokens`` (see ``_SWEEP``): ``signal`` (``INT``, ``TERM`` or ``KILL``) to
-    every process that carries one of them."""
+    every process that carries one of them. Several tokens are several grep patterns, one a line."""
     if signal not in SIGNALS or not tokens or not all(_HEX_RE.fullmatch(t) for t in tokens):
         raise ValueError(f"a sweep needs run tokens and one of {', '.join(SIGNALS)}")
-    env = " ".join(f"-e 'WSLMCP_RUN={t}'" for t in tokens)
-    cmd = " ".join(f"-e 'export WSLMCP_RUN=[{t[0]}]{t[1:]}'" for t in tokens)
     freeze = 'kill -STOP "$p" 2>/dev/null' if signal == "KILL" else ":"
-    return _SWEEP.format(env=env, cmd=cmd, freeze=freeze, signal=signal)
+    return _SWEEP.format(
+        token="\nWSLMCP_RUN=".join(tokens),
+        head=tokens[0][0],
+        tail="\nexport WSLMCP_RUN=".join([tokens[0][1:], *(f"[{t[0]}]{t[1:]}" for t in tokens[1:])]),
+        freeze=freeze,
+        signal=signal,
+    )
 
 
 def quote(text: str) -> str:

@@ -28,7 +28,7 @@ from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
 from wslmcp.shell.processes import Process, ProcessTable, Signal
-from wslmcp.shell.progress import ProgressSender
+from wslmcp.shell.progress import ProgressSender, Watched
 from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Runner, quote
 from wslmcp.shell.search import (
@@ -296,6 +296,7 @@ class ShellService:
         session: str | None = None,
         cwd: str | None = None,
         timeout_ms: int | None = None,
+        progress: ProgressSender | None = None,
     ) -> Result:
         runner, _ = self._require()
         sess = self._session(session)
@@ -305,23 +306,31 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
-            ran = await self._exec(runner, command, sess, run_cwd, effective)
+            ran = await self._exec(runner, command, sess, run_cwd, effective, progress=progress)
         return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
     async def _exec(
-        self, runner: Runner, command: str, sess: Session | None, cwd: str | None, timeout_ms: int
+        self,
+        runner: Runner,
+        command: str,
+        sess: Session | None,
+        cwd: str | None,
+        timeout_ms: int,
+        *,
+        progress: ProgressSender | None = None,
     ) -> results.Ran:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
-        run = await runner.run(
-            ScriptCall(
-                build_script(command, cwd=cwd, marker=marker),
-                timeout_s=timeout_ms / 1000,
-                max_output=self.config.hard_output_cap,
-            ),
-            token=token,
+        call = ScriptCall(
+            build_script(command, cwd=cwd, marker=marker),
+            timeout_s=timeout_ms / 1000,
+            max_output=self.config.hard_output_cap,
         )
+        if progress is None:
+            run = await runner.run(call, token=token)
+        else:
+            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token)
         outcome = shape(run, max_chars=self.config.max_output, marker=marker)
         self.log.info(
             "command finished",
