@@ -91,13 +91,18 @@ async def test_a_sweep_takes_several_tokens_and_sends_term_without_stopping() ->
     path = {"PATH": "/usr/bin:/bin"}
     script = "trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done"
     procs = [
-        subprocess.Popen(["bash", "-c", script], env={"WSLMCP_RUN": t, **path}, stdout=subprocess.PIPE) for t in tokens
+        subprocess.Popen(["bash", "-c", script], env={"WSLMCP_RUN": t, **path}, stdout=subprocess.PIPE)
+        for t in tokens
     ]
-    bystander = subprocess.Popen(["bash", "-c", "sleep 12.3458"], env={"WSLMCP_RUN": "abcdef0123456782", **path})
+    bystander = subprocess.Popen(
+        ["bash", "-c", "sleep 12.3458"], env={"WSLMCP_RUN": "abcdef0123456782", **path}
+    )
     try:
         for proc in procs:
             assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"  # the trap is set
-        ex = await LocalTransport().run(ScriptCall(sweep_script(*tokens, signal="TERM"), timeout_s=30, login=False))
+        ex = await LocalTransport().run(
+            ScriptCall(sweep_script(*tokens, signal="TERM"), timeout_s=30, login=False)
+        )
         named = ex.stdout.decode().splitlines()
         assert {f"{p.pid} bash" for p in procs} <= set(named), named
         for proc in procs:  # each caught TERM and exited on its own: it was not stopped first

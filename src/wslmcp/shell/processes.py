@@ -107,7 +107,8 @@ class Process:
     ring: OutputRing
     input: Input = field(default_factory=Input)
     looks: Looks = field(default_factory=Looks)
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)  # it wrote, or ended
+    ending: asyncio.Event = field(default_factory=asyncio.Event)  # it ended (its exit marker, or its call)
     task: asyncio.Task[Run] | None = None
     run: Run | None = None  # the runner's account, once the call returned
     failure: str | None = None  # the transport could not run it
@@ -330,6 +331,8 @@ class ProcessTable:
         def sink(data: bytes) -> None:
             p.ring.append(exit_marker.feed(data))
             p.changed.set()
+            if exit_marker.code is not None:
+                p.ending.set()
 
         call = ScriptCall(
             start_script(command, cwd, token),
@@ -364,6 +367,7 @@ class ProcessTable:
         if p.looks.ended is None:
             p.looks.ended = end
         p.changed.set()
+        p.ending.set()
 
     def _push_out(self) -> None:
         ended = [p for p in self._processes.values() if p.ended]
@@ -396,11 +400,12 @@ class ProcessTable:
                 await throttle(
                     round((now - begin) * 1000), round(wait_s * 1000), latest_line(p.ring.tail(TAIL_BYTES))
                 )
-            await self._changed_or(p, min(until - now, TICK_S) if throttle.wanted else until - now)
+            event = p.changed if beyond is not None else p.ending  # new output matters only with ``beyond``
+            await self._event_or(event, min(until - now, TICK_S) if throttle.wanted else until - now)
 
-    async def _changed_or(self, p: Process, seconds: float) -> None:
-        """Sleep on the clock until ``seconds`` pass or ``p`` writes or ends."""
-        waiter = asyncio.ensure_future(p.changed.wait())
+    async def _event_or(self, event: asyncio.Event, seconds: float) -> None:
+        """Sleep on the clock until ``seconds`` pass or ``event`` is set."""
+        waiter = asyncio.ensure_future(event.wait())
         sleeper = asyncio.ensure_future(self.clock.sleep(seconds))
         try:
             await asyncio.wait({waiter, sleeper}, return_when=asyncio.FIRST_COMPLETED)
