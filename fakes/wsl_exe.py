@@ -201,6 +201,7 @@ class RecordingWslExe:
     def __init__(self, inner: WslExe, writer: ScenarioWriter) -> None:
         self.inner = inner
         self.writer = writer
+        self._lives = 0
 
     async def run(self, call: WslCall) -> Exchange:
         if call.looks is not None:
@@ -235,7 +236,8 @@ class RecordingWslExe:
         """A live call: its stdout streams to its file as it passes, and each look that finds the
         call changed notes how many bytes had passed and whether the caller had seen the end (the
         adapter sets ``looks.ended`` as it returns, so the look after the return is the first to)."""
-        out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
+        self._lives += 1  # its file is named now, before the exchanges recorded while it runs
+        out_rel, out_path = self.writer.exchange_file(self.boundary, f"live{self._lives}.stdout")
         marks: list[Look] = []
         passed = 0
         sink = call.stdout_sink

@@ -1,4 +1,4 @@
-"""The 30 checks, one module per family, and the registry ``REGISTRY`` (id -> spec) in report order."""
+"""The 32 checks, one module per family, and the registry ``REGISTRY`` (id -> spec) in report order."""
 
 from __future__ import annotations
 
