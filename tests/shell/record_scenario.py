@@ -77,6 +77,7 @@ async def record_calls(
     env: dict[str, str],
     sandbox: str,
     description: str,
+    *,
     recorder: str = "tests/shell/record_scenario.py",
 ) -> list[dict[str, Any]]:
     """Record ``calls`` through the product command's recorder (``wslmcp scenario record --area

@@ -88,7 +88,7 @@ def main() -> None:
         "replayed from wsl.exe exchanges recorded against the wsl.exe stand-in"
     )
     replies = asyncio.run(
-        record_calls(out, CALLS, ENV, SANDBOX, description, "tests/shell/record_workbench.py")
+        record_calls(out, CALLS, ENV, SANDBOX, description, recorder="tests/shell/record_workbench.py")
     )
     for i, reply in enumerate(replies):
         print(f"--- {i} {CALLS[i]['tool']} error={reply['is_error']}\n{reply['text']}")
