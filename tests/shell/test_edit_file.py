@@ -67,6 +67,11 @@ async def test_edits_apply_in_order_and_answer_with_a_diff(transport: ShellTrans
     assert stat.S_IMODE(st.st_mode) == 0o640
     if os.geteuid() == 0:
         assert (st.st_uid, st.st_gid) == (65534, 65534)
+    script = tmp_path / "run.sh"
+    script.write_text("echo old\n")
+    script.chmod(0o4751)
+    assert not (await b.service.edit_file(str(script), [Edit("old", "new")])).is_error
+    assert script.read_text() == "echo new\n" and stat.S_IMODE(script.stat().st_mode) == 0o4751
     assert _leftovers(tmp_path) == []
 
 
@@ -150,7 +155,7 @@ async def test_the_policy_applies_read_only_allowed_paths_and_operator_files(tmp
     assert _state(target) == before and secret.read_text() == "Host x\n"
 
 
-@pytest.mark.parametrize("when", ["before the new file is made", "just before the rename"])
+@pytest.mark.parametrize("when", ["before the write begins", "just before the rename"])
 async def test_a_change_of_the_file_between_read_and_write_is_detected_and_nothing_is_written(
     tmp_path: Path, when: str
 ) -> None:
@@ -160,13 +165,8 @@ async def test_a_change_of_the_file_between_read_and_write_is_detected_and_nothi
 
     class Concurrent(WrappedLocal):
         def rewrite(self, script: str, stdin: Stdin) -> tuple[str, Stdin]:
-            check = "the file changed after it was read"
-            if script.count(check) == 2:  # the replacing script: another writer strikes
-                at = (
-                    script.index('[ -f "$t" ] && [ "$(sha256sum')
-                    if when.startswith("before")
-                    else script.rindex('[ -f "$t" ] && [ "$(sha256sum')
-                )
+            if "the file changed after it was read" in script:  # the replacing script: another writer strikes
+                at = script.index("tmp=") if when.startswith("before") else script.index("sums=$(sha256sum")
                 script = script[:at] + meddle + script[at:]
             return script, stdin
 

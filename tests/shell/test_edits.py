@@ -71,3 +71,26 @@ def _non_overlapping(text: str, needle: str) -> list[int]:
         found.append(at)
         at = text.find(needle, at + len(needle))
     return found
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=40),
+    st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["x", "", None])), max_size=4),
+)
+def test_the_diff_of_a_long_file_is_difflibs_diff_of_the_whole(
+    lines: list[str], changes: list[tuple[int, str | None]]
+) -> None:
+    import difflib
+
+    after = list(lines)
+    for at, new in changes:
+        if at < len(after):
+            if new is None:
+                del after[at]
+            else:
+                after[at] = new
+        else:
+            after.append(new or "z")
+    before_text, after_text = "".join(f"{x}\n" for x in lines), "".join(f"{x}\n" for x in after)
+    whole = "\n".join(difflib.unified_diff(lines, after, fromfile="f", tofile="f", lineterm=""))
+    assert unified_diff("f", before_text, after_text) == (whole, 0)

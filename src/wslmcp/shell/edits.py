@@ -9,7 +9,8 @@ texts are matched exactly as given.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 MAX_LINES_SHOWN = 20  # match locations named in a mismatch
@@ -17,6 +18,7 @@ NEAR_CANDIDATES = 12  # windows given the full similarity measure after the quic
 DIFF_CONTEXT_CHARS = 12  # unchanged characters kept around each change of a near miss's diff
 NEAR_DIFF_CHARS = 240
 MAX_DIFF_LINES = 400
+DIFF_CONTEXT_LINES = 3  # unified diff context, as difflib's default
 
 
 @dataclass(frozen=True)
@@ -151,16 +153,54 @@ def char_diff(sent: str, found: str) -> str:
 
 def unified_diff(path: str, before: str, after: str) -> tuple[str, int]:
     """The unified diff of ``before`` to ``after`` (line breaks shown as LF), at most
-    ``MAX_DIFF_LINES`` lines; and how many lines were left out."""
+    ``MAX_DIFF_LINES`` lines; and how many lines were left out. Only the stretch from the first to
+    the last differing character (with its context lines) is compared line by line, so a one-line
+    edit of a long file costs a few lines, not the whole file."""
+    a, b = before.replace("\r\n", "\n"), after.replace("\r\n", "\n")
+    head = _common(a, b, lambda x, n: x[:n])
+    if head == len(a) == len(b):
+        return "", 0
+    tail = _common(a[head:], b[head:], lambda x, n: x[len(x) - n :])
+    start = head
+    for _ in range(DIFF_CONTEXT_LINES + 1):  # back to the start of the line, and context lines before
+        start = a.rfind("\n", 0, max(0, start - 1)) + 1 if start else 0
+    end = len(a) - tail
+    for _ in range(DIFF_CONTEXT_LINES + 1):  # on to the end of the line, and context lines after
+        end = a.find("\n", end) + 1 or len(a)
+    after_end = len(b) - (len(a) - end)
     lines = list(
         difflib.unified_diff(
-            before.replace("\r\n", "\n").splitlines(),
-            after.replace("\r\n", "\n").splitlines(),
+            a[start:end].splitlines(),
+            b[start:after_end].splitlines(),
             fromfile=path,
             tofile=path,
             lineterm="",
         )
     )
+    if skip := a.count("\n", 0, start):
+        lines = [
+            _HUNK.sub(lambda m: _moved(m, skip), line) if line.startswith("@@") else line for line in lines
+        ]
     if len(lines) <= MAX_DIFF_LINES:
         return "\n".join(lines), 0
     return "\n".join(lines[:MAX_DIFF_LINES]), len(lines) - MAX_DIFF_LINES
+
+
+def _common(a: str, b: str, part: Callable[[str, int], str]) -> int:
+    """How many characters ``a`` and ``b`` share at the start (``part`` a prefix) or the end (a
+    suffix): a binary search of slice comparisons, each done in C."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if part(a, mid) == part(b, mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+_HUNK = re.compile(r"^@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
+
+
+def _moved(m: re.Match[str], by: int) -> str:
+    return f"@@ -{int(m[1]) + by}{m[2]} +{int(m[3]) + by}{m[4]} @@"

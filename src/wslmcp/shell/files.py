@@ -83,26 +83,29 @@ printf '%s\n' "$n"
 """
 )
 
-_UNCHANGED = r"""[ -f "$t" ] && [ "$(sha256sum < "$t" | cut -c1-64)" = {before} ] || {{ echo 'the file changed after it was read, so nothing was written; read it again and redo the edit' >&2; exit 3; }}
-"""
-
-_REPLACE = (
-    _TARGET_CHECKS
-    + _UNCHANGED
-    + _CREATE_TEMP
-    + r"""trap 'rm -f -- "$tmp"' EXIT
+# wsl_edit_file's write, in few processes (the edit's cost is mostly theirs): the new file is made
+# with the target's mode through the umask (``{umask}``; a mode with execute or special bits is set
+# by chmod), takes the owner only when it is not this user's already, and is renamed over the
+# target only when its SHA-256 is the content's and the target still holds what was read (one
+# sha256sum of both; it escapes a name holding a newline or backslash, so each is one line, marked
+# by a leading backslash).
+_REPLACE = r"""t={target}
+tmp={temp}
+[ -f "$t" ] || {{ printf 'not a regular file any more: %s\n' "$t" >&2; exit 3; }}
+[ -w "$t" ] || {{ printf 'permission denied: %s is not writable\n' "$t" >&2; exit 3; }}
+umask {umask}; set -C
+: > "$tmp" || {{ printf 'cannot create a file beside %s\n' "$t" >&2; exit 3; }}
+set +C
+trap 'rm -f -- "$tmp"' EXIT
 cat > "$tmp" || exit 3
-n=$(wc -c < "$tmp")
-[ "$n" = {size} ] || {{ printf 'received %s of {size} bytes; the target was left unchanged\n' "$n" >&2; exit 3; }}
-h=$(sha256sum < "$tmp" | cut -c1-64)
-[ "$h" = {digest} ] || {{ echo 'content checksum mismatch; the target was left unchanged' >&2; exit 3; }}
-"""
-    + _ADOPT_MODE
-    + _UNCHANGED
-    + r"""mv -f -- "$tmp" "$t" || exit 3
+{chmod}[ -O "$t" ] && [ -G "$t" ] || chown --reference="$t" -- "$tmp" 2>/dev/null
+sums=$(sha256sum -- "$tmp" "$t") || exit 3
+{{ read -r h _; read -r u _; }} <<< "$sums"
+[ "${{h#\\}}" = {digest} ] || {{ echo 'the new content did not arrive whole; the target was left unchanged' >&2; exit 3; }}
+[ "${{u#\\}}" = {before} ] || {{ echo 'the file changed after it was read, so nothing was written; read it again and redo the edit' >&2; exit 3; }}
+mv -f -- "$tmp" "$t" || exit 3
 trap - EXIT
 """
-)
 
 _APPEND_CHUNK = r"""cat >> "$tmp" || {{ rm -f -- "$tmp"; exit 3; }}
 n=$(wc -c < "$tmp")
@@ -147,6 +150,10 @@ find "$r" -mindepth 1 -maxdepth 1 -printf '%f\t%y\t%m\t%s\t%T@\0' 2>/dev/null | 
 """
 
 _READ = r"""head -c {count} -- {target}
+"""
+
+# after ``_PROBE``: the file's bytes too, when the path as given is the resolved path of a regular file
+_READ_IF_RESOLVED = r"""if [ "$r" = "$p" ] && [ "$t" = f ]; then head -c {count} -- "$r"; fi
 """
 
 # the file's line count (a last line without its newline counts), then the lines asked for
@@ -310,6 +317,14 @@ class FileTools:
             raise ToolFailure(said or f"exit code {run.exchange.exit_code}")
         return run
 
+    def check(self, path: str, access: Access, action: str) -> None:
+        """A path in the distro as given: absolute, one line, and allowed by the guard."""
+        if not path.startswith("/"):
+            raise ToolFailure(f"the path must be absolute (start with /): {quoted(path)!r}")
+        if "\x00" in path or "\n" in path:
+            raise ToolFailure("the path contains a NUL or newline character")
+        self._guard_remote(path, access, action)
+
     def _guard_remote(self, path: str, access: Access, action: str) -> None:
         decision = self.guard.check_path(path, access)
         if not decision.allowed:
@@ -333,21 +348,30 @@ class FileTools:
 
     async def resolve(self, path: str, access: Access, action: str) -> Target:
         """Guard the path as given, resolve it in the distro, guard the resolved path."""
-        if not path.startswith("/"):
-            raise ToolFailure(f"the path must be absolute (start with /): {quoted(path)!r}")
-        if "\x00" in path or "\n" in path:
-            raise ToolFailure("the path contains a NUL or newline character")
-        self._guard_remote(path, access, action)
-        run = await self._run(_PROBE.format(path=quote(path)))
-        fields = run.exchange.stdout.decode("utf-8", "surrogateescape").split("\0")
-        if len(fields) < 5 or not fields[0].startswith("/"):
+        target, _ = await self._resolve(path, access, action, None)
+        return target
+
+    async def _resolve(
+        self, path: str, access: Access, action: str, read: int | None
+    ) -> tuple[Target, bytes | None]:
+        """``resolve``; with ``read``, the same call also reads up to that many bytes of the file when
+        the path as given (which the guard has checked) is already the resolved path of a regular
+        file: then nothing is read that the guard did not allow."""
+        self.check(path, access, action)
+        script = _PROBE.format(path=quote(path))
+        if read is not None:
+            script += _READ_IF_RESOLVED.format(count=read)
+        run = await self._run(script, max_output=META_CAPTURE + (read or 0))
+        fields = run.exchange.stdout.split(b"\0", 5)
+        if len(fields) < 6 or not fields[0].startswith(b"/"):
             raise ToolFailure(f"could not resolve {path} in the distro")
-        resolved, kind, parent, size, mode = fields[:5]
+        resolved, kind, parent, size, mode = (f.decode("utf-8", "surrogateescape") for f in fields[:5])
         if resolved != path:
             self._guard_remote(resolved, access, f"{action} (resolves to {resolved})")
-        return Target(
+        target = Target(
             path, resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None
         )
+        return target, fields[5] if read is not None and resolved == path and kind == "f" else None
 
     # -- tools ----------------------------------------------------------------------------------
 
@@ -416,25 +440,36 @@ class FileTools:
 
     async def read_whole(self, path: str, limit: int, access: Access, action: str) -> tuple[Target, bytes]:
         """A regular file read whole, refused when it holds more than ``limit`` bytes."""
-        target = await self.resolve(path, access, action)
+        target, data = await self._resolve(path, access, action, limit + 1)
         self._regular(target, path)
         if target.size is not None and target.size > limit:
             raise ToolFailure(
                 f"{path} is {target.size} bytes, over WSL_MAX_READ_BYTES ({limit}); nothing was changed"
             )
-        run = await self._run(
-            _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
-        )
-        if len(run.exchange.stdout) > limit:
+        if data is None:  # the path resolved elsewhere: read it there, now that the guard allowed that
+            run = await self._run(
+                _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
+            )
+            data = run.exchange.stdout
+        if len(data) > limit:
             raise ToolFailure(
                 f"{path} grew past WSL_MAX_READ_BYTES ({limit}) while it was read; nothing was changed"
             )
-        return target, run.exchange.stdout
+        return target, data
 
     async def replace(self, target: Target, content: bytes, before: bytes) -> None:
         """Replace ``target`` with ``content`` atomically, keeping its mode and owner, only if it
-        still holds ``before`` (checked before the new file is made and again just before the rename)."""
-        await self._commit(target, _REPLACE, content, before=hashlib.sha256(before).hexdigest())
+        still holds ``before`` (checked just before the rename)."""
+        mode = int(target.mode, 8) if target.mode and target.mode.isdigit() else None
+        plain = mode is not None and not mode & 0o7111  # no execute, setuid, setgid or sticky bit
+        await self._commit(
+            target,
+            _REPLACE,
+            content,
+            before=hashlib.sha256(before).hexdigest(),
+            umask=f"{0o666 & ~mode:03o}" if plain and mode is not None else "077",
+            chmod="" if plain else 'chmod --reference="$t" -- "$tmp" 2>/dev/null\n',
+        )
 
     def _temp_for(self, resolved: str) -> str:
         """The new file written beside ``resolved``: hidden, named after a fresh run token."""

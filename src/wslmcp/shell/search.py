@@ -33,6 +33,7 @@ _NOTE = re.compile(
     rb': (?:WARNING: stopped searching binary file after match|binary file matches) \(found "\\0" byte around offset \d+\)$'
 )
 _RECORD = re.compile(rb"(\d+)([:-])")
+_FAST = re.compile(rb"([^\0\n]*)\0(\d+)([:-])([^\n]*)\n")
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,10 @@ def _hidden() -> list[str]:
 
 
 def search_script(root: str, q: Query) -> str:
-    """The fixed script: ripgrep when it is on PATH, else grep. It prints the engine's name and a
-    NUL, then the records."""
+    """The fixed script: it resolves ``root`` (``realpath -m``, as the file tools' probe does) and
+    searches only when that changes nothing (the guard judged ``root`` as given), else prints
+    ``resolved NUL <path> NUL`` for the guard to judge that path first. It searches with ripgrep
+    when it is on PATH, else grep, printing the engine's name and a NUL, then the records."""
     common = ["-n", "-H"] + (["-i"] if q.ignore_case else []) + (["-C", str(q.context)] if q.context else [])
     hidden = _hidden()
     rg = [
@@ -72,7 +75,9 @@ def search_script(root: str, q: Query) -> str:
     prune = " -o ".join(f"-ipath {quote(h)}" for h in hidden)
     name = f"-name {quote(q.glob)} " if q.glob else ""
     mode = "-F" if q.literal else '"$m"'
-    return f"""r={quote(root)}
+    return f"""p={quote(root)}
+r=$(realpath -m -- "$p" 2>/dev/null) || r=$p
+[ "$r" = "$p" ] || {{ printf 'resolved\\0%s\\0' "$r"; exit 0; }}
 [ -e "$r" ] || {{ printf 'no such file or directory: %s\\n' "$r" >&2; exit 3; }}
 if command -v rg >/dev/null 2>&1; then
   printf 'rg\\0'
@@ -92,50 +97,68 @@ def _text(raw: bytes) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
 
 
-def records(out: bytes) -> list[tuple[str, int, bool, str]]:
-    """``(path, line, is_match, text)`` for every complete record of an engine's output."""
+Record = tuple[bytes, int, bool, bytes]  # path, line, is_match, text (raw)
+
+
+def records(out: bytes) -> list[Record]:
+    """Every complete record of an engine's output, in order (an unfinished last line is left out)."""
+    complete = out[: out.rfind(b"\n") + 1]
+    fast = _FAST.findall(complete)
+    if len(fast) == complete.count(b"\n"):  # the usual case: every line a record
+        return [(path, int(line), sep == b":", text) for path, line, sep, text in fast]
+    return _records_slowly(complete)
+
+
+def _records_slowly(complete: bytes) -> list[Record]:
+    """``records`` when some line is an engine's note or part of a file name holding a newline."""
     found = []
-    pending = b""  # a file name holding a newline arrives over several lines
-    lines = out.split(b"\n")
-    for raw in lines[:-1]:  # the last piece has no newline yet: incomplete
+    pending = b""
+    for raw in complete.split(b"\n")[:-1]:
         nul = raw.find(b"\0")
         if nul < 0:
             pending = b"" if _NOTE.search(raw) else pending + raw + b"\n"
             continue
         head = _RECORD.match(raw, nul + 1)
         path, pending = pending + raw[:nul], b""
-        if head is None:
-            continue
-        found.append(
-            (
-                path.decode("utf-8", "surrogateescape"),
-                int(head.group(1)),
-                head.group(2) == b":",
-                _text(raw[head.end() :]),
-            )
-        )
+        if head is not None:
+            found.append((path, int(head.group(1)), head.group(2) == b":", raw[head.end() :]))
     return found
 
 
-def matches(out: bytes, context: int) -> list[Match]:
-    """The matches of an engine's output, each with up to ``context`` lines around it, in walk order."""
-    by_file: dict[str, dict[int, tuple[bool, str]]] = {}
+Found = tuple[bytes, int, bytes, tuple[bytes, ...], tuple[bytes, ...]]  # path, line, text, before, after
+
+
+def matches(out: bytes, context: int) -> list[Found]:
+    """The matches of an engine's output in walk order, each with up to ``context`` lines around
+    it, as bytes (``shown`` decodes the ones a reply shows)."""
+    if not context:
+        return [(path, line, text, (), ()) for path, line, is_match, text in records(out) if is_match]
+    by_file: dict[bytes, dict[int, tuple[bool, bytes]]] = {}
     for path, line, is_match, text in records(out):
         by_file.setdefault(path, {})[line] = (is_match, text)
-    found = []
-    for path in sorted(by_file, key=lambda p: p.split("/")):
-        lines = by_file[path]
+    found: list[Found] = []
+    for path, lines in by_file.items():
         for line in sorted(lines):
-            is_match, text = lines[line]
-            if not is_match:
-                continue
-            before = tuple(lines[n][1] for n in range(line - context, line) if n in lines)
-            after = tuple(lines[n][1] for n in range(line + 1, line + context + 1) if n in lines)
-            found.append(Match(path, line, text, before, after))
+            if lines[line][0]:
+                before = tuple(lines[n][1] for n in range(line - context, line) if n in lines)
+                after = tuple(lines[n][1] for n in range(line + 1, line + context + 1) if n in lines)
+                found.append((path, line, lines[line][1], before, after))
     return found
+
+
+def shown(found: Found) -> Match:
+    path, line, text, before, after = found
+    return Match(
+        path.decode("utf-8", "surrogateescape"),
+        line,
+        _text(text),
+        tuple(_text(t) for t in before),
+        tuple(_text(t) for t in after),
+    )
 
 
 def engine_of(out: bytes) -> tuple[str, bytes]:
-    """The engine the script ran, and its output after the name."""
+    """The engine the script ran (``resolved``: none, the root resolved elsewhere), and its output
+    after the name (the resolved path)."""
     name, _, rest = out.partition(b"\0")
     return name.decode("ascii", "replace"), rest

@@ -30,16 +30,18 @@ from wslmcp.shell.log import Log
 from wslmcp.shell.processes import Process, ProcessTable, Signal
 from wslmcp.shell.progress import ProgressSender, Watched
 from wslmcp.shell.results import Result
-from wslmcp.shell.runner import Runner, quote
+from wslmcp.shell.runner import Run, Runner, quote
 from wslmcp.shell.search import (
     DEFAULT_RESULTS,
     MAX_CONTEXT,
     MAX_OUTPUT,
     MAX_RESULTS,
+    Match,
     Query,
     engine_of,
     matches,
     search_script,
+    shown,
 )
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
@@ -644,35 +646,50 @@ class ShellService:
             )
         root = path or (sess.cwd if sess else None) or self.config.cwd or await self._home(runner)
         query = Query(pattern, literal, ignore_case, min(context_lines, MAX_CONTEXT), glob)
-        target = await files.resolve(root, "read", f"search {root}")
-        if target.kind == "-":
-            raise ToolFailure(f"no such file or directory: {root}")
-        run = await runner.run(
+        files.check(root, "read", f"search {root}")
+        resolved = root
+        run = await self._search(runner, resolved, query)
+        engine, out = engine_of(run.exchange.stdout)
+        if engine == "resolved":  # a symlink on the way: the guard judges where it leads first
+            resolved = out.rstrip(b"\0").decode("utf-8", "surrogateescape")
+            files.check(resolved, "read", f"search {root} (resolves to {resolved})")
+            run = await self._search(runner, resolved, query)
+            engine, out = engine_of(run.exchange.stdout)
+        ex = run.exchange
+        found = matches(out, query.context)
+        cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
+        if cut and found:  # the last file may be incomplete
+            found = [m for m in found if m[0] != found[-1][0]]
+        if not found and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
+            said = ex.stderr.decode("utf-8", "replace").strip()
+            raise ToolFailure(f"the search failed: {quoted(said, 300)}")
+        limit = min(max_results or DEFAULT_RESULTS, MAX_RESULTS)
+        page = tuple(self._shown([shown(f) for f in found[offset : offset + limit]]))
+        more = len(found) > offset + len(page)
+        self.log.debug("searched", engine=engine, matches=len(found), cut=cut)
+        return results.Searched(
+            root, resolved, page, offset, offset + len(page) if more else None, len(found), cut
+        )
+
+    async def _search(self, runner: Runner, root: str, query: Query) -> Run:
+        return await runner.run(
             ScriptCall(
-                search_script(target.resolved, query),
+                search_script(root, query),
                 timeout_s=self.config.exec_timeout_ms / 1000,
                 max_output=MAX_OUTPUT,
                 login=False,
             )
         )
-        ex = run.exchange
-        engine, out = engine_of(ex.stdout)
-        found = matches(out, query.context)
-        cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
-        if cut and found:  # the last file may be incomplete
-            found = [m for m in found if m.path != found[-1].path]
-        if not found and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
-            said = ex.stderr.decode("utf-8", "replace").strip()
-            raise ToolFailure(f"the search failed (an invalid pattern?): {quoted(said, 300)}")
-        plain = Guard(self.guard.policy)  # a safety net: the walk already left these out
-        found = [m for m in found if plain.check_path(m.path, "read").allowed]
-        limit = min(max_results or DEFAULT_RESULTS, MAX_RESULTS)
-        page = tuple(found[offset : offset + limit])
-        more = len(found) > offset + len(page)
-        self.log.debug("searched", engine=engine, matches=len(found), cut=cut)
-        return results.Searched(
-            root, target.resolved, page, offset, offset + len(page) if more else None, len(found), cut
-        )
+
+    def _shown(self, page: list[Match]) -> list[Match]:
+        """A page of matches without any the guard would not let a file tool read: a safety net (the
+        walk never enters operator paths, nor leaves the root), one check per file."""
+        plain = Guard(self.guard.policy)  # not the audited guard: these are no requests of the caller
+        verdicts: dict[str, bool] = {}
+        for m in page:
+            if m.path not in verdicts:
+                verdicts[m.path] = plain.check_path(m.path, "read").allowed
+        return [m for m in page if verdicts[m.path]]
 
     async def _home(self, runner: Runner) -> str:
         """The user's home directory in the distro (a search's root when nothing else is given)."""
