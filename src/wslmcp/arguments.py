@@ -2,8 +2,8 @@
 
 JSON types are taken as JSON states them: a boolean is never an integer, a string is never a
 number, ``5.0`` is not an integer, ``null`` is only accepted where the schema offers it. A bad call
-raises ``InvalidArguments`` naming the first problem; the servers turn it into a JSON-RPC
-invalid-params error (-32602) before any tool code runs. Lengths are counted in characters
+raises ``InvalidArguments`` naming the first problem before any tool code runs; the servers answer
+it in the negotiated protocol's form (``wslmcp.serving``). Lengths are counted in characters
 (Unicode scalar values), as JSON Schema counts them.
 
 What the caller sent is never echoed in full: ``quoted`` cuts any text a reply quotes back (a
@@ -27,7 +27,7 @@ _JSON_TYPES = frozenset({"string", "integer", "boolean", "number", "array", "obj
 
 
 class InvalidArguments(ValueError):
-    """A call rejected before anything runs (JSON-RPC -32602)."""
+    """A call rejected for its arguments before anything runs."""
 
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -40,34 +40,34 @@ def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 def check_string(key: str, value: object, min_len: int = 0, max_len: int | None = None) -> str:
     if not isinstance(value, str):
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be a string")
+        raise InvalidArguments(f"{quoted(key)} must be a string")
     if len(value) < min_len or (max_len is not None and len(value) > max_len):
         bound = f"{min_len}..{max_len}" if max_len is not None else f"at least {min_len}"
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be {bound} characters long")
+        raise InvalidArguments(f"{quoted(key)} must be {bound} characters long")
     return value
 
 
 def check_int(key: str, value: object, minimum: int | None = None, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be an integer")
+        raise InvalidArguments(f"{quoted(key)} must be an integer")
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         if minimum is not None and maximum is not None:
             bound = f"{minimum}..{maximum}"
         else:
             bound = f">= {minimum}" if minimum is not None else f"<= {maximum}"
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be {bound}")
+        raise InvalidArguments(f"{quoted(key)} must be {bound}")
     return value
 
 
 def check_bool(key: str, value: object) -> bool:
     if not isinstance(value, bool):
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be a boolean")
+        raise InvalidArguments(f"{quoted(key)} must be a boolean")
     return value
 
 
 def check_enum(key: str, value: object, allowed: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise InvalidArguments(f"invalid argument: {quoted(key)}: expected one of {', '.join(allowed)}")
+        raise InvalidArguments(f"{quoted(key)}: expected one of {', '.join(allowed)}")
     return value
 
 
@@ -92,7 +92,7 @@ def _check_value(key: str, prop: Mapping[str, Any], value: object) -> None:
     if value is None:
         if any(alt.get("type") == "null" for alt in alternatives):
             return
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must not be null")
+        raise InvalidArguments(f"{quoted(key)} must not be null")
     typed = [alt for alt in alternatives if alt.get("type") != "null"]
     first: InvalidArguments | None = None
     for alt in typed:
@@ -121,24 +121,24 @@ def _check_one(key: str, prop: Mapping[str, Any], value: object) -> None:
         check_bool(key, value)
     elif kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise InvalidArguments(f"invalid argument: {quoted(key)} must be a number")
+            raise InvalidArguments(f"{quoted(key)} must be a number")
     elif kind == "array":
         _check_array(key, prop, value)
     elif kind == "object":
         _check_object(key, prop, value)
     elif kind is not None and kind not in _JSON_TYPES:
-        raise InvalidArguments(f"invalid argument: {quoted(key)} has a type this server cannot check")
+        raise InvalidArguments(f"{quoted(key)} has a type this server cannot check")
     if "enum" in prop:
         check_enum(key, value, [str(v) for v in prop["enum"]])
 
 
 def _check_array(key: str, prop: Mapping[str, Any], value: object) -> None:
     if not isinstance(value, list):
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be an array")
+        raise InvalidArguments(f"{quoted(key)} must be an array")
     low, high = prop.get("minItems", 0), prop.get("maxItems")
     if len(value) < low or (high is not None and len(value) > high):
         bound = f"{low}..{high}" if high is not None else f"at least {low}"
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must hold {bound} items")
+        raise InvalidArguments(f"{quoted(key)} must hold {bound} items")
     items = prop.get("items")
     if items is not None:
         for i, item in enumerate(value):
@@ -148,13 +148,13 @@ def _check_array(key: str, prop: Mapping[str, Any], value: object) -> None:
 def _check_object(key: str, prop: Mapping[str, Any], value: object) -> None:
     """A nested object, checked as a tool's arguments are (closed when the schema says so)."""
     if not isinstance(value, dict):
-        raise InvalidArguments(f"invalid argument: {quoted(key)} must be an object")
+        raise InvalidArguments(f"{quoted(key)} must be an object")
     properties: Mapping[str, Any] = prop.get("properties", {})
     if prop.get("additionalProperties") is False:
         unknown = sorted(k for k in value if k not in properties)
         if unknown:
             raise InvalidArguments(
-                f"invalid argument: {quoted(key)} does not take {quoted(repr(unknown[0]), 60)}: "
+                f"{quoted(key)} does not take {quoted(repr(unknown[0]), 60)}: "
                 f"it accepts {', '.join(sorted(properties))}"
             )
     for name in prop.get("required", ()):

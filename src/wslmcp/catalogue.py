@@ -8,7 +8,7 @@ and answer with ``Reply``; ``wslmcp.serving`` turns them into the SDK's server, 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -16,6 +16,28 @@ INVALID_ARGUMENTS = "invalid_arguments"
 INVALID_ARGUMENTS_LEAD = "invalid arguments for "
 """How the message of every argument error starts (either protocol form), so a transcript that
 kept only the text still shows which errors were the caller's arguments."""
+
+
+def nullable(kind: str) -> dict[str, Any]:
+    """A value of JSON type ``kind`` or null, spelt with one type per branch (the most portable form)."""
+    return {"anyOf": [{"type": kind}, {"type": "null"}]}
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+    "required": ["code", "message"],
+}
+
+
+def output_schema(properties: Mapping[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    """A tool's ``structuredContent``: a success with ``properties`` (``required`` present), or a
+    failure ``{"error": {"code", "message"}}``. Clients check error results against it too."""
+    return {
+        "type": "object",
+        "properties": {**properties, "error": ERROR_SCHEMA},
+        "anyOf": [{"required": list(required)}, {"required": ["error"]}],
+    }
 
 
 @dataclass(frozen=True)

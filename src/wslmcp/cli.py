@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -16,7 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "shell": ("wslmcp.shell.cli", "MCP server that runs commands and moves files in one WSL distro"),
     "profile": ("wslmcp.profile.cli", "profile the MCP servers configured for Claude Code, Codex and Cursor"),
-    "scenario": ("wslmcp.scenario.cli", "list, show, validate, record and replay scenarios"),
+    "scenario": ("wslmcp.replay.cli", "list, show, validate, record and replay scenarios"),
     "eval": ("wslmcp.evals.cli", "replay an agent's recorded tool calls against a scenario and grade them"),
 }
 
@@ -31,11 +32,25 @@ def _top_parser() -> ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run a subcommand. A reader that stops early (``wslmcp scenario list | head -1``) ends the
+    command quietly, as ``head`` meant."""
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+        os.close(devnull)
+        return 0
+
+
+def _dispatch(args: list[str]) -> int:
     top = _top_parser()
-    if args and args[0].startswith("-") and args[0] not in ("-h", "--help", "--version"):
+    if not args:
+        top.print_help()
+        return 0
+    if args[0].startswith("-") and args[0] not in ("-h", "--help", "--version"):
         top.error(f"unrecognized arguments: {' '.join(args)}")
-    if not args or args[0].startswith("-"):
+    if args[0].startswith("-"):
         top.parse_args(args)  # --help or --version: argparse answers and exits
         return 2
     name, rest = args[0], args[1:]

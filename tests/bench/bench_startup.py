@@ -21,23 +21,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 7
-_MINIMAL_SDK = """
-import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-
-async def list_tools(ctx, params):
-    return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
-
-server = Server("minimal", on_list_tools=list_tools)
-
-async def main():
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-
-anyio.run(main)
-"""
 _INIT = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -132,8 +115,6 @@ def _median(samples: list[tuple[float, float, float]], i: int) -> float:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        minimal = home / "minimal_sdk_server.py"
-        minimal.write_text(_MINIMAL_SDK)
         env = {
             **os.environ,
             "PYTHONPYCACHEPREFIX": str(home / "pycache"),  # bytecode, as an installed package has it
@@ -148,7 +129,10 @@ def main() -> None:
                 sys.executable,
                 str(ROOT / "tests" / "servers" / "stdio_server.py"),
             ],
-            "minimal SDK stdio server": [sys.executable, str(minimal)],
+            "minimal SDK stdio server": [
+                sys.executable,
+                str(ROOT / "tests" / "servers" / "minimal_sdk_server.py"),
+            ],
             "wslmcp observe": [
                 sys.executable,
                 "-m",

@@ -84,6 +84,7 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
     from wslmcp import wiring
     from wslmcp.replay.record_windows import Sources, record_host
     from wslmcp.scenario.recorder import ScenarioWriter
+    from wslmcp.wiring.recording import recording
 
     standin = make_wsl_standin(tmp_path / "wsl", {"Ubuntu": "Running"})
     env = {
@@ -96,7 +97,7 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
         monkeypatch.setenv(key, value)
     writer = ScenarioWriter(tmp_path / "rec", "rec", "", wiring.real(env).clock)
     sources = Sources(docker=True, through_wsl_exe=True, distro="Ubuntu")
-    scenario = Scenario.load(await record_host(wiring.recording(writer, env), writer, sources, 0, 100))
+    scenario = Scenario.load(await record_host(recording(writer, env), writer, sources, 0, 100))
     wsl = [i["args"] for i in scenario.manifest["exchanges"]["wsl_exe"]]
     assert wsl == [["--list", "--running", "--quiet"], ["-d", "Ubuntu", "--exec", "sh", "-s"]] * 2
     assert scenario.manifest["observe"] == {"args": ["--distro", "Ubuntu", "--no-wslc"], "platform": "windows",

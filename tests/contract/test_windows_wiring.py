@@ -15,6 +15,7 @@ from wslmcp import wiring
 from wslmcp.boundaries.docker_api import DockerEndpoint, DockerUnavailable
 from wslmcp.boundaries.wslc_cli import WslcCli
 from wslmcp.scenario.manifest import SCHEMA
+from wslmcp.wiring.replay import replay
 
 pytestmark = pytest.mark.skipif(__import__("sys").platform == "win32", reason="checks the Linux wiring")
 
@@ -56,7 +57,7 @@ async def test_the_warning_for_a_docker_host_we_cannot_speak_names_it_once(url: 
 def test_a_scenario_gets_the_twins_and_pdh_only_when_it_recorded_samples(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "scenario.json").write_text(json.dumps({"schema": SCHEMA, "name": "a"}))
-    plain = wiring.replay(tmp_path / "a")
+    plain = replay(tmp_path / "a")
     assert plain.pdh is None and plain.windows_processes is None
     assert isinstance(plain.docker_api, FakeDockerApi) and isinstance(plain.wslc, FakeWslc)
     (tmp_path / "b").mkdir()
@@ -65,7 +66,7 @@ def test_a_scenario_gets_the_twins_and_pdh_only_when_it_recorded_samples(tmp_pat
     (tmp_path / "b" / "scenario.json").write_text(
         json.dumps({"schema": SCHEMA, "name": "b", "timeline": timeline})
     )
-    windows = wiring.replay(tmp_path / "b")
+    windows = replay(tmp_path / "b")
     assert isinstance(windows.pdh, FakePdhCounters) and isinstance(
         windows.windows_processes, FakeWindowsProcesses
     )

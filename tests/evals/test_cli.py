@@ -70,7 +70,7 @@ def test_exit_0_with_json_and_junit_over_a_replayed_good_trace(tmp_path: Path) -
         "--json", tmp_path / "r.json", "--junit", tmp_path / "j.xml", "-v",
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "t14-busiest-inspect-good" in done.stdout and "1 traces: 1 passed" in done.stdout
+    assert "t14-busiest-inspect-good" in done.stdout and "1 trace: 1 passed" in done.stdout
     assert "resource_id: bound (call 1 data[0].resource_id)" in done.stdout
     doc = report(tmp_path / "r.json")
     trace = doc["traces"][0]

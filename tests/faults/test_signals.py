@@ -93,6 +93,33 @@ def test_observe_ends_cleanly_on_a_signal(how: str) -> None:
     assert b"Traceback" not in server.stderr
 
 
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "EOF"])
+def test_observe_ends_in_the_middle_of_a_collection(how: str) -> None:
+    """A forced collection on this machine's /proc with a 60 s sampling interval is in flight when
+    the session ends: the process exits 0 long before the interval is over, the call is answered and
+    nothing is on stderr."""
+    server = Server(
+        [*observe_command()[:-2], "--wsl-only", "--no-docker", "--no-wslc", "--interval-ms", "60000"]
+    )
+    started = time.monotonic()
+    server.handshake()
+    server.send_line(b"{")  # answered only once the server has loaded (the front door parks it)
+    assert server.wait_for(None)["error"]["code"] == -32700
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "c",
+            "method": "tools/call",
+            "params": {"name": "get_system_summary", "arguments": {"max_age_ms": 0}},
+        }
+    )
+    assert "result" in server.ping("p")  # the call was read and dispatched before this ping
+    assert end(server, how) == 0
+    assert time.monotonic() - started < 60  # the 60 s interval was not waited out (a hang guard)
+    assert "error" in server.wait_for("c")
+    assert server.stderr == b""
+
+
 def _wait_for_sleeps(server: Server, args: set[str], timeout: float = 30.0) -> set[int]:
     """Pids of the server's descendants running ``sleep ARG`` for every ARG in ``args``."""
     deadline = time.monotonic() + timeout

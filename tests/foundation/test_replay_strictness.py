@@ -115,9 +115,9 @@ async def test_same_args_different_stdin_is_a_miss(tmp_path: Path) -> None:
 def test_a_replay_without_a_fixture_home_never_reads_the_real_one(recorded_linux: Path) -> None:
     """A scenario that holds no client files must refuse every file request, not fall through to
     the real filesystem: a replay reads only what the scenario recorded."""
-    from wslmcp import wiring
+    from wslmcp.wiring.replay import replay
 
-    files = wiring.replay(recorded_linux).client_files
+    files = replay(recorded_linux).client_files
     for ask in (
         lambda: files.read_bytes("/etc/hostname"),
         lambda: files.stat("/etc/hostname"),

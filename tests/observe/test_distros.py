@@ -17,7 +17,7 @@ from fakes.clock import FakeClock
 from tests.observe.standin import make_standin
 from wslmcp import wiring
 from wslmcp.boundaries.bundle import Boundaries, Host
-from wslmcp.observe.assembly import build_service
+from wslmcp.observe.assembly import build
 from wslmcp.observe.options import Options
 
 pytestmark = pytest.mark.skipif(
@@ -58,7 +58,7 @@ async def test_windows_native_primary_is_the_default_distro_and_not_listed_twice
     for key, value in standin.env(default="Ubuntu").items():
         monkeypatch.setenv(key, value)
     boundaries, host = windows_host()
-    service = build_service(boundaries, host, Options(interval_ms=100, docker=False, wslc=False))
+    service = build(boundaries, host, Options(interval_ms=100, docker=False, wslc=False))
     snap = await service.latest(0)
     sources = {e.json["usage"].get("source") for e in snap.catalog.entries}
     assert sources == {None, "Debian"}
@@ -77,6 +77,6 @@ async def test_windows_native_with_distro_uses_it(tmp_path: Path, monkeypatch: p
         monkeypatch.setenv(key, value)
     boundaries, host = windows_host()
     options = Options(interval_ms=100, wsl_only=True, distro="Debian")
-    snap = await build_service(boundaries, host, options).latest(0)
+    snap = await build(boundaries, host, options).latest(0)
     assert {e.json["usage"].get("source") for e in snap.catalog.entries} == {None}
     assert standin.calls() == ["-d Debian --exec sh -s"] * 2  # --wsl-only: no listing, no other distro

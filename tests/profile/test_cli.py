@@ -36,6 +36,8 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
         (["--timeout", "-1"], "must be greater than 0"),
         (["--cli", "vscode"], "invalid choice: 'vscode'"),
         (["diff", "only-one"], "the following arguments are required: new"),
+        (["diff", "--timeout", "3", "a", "b"], "unrecognized arguments: --timeout"),
+        (["diff", "--home", "/x", "a", "b"], "unrecognized arguments: --home"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -92,6 +94,8 @@ def test_diff_accepts_json_before_the_subcommand(tmp_path: Path, capsys: pytest.
     assert all(c["changed"] == [] and c["added"] == [] for c in doc["clis"])
     code, out, _ = run(["diff", str(path), str(path)], capsys)
     assert out.startswith("Snapshot diff\nold generated_at: 2026-01-15T00:00:00+00:00\n")
+    code, out, _ = run(["diff", "--json", str(path), str(path)], capsys)
+    assert code == 0 and json.loads(out)["schema"] == "mcp-top-diff/v1"
 
 
 def test_missing_diff_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

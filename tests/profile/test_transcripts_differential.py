@@ -159,3 +159,38 @@ def test_decode_error_text_matches_across_chunk_boundaries(
         "unreadable: 'utf-8' codec can't decode"
     )
     assert ours.skip_reason == mcp_top_claude.parse_session(str(path)).skip_reason
+
+
+def _same_reading(path: Path, ours: Any) -> None:
+    """``wslmcp eval`` reads the file as the profiler does: readable or not alike, and the same calls
+    (a subagent's aside) with the same attribution, in order."""
+    from wslmcp.evals import extract
+    from wslmcp.evals.trace import TraceError
+
+    try:
+        trace = extract.read(FILES, str(path), ["a", "a__b"])
+    except TraceError:
+        assert ours.status == "skipped"
+        return
+    assert ours.status == "parsed"
+    assert [(c.server, c.tool or c.raw) for c in ours.calls if not c.sidechain] == [
+        (c.server, c.tool) for c in trace.calls
+    ]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=lines(claude_record()))
+def test_the_eval_reads_a_claude_transcript_as_the_profiler_does(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / ".claude" / "projects" / "slug" / "s.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    _same_reading(path, claude.parse(FILES, str(path), str(tmp_path), ["a", "a__b"]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=lines(codex_record()))
+def test_the_eval_reads_a_codex_rollout_as_the_profiler_does(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / ".codex" / "sessions" / "rollout-x.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    _same_reading(path, codex.parse(FILES, str(path)))

@@ -16,8 +16,8 @@ from fakes.distro_homes import StatedDistroHomes
 from fakes.windows_home import StatedWindowsHome
 from tests.servers import STDIO_SERVER
 from wslmcp import wiring
-from wslmcp.profile.assembly import assemble, other_homes
-from wslmcp.profile.cli import build_parser, execute
+from wslmcp.profile.assembly import build, other_homes
+from wslmcp.profile.cli import execute, parse_options
 
 SERVER = {"command": sys.executable, "args": [str(STDIO_SERVER), "--tools", "2"]}
 
@@ -44,13 +44,13 @@ def homes(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def _run(args: list[str], *, distro: str | None = None, windows: Path | None = None) -> str:
-    parsed = build_parser().parse_args([*args, "--timeout", "20", "--query-project"])
+    parsed = parse_options([*args, "--timeout", "20", "--query-project"])
     boundaries = replace(
         wiring.real(), windows_home=StatedWindowsHome(None if windows is None else str(windows))
     )
     host = replace(wiring.real_host(), distro=distro)
     out = io.StringIO()
-    assert execute(parsed, assemble(boundaries, host, parsed), out) == 0
+    assert execute(parsed, build(boundaries, host, parsed), out) == 0
     return out.getvalue()
 
 
@@ -137,11 +137,11 @@ def test_inside_wsl_the_windows_side_is_added_unless_turned_off(homes: tuple[Pat
 
 def test_on_windows_the_running_distros_homes_are_added(homes: tuple[Path, Path, Path]) -> None:
     primary, other, project = homes
-    parsed = build_parser().parse_args(["--home", str(primary), "--project", str(project), "--json"])
+    parsed = parse_options(["--home", str(primary), "--project", str(project), "--json"])
     stated = StatedDistroHomes([str(other), str(other / "not-there")])
     boundaries = replace(wiring.real(), windows_home=StatedWindowsHome(None), distro_homes=stated)
     windows = replace(wiring.real_host(), platform="windows", distro=None)
     assert other_homes(boundaries, windows, str(primary), parsed) == ((str(other), "wsl"),)
-    off = build_parser().parse_args(["--home", str(primary), "--no-other-side"])
+    off = parse_options(["--home", str(primary), "--no-other-side"])
     assert other_homes(boundaries, windows, str(primary), off) == ()
     assert other_homes(boundaries, wiring.real_host(), str(primary), parsed) == ()  # Linux: not asked

@@ -7,6 +7,7 @@ from pathlib import Path
 from tests.shell.standin import make_wsl_standin
 from wslmcp import wiring
 from wslmcp.boundaries.shell_transport import LocalTransport, WslExeTransport
+from wslmcp.wiring.replay import replay, replay_host
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "shell-basic"
 
@@ -27,13 +28,13 @@ def test_the_override_wins_and_replay_always_uses_the_recording(tmp_path: Path) 
     inside = {"WSL_DISTRO_NAME": "Ubuntu"}
     assert isinstance(wiring.real(inside).shell_transport("wsl.exe", "Ubuntu", None), WslExeTransport)
     assert isinstance(wiring.real({}).shell_transport("local", "Ubuntu", None), LocalTransport)
-    replayed = wiring.replay(SCENARIO)
+    replayed = replay(SCENARIO)
     assert isinstance(replayed.shell_transport("local", "Ubuntu", None), WslExeTransport)
     tokens = replayed.tokens
     assert [tokens.next(), tokens.next()] == ["0000000000000001", "0000000000000002"]
 
 
 def test_a_replay_serves_the_scenario_env_over_the_given_one() -> None:
-    host = wiring.replay_host(SCENARIO, {"WSL_DISTRO": "Other", "HOME": "/root"})
+    host = replay_host(SCENARIO, {"WSL_DISTRO": "Other", "HOME": "/root"})
     assert host.shell_env["WSL_DISTRO"] == "Ubuntu" and host.shell_env["HOME"] == "/root"
-    assert wiring.replay_host(SCENARIO).shell_env["WSL_DISTRO"] == "Ubuntu"
+    assert replay_host(SCENARIO).shell_env["WSL_DISTRO"] == "Ubuntu"

@@ -95,3 +95,8 @@ class Host:
     real_time: bool = False
     cache_dir: str | None = None
     observe_args: tuple[str, ...] = ()
+
+    @property
+    def windows_native(self) -> bool:
+        """The server runs on Windows itself (a distro's /proc is read through wsl.exe)."""
+        return self.platform == "windows"

@@ -16,9 +16,13 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wslmcp.cliargs import ArgumentParser, parser
+
+if TYPE_CHECKING:
+    from wslmcp.evals.cases import Case
+    from wslmcp.evals.grading import Job, Options
 
 PROG = "wslmcp eval"
 KINDS = ("observe", "shell")
@@ -40,7 +44,13 @@ def _build() -> ArgumentParser:
     )
     run.add_argument("--case", metavar="ID", help="the case every trace given here answers")
     run.add_argument("--cases", metavar="FILE", help="cases file (default: DIR/eval/cases.json when present)")
-    run.add_argument("--server", action="append", default=[], metavar="ALIAS=observe|shell")
+    run.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="ALIAS=observe|shell",
+        help="what a configured server name in the transcript is (repeatable)",
+    )
     run.add_argument("--no-replay", action="store_true", help="grade without starting any server")
     run.add_argument(
         "--strict-replay", action="store_true", help="an unreplayable call is a harness error (3)"
@@ -51,12 +61,24 @@ def _build() -> ArgumentParser:
     run.add_argument(
         "--investigation", type=int, metavar="N", help="the investigation the case applies to (1-based)"
     )
-    run.add_argument("--severity", action="append", default=[], metavar="ID=warn|error")
+    run.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="ID=warn|error",
+        help="override a check's severity (repeatable; see 'wslmcp eval checks')",
+    )
     run.add_argument(
         "--judge", metavar="CMD", help="judge plug-in: JSON request on stdin, response on stdout"
     )
     run.add_argument("--judge-gates", action="store_true", help="judge items fail traces (default: warn)")
-    run.add_argument("--judge-timeout", type=float, default=60.0, metavar="S")
+    run.add_argument(
+        "--judge-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds the judge may take (default 60)",
+    )
     run.add_argument("--json", metavar="FILE|-", help="write the wslmcp-eval-report/1 report")
     run.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     run.add_argument("--baseline", metavar="REPORT.json", help="exit 1 only on a regression against it")
@@ -65,15 +87,17 @@ def _build() -> ArgumentParser:
     ext = sub.add_parser(
         "extract", help="write a transcript as wslmcp-trace/1", description="Extract a trace."
     )
-    ext.add_argument("transcript", metavar="TRANSCRIPT")
+    ext.add_argument(
+        "transcript", metavar="TRANSCRIPT", help="a Claude Code or Codex session transcript (JSONL)"
+    )
     ext.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     ext.add_argument("--server", action="append", default=[], metavar="ALIAS", help="configured server names")
     chk = sub.add_parser("checks", help="print every check", description="Print the rubric.")
-    chk.add_argument("--json", action="store_true")
+    chk.add_argument("--json", action="store_true", help="print the checks as JSON")
     diff = sub.add_parser("diff", help="compare two --json reports", description="Compare two reports.")
-    diff.add_argument("old", metavar="OLD.json")
-    diff.add_argument("new", metavar="NEW.json")
-    diff.add_argument("--json", action="store_true")
+    diff.add_argument("old", metavar="OLD.json", help="the earlier wslmcp-eval-report/1 report")
+    diff.add_argument("new", metavar="NEW.json", help="the later report")
+    diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
     return top
 
 
@@ -199,16 +223,16 @@ def _trace_files(p: ArgumentParser, given: Sequence[str]) -> list[Path]:
     return files
 
 
-def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Any) -> Any:
+def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Case | None) -> Job:
     """A grading job; the scenario is resolved here (an entry point), so grading never reads one."""
-    from wslmcp import wiring
     from wslmcp.evals.grading import Job
     from wslmcp.scenario.manifest import ScenarioError
+    from wslmcp.wiring.replay import replay_target
 
     if replay_dir is None:
         return Job(job_id, trace, None, case)
     try:
-        return Job(job_id, trace, wiring.replay_target(replay_dir), case)
+        return Job(job_id, trace, replay_target(replay_dir), case)
     except (ScenarioError, OSError) as exc:
         return Job(job_id, trace, None, case, target_error=f"scenario {replay_dir}: {exc}")
 
@@ -286,23 +310,21 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
     return _emit(args, reports, baseline_doc)
 
 
-async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str, Any]]:
+async def _grade_all(jobs: Sequence[Job], options: Options, n: int) -> list[dict[str, Any]]:
     from wslmcp import wiring
-    from wslmcp.boundaries.process import run_process
-    from wslmcp.evals.grading import Harness, grade_job
+    from wslmcp.evals.assembly import build
 
-    boundaries = wiring.real()
-    assert boundaries.mcp_sessions is not None
-    harness = Harness(boundaries.client_files, boundaries.mcp_sessions, run_process)
+    wired = wiring.wire(None)
+    grader = build(wired.boundaries, wired.host, options)
     limit = asyncio.Semaphore(n)
     done = 0
     started = time.monotonic()
     tty = sys.stderr.isatty()
 
-    async def one(job: Any) -> dict[str, Any]:
+    async def one(job: Job) -> dict[str, Any]:
         nonlocal done
         async with limit:
-            report = await grade_job(harness, job, options)
+            report = await grader.grade(job)
         done += 1
         if tty and time.monotonic() - started > 1.0:
             sys.stderr.write(f"\r{PROG}: graded {done}/{len(jobs)} traces")
@@ -312,7 +334,7 @@ async def _grade_all(jobs: Sequence[Any], options: Any, n: int) -> list[dict[str
     try:
         reports = await asyncio.gather(*(one(j) for j in jobs))
     finally:
-        harness.sessions.close()
+        grader.close()
     if tty and time.monotonic() - started > 1.0:
         sys.stderr.write("\n")
     return list(reports)

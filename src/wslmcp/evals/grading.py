@@ -179,7 +179,12 @@ def _judge_request(job: Job, session: Session, checks: list[dict[str, Any]]) -> 
 
 
 def _short(result: Any) -> dict[str, Any]:
-    return {"status": result.status, "code": result.code}
+    short = {"status": result.status, "code": result.code}
+    if result.status in ("tool_error", "jsonrpc_error", "client_error"):
+        error = result.error or (result.structured or {}).get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        short["message"] = str(message) if message is not None else result.text
+    return short
 
 
 def _report(

@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wslmcp.wording import counted, one_line
+
 
 def _short_args(arguments: Any, limit: int = 60) -> str:
     if not isinstance(arguments, dict):
@@ -28,10 +30,14 @@ def block(trace: Mapping[str, Any], verbose: bool = False) -> list[str]:
         where = ""
         if first is not None and first in calls:
             where = f"call {first} {calls[first]['tool']} {_short_args(calls[first]['arguments'])}: "
-        lines.append(f"  {where}{check['id']}: {check['message']}")
-        lines.extend(f'    "{s}"' for s in check.get("sentences", [])[:3])
+        lines.append(f"  {where}{check['id']}: {one_line(check['message'], 240)}")
+        lines.extend(f'    "{one_line(s)}"' for s in check.get("sentences", [])[:3])
+    if failed:
+        lines.extend(_failing_calls(trace["calls"]))
     for n in trace.get("unreplayable", []):
-        lines.append(f"  call {n} {calls[n]['tool']}: unreplayable: {calls[n].get('unreplayable', '')[:200]}")
+        lines.append(
+            f"  call {n} {calls[n]['tool']}: unreplayable: {one_line(calls[n].get('unreplayable', ''))}"
+        )
     if verbose:
         for call in trace["calls"]:
             for b in call.get("bindings", []):
@@ -48,11 +54,27 @@ def block(trace: Mapping[str, Any], verbose: bool = False) -> list[str]:
     return lines
 
 
+def _failing_calls(calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every call answered with an error (as replayed, else as recorded): what it was told and why."""
+    lines = []
+    for call in calls:
+        result = call.get("replayed") or call["recorded"]
+        if result.get("status") in ("tool_error", "jsonrpc_error", "client_error"):
+            code = f" {result['code']}" if result.get("code") is not None else ""
+            said = one_line(str(result.get("message", "")), 160)
+            lines.append(
+                f"  call {call['n']} {call['tool']} {_short_args(call['arguments'])} failed:"
+                f" {result['status']}{code}: {said}"
+            )
+    return lines
+
+
 def table(traces: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], verbose: bool = False) -> str:
     lines = [f"{'TRACE':<40}{'CASE':<19}{'VERDICT':<9}FAILED CHECKS"]
     for trace in traces:
         lines.extend(block(trace, verbose))
     lines.append(
-        f"{summary['traces']} traces: {summary['passed']} passed, {summary['failed']} failed, {summary['errors']} errors"
+        f"{counted(summary['traces'], 'trace')}: {summary['passed']} passed, {summary['failed']} failed, "
+        f"{counted(summary['errors'], 'error')}"
     )
     return "\n".join(lines)

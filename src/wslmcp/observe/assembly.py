@@ -23,11 +23,6 @@ from wslmcp.observe.sources import HostSources, SampleReader, ThreadedReader, Wi
 from wslmcp.observe.store import SnapshotStore
 
 
-def windows_native(host: Host) -> bool:
-    """Whether the server runs on Windows itself (its primary distribution is read via wsl.exe)."""
-    return host.platform == "windows"
-
-
 def windows_missing(host: Host) -> str:
     """Why a server has no Windows side, as the snapshot's warning says it."""
     where = (
@@ -53,9 +48,7 @@ def host_sources(boundaries: Boundaries, host: Host) -> HostSources:
     )
 
 
-def build_service(
-    boundaries: Boundaries, host: Host, options: Options, scope: str | None = None
-) -> ObserveService:
+def build(boundaries: Boundaries, host: Host, options: Options, scope: str | None = None) -> ObserveService:
     wsl_exe = boundaries.wsl_exe
     lister = WslDistroLister(wsl_exe)
 
@@ -67,11 +60,11 @@ def build_service(
         wsl_only=options.wsl_only,
         docker=options.docker,
         wslc=options.wslc,
-        local_distro=None if windows_native(host) else host.distro,
+        local_distro=None if host.windows_native else host.distro,
         keep_engines_warm=host.real_time,
     )
     sources = host_sources(boundaries, host)
-    if windows_native(host):
+    if host.windows_native:
         chosen = WindowsPrimary(options.distro, lambda: default_distro(wsl_exe), lister, remote)
         collector = Collector(
             boundaries.clock,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
@@ -20,12 +19,11 @@ def main(argv: Sequence[str]) -> int:
         sys.stdout.write(HELP)
         return 0
     from wslmcp import stdio, wiring
-    from wslmcp.observe.assembly import windows_native
     from wslmcp.observe.tools import SERVER
-    from wslmcp.scenario.manifest import ScenarioError
+    from wslmcp.scenario.fields import ScenarioError
 
     try:
-        wired = wiring.wire(options.replay, os.environ)
+        wired = wiring.wire(options.replay)
     except (ScenarioError, OSError) as exc:
         print(f"wslmcp observe: error: {exc}", file=sys.stderr)
         return 2
@@ -35,7 +33,7 @@ def main(argv: Sequence[str]) -> int:
         except UsageError as exc:
             print(f"wslmcp observe: error: the scenario's observe.args: {exc}", file=sys.stderr)
             return 2
-    if options.distro is not None and not windows_native(wired.host):
+    if options.distro is not None and not wired.host.windows_native:
         print(
             "wslmcp observe: error: --distro is only supported on Windows (inside WSL the primary "
             "distribution is the one the server runs in)",
@@ -44,10 +42,10 @@ def main(argv: Sequence[str]) -> int:
         return 2
 
     def start() -> stdio.Lifespan:
-        from wslmcp.observe.assembly import build_service
+        from wslmcp.observe.assembly import build
         from wslmcp.observe.handlers import running
 
-        service = build_service(wired.boundaries, wired.host, options)
+        service = build(wired.boundaries, wired.host, options)
         return lambda: running(service)
 
     return stdio.run(SERVER, start)

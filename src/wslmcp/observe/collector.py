@@ -50,6 +50,7 @@ NO_HOST_WARNING = (
 )
 WARM_AGE_S = 1.5  # a warmed engine round older than this is asked for again
 ENGINE_LEAD_S = 2.0  # a closing engine sample is asked for this long before the interval ends
+ENGINE_TICK_S = 1.0  # dockerd samples container stats once a second; stream=false waits up to two ticks
 
 CONTAINERS_WARNING = (
     "{what} collection is not available in this build; WSL CPU may include container work "
@@ -72,8 +73,10 @@ class CollectorConfig:
 
     @property
     def engine_deadline_s(self) -> float:
-        """The most one Docker or WSLC sample may take, whatever the engine does."""
-        return max(2.0, min(self.interval_s, 5.0))
+        """The most one Docker or WSLC sample may take, whatever the engine does: at least the two
+        daemon ticks a ``stream=false`` stats answer may wait, with the listing before it, whatever
+        the sampling interval."""
+        return max(3 * ENGINE_TICK_S, min(self.interval_s, 5.0))
 
 
 class Collector:

@@ -40,6 +40,12 @@ def _env(rows: Sequence[Observed]) -> EnvObservation | None:
     )
 
 
+NO_RUNNING_CONTAINERS = (
+    "Docker: the daemon answered with no running containers; environments.docker is null "
+    "(Docker is running, not absent)"
+)
+
+
 def container_view(
     docker_before: DockerSample | None,
     docker_after: DockerSample | None,
@@ -73,6 +79,8 @@ def container_view(
                 view.docker = _env(d.containers)
                 if len(points) != len(d.containers):
                     reasons.append("container collection unavailable or warming up")
+            else:
+                view.warnings.append(NO_RUNNING_CONTAINERS)
     if wslc is not None:
         view.warnings += wslc.warnings
         if wslc.containers is None:

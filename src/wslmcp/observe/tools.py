@@ -1,9 +1,9 @@
 """The four tools: input schemas, descriptions, server instructions and argument validation.
 
 Validation is complete before anything is collected; a bad call raises ``InvalidArguments``
-(``wslmcp.arguments``, the validation path both servers share), which the server turns into a
-JSON-RPC invalid-params error (-32602). Lengths are counted in
-characters (Unicode scalar values), as the schemas say.
+(``wslmcp.arguments``, the validation path both servers share), answered in the negotiated
+protocol's form (``wslmcp.serving``). Lengths are counted in characters (Unicode scalar values),
+as the schemas say.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from wslmcp.arguments import InvalidArguments, check_enum, check_int, check_string, quoted
-from wslmcp.catalogue import Hints, ServerSpec, ToolSpec
+from wslmcp.catalogue import Hints, ServerSpec, ToolSpec, nullable, output_schema
 from wslmcp.observe.model import ENVIRONMENTS, KINDS
 from wslmcp.observe.queries import DEFAULT_LIMIT, ListOptions, SortBy, SortOrder
 
@@ -86,7 +86,7 @@ def _schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any
 
 # Read-only; not idempotent: a call may take a new observation, so the answer moves with time.
 _OBSERVES = Hints(read_only=True, destructive=False, idempotent=False, open_world=False)
-_NUMBER = {"type": ["number", "null"]}
+_NUMBER = nullable("number")
 _SNAPSHOT_META = {
     "type": "object",
     "properties": {
@@ -112,23 +112,19 @@ _USAGE_ROW = {
 _SUMMARY = {
     "type": "object",
     "properties": {
-        "host_logical_cpu_count": {"type": ["integer", "null"]},
+        "host_logical_cpu_count": nullable("integer"),
         "host_cpu_percent": _NUMBER,
-        "cpu_breakdown": {"type": ["object", "null"]},
+        "cpu_breakdown": nullable("object"),
         "cpu_overlap_unresolved": {"type": "boolean"},
-        "host_memory": {"type": ["object", "null"]},
+        "host_memory": nullable("object"),
         "environments": {"type": "object"},
     },
 }
 
 
 def _answer_schema(data: Mapping[str, Any]) -> dict[str, Any]:
-    """``{snapshot, data}``: every successful answer (errors are ``{"error": {code, message}}``)."""
-    return {
-        "type": "object",
-        "properties": {"snapshot": _SNAPSHOT_META, "data": dict(data)},
-        "required": ["snapshot", "data"],
-    }
+    """``{snapshot, data}``, or an error ``{"error": {code, message}}``."""
+    return output_schema({"snapshot": _SNAPSHOT_META, "data": dict(data)}, ("snapshot", "data"))
 
 
 _ROWS = {"type": "array", "items": _USAGE_ROW}
@@ -206,9 +202,9 @@ def parse_call(tool: str, arguments: Mapping[str, Any] | None) -> Call:
     allowed = spec.input_schema["properties"]
     for key, value in args.items():
         if key not in allowed:
-            raise InvalidArguments(f"invalid argument: {quoted(key)} is not accepted by {tool}")
+            raise InvalidArguments(f"{quoted(key)} is not accepted by {tool}")
         if value is None:
-            raise InvalidArguments(f"invalid argument: {quoted(key)} must not be null")
+            raise InvalidArguments(f"{quoted(key)} must not be null")
     snapshot_id = (
         check_string("snapshot_id", args["snapshot_id"], 1, MAX_ID_CHARS) if "snapshot_id" in args else None
     )

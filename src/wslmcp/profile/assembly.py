@@ -3,7 +3,6 @@ it was handed, and the home, project and directory the host (or the scenario) na
 
 from __future__ import annotations
 
-import argparse
 import functools
 import posixpath
 import sys
@@ -14,6 +13,7 @@ from wslmcp.boundaries.bundle import Boundaries, Host
 from wslmcp.profile import engine, wire_tokens
 from wslmcp.profile.configs import discover
 from wslmcp.profile.model import DiscoveryResult
+from wslmcp.profile.options import Options
 
 
 @dataclass(frozen=True)
@@ -93,13 +93,13 @@ def _own_files_only(discovery: DiscoveryResult) -> DiscoveryResult:
 
 
 def other_homes(
-    boundaries: Boundaries, host: Host, primary: str, args: argparse.Namespace
+    boundaries: Boundaries, host: Host, primary: str, options: Options
 ) -> tuple[tuple[str, str], ...]:
     """``--also-home`` directories, then, unless ``--no-other-side``, the other side: inside a WSL
     distro the Windows user's home as the Windows side reports it, on Windows the running distros'
     homes; only those that exist, each once, never the primary home."""
-    wanted = [(home, "also") for home in args.also_home]
-    if not args.no_other_side:
+    wanted = [(home, "also") for home in options.also_home]
+    if not options.no_other_side:
         if host.distro is not None and boundaries.windows_home is not None:
             found = boundaries.windows_home.find()
             wanted.extend([] if found is None else [(found, "windows")])
@@ -118,36 +118,27 @@ def other_homes(
     return tuple(homes)
 
 
-def assemble(boundaries: Boundaries, host: Host, args: argparse.Namespace) -> Profiler:
-    """``args`` are the parsed common options; ``--home``/``--project`` override the host's."""
+def build(boundaries: Boundaries, host: Host, options: Options) -> Profiler:
+    """A configured run; ``--home``/``--project`` override the host's."""
     request = engine.Request(
-        home=args.home if args.home is not None else host.home,
-        project=args.project if args.project is not None else host.project,
+        home=options.home if options.home is not None else host.home,
+        project=options.project if options.project is not None else host.project,
         cwd=host.cwd,
-        sessions=args.sessions,
-        days=args.days,
-        timeout_s=args.timeout,
-        cli=args.cli,
-        no_query=args.no_query,
-        query_project=args.query_project,
-        query_http=args.query_http,
-        project_usage=args.project_usage,
-        concurrency=args.concurrency,
+        sessions=options.sessions,
+        days=options.days,
+        timeout_s=options.timeout,
+        cli=options.cli,
+        no_query=options.no_query,
+        query_project=options.query_project,
+        query_http=options.query_http,
+        project_usage=options.project_usage,
+        concurrency=options.concurrency,
     )
-    homes = other_homes(boundaries, host, request.home, args)
     return Profiler(
         boundaries,
         request,
         progress=host.interactive,
-        other_homes=homes,
-        count_tokens=wants_wire_tokens(args),
+        other_homes=other_homes(boundaries, host, request.home, options),
+        count_tokens=options.wire_tokens,
         cache_dir=host.cache_dir,
     )
-
-
-def wants_wire_tokens(args: argparse.Namespace) -> bool:
-    """JSON reports carry them, the human one with ``--tokens``; a budget compares them (also on a
-    snapshot, which never prints them)."""
-    if bool(args.fail_over):
-        return True
-    return getattr(args, "command", None) != "snapshot" and bool(args.json or args.tokens)

@@ -9,6 +9,7 @@ adds the wire token column; the CI gates (``--fail-over``, ``--fail-on``, ``diff
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser
 from wslmcp.profile import gates, report_json, wire_tokens
 from wslmcp.profile.configs import CLI_CHOICES
+from wslmcp.profile.options import Options
 
 if TYPE_CHECKING:
     from wslmcp.boundaries.client_files import ClientFiles
@@ -133,9 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     snap.add_argument("--out", metavar="FILE", help="write the snapshot to FILE (replaced atomically)")
     snap.add_argument("--redact-identifiers", action="store_true", help="pseudonymize server and tool names")
     dif = sub.add_parser("diff", help="compare two snapshots", allow_abbrev=False)
-    _common(dif, defaults=False)
-    dif.add_argument("old")
-    dif.add_argument("new")
+    dif.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="emit the diff as JSON")
+    dif.add_argument("old", help="the earlier snapshot (wslmcp profile snapshot)")
+    dif.add_argument("new", help="the later snapshot")
     dif.add_argument(
         "--fail-on-growth",
         metavar="PCT",
@@ -146,48 +148,60 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The options a command line sets (argparse's namespace also holds what it uses itself).
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Options))
+
+
+def parse_options(argv: Sequence[str]) -> Options:
+    """The command line as one typed value; a usage error exits 2 with one line (argparse)."""
+    values = {k: v for k, v in vars(build_parser().parse_args(list(argv))).items() if k in _FIELDS}
+    for repeated in ("also_home", "fail_over", "fail_on"):
+        values[repeated] = tuple(values.get(repeated) or ())
+    return Options(**values)
+
+
 def main(argv: Sequence[str]) -> int:
-    args = build_parser().parse_args(list(argv))
+    options = parse_options(argv)
     from wslmcp import wiring
 
     try:
-        if args.command == "diff":
-            return _diff(args, wiring.real().client_files, sys.stdout)
-        from wslmcp.profile.assembly import assemble
+        if options.command == "diff":
+            return _diff(options, wiring.real().client_files, sys.stdout)
+        from wslmcp.profile.assembly import build
 
-        wired = wiring.wire(args.replay, interactive=sys.stderr.isatty())
-        return execute(args, assemble(wired.boundaries, wired.host, args), sys.stdout)
+        wired = wiring.wire(options.replay, interactive=sys.stderr.isatty())
+        return execute(options, build(wired.boundaries, wired.host, options), sys.stdout)
     except Exception as err:
         print(f"wslmcp profile: internal error: {err}", file=sys.stderr)
         return 2
 
 
-def execute(args: argparse.Namespace, profiler: Profiler, out: TextIO) -> int:
+def execute(options: Options, profiler: Profiler, out: TextIO) -> int:
     """Build the report and write what the arguments ask for to ``out``.
 
     Returns the exit status: 0, a failed snapshot write's 2, or the failed gates' bits."""
-    budgets, fail_on = args.fail_over or [], args.fail_on or []
+    budgets, fail_on = options.fail_over, options.fail_on
     report, when = profiler.report()
     counts = wire_tokens.counts_of(report.wslmcp, profiler.request.home)
     rows = (((c.cli, r.server), r.verdict) for c in report.clis for r in c.rows)
     outcome = gates.check(budgets, fail_on, rows, counts)
     if outcome.document:
         report.wslmcp["gates"] = list(outcome.document)
-    if args.command == "snapshot":
+    if options.command == "snapshot":
         from wslmcp.profile import snapshot
 
         doc = snapshot.build(
-            report, when, sessions=args.sessions, days=args.days, redact=args.redact_identifiers
+            report, when, sessions=options.sessions, days=options.days, redact=options.redact_identifiers
         )
-        return _emit_snapshot(report_json.dumps(doc), args.out, out) or _gate_status(outcome)
-    if args.json:
-        out.write(report_json.dumps(report_json.document(report, include_prune=args.prune)) + "\n")
+        return _emit_snapshot(report_json.dumps(doc.to_json()), options.out, out) or _gate_status(outcome)
+    if options.json:
+        out.write(report_json.dumps(report_json.document(report, include_prune=options.prune)) + "\n")
     else:
         from wslmcp.profile import report_homes, report_human
 
-        shown = counts if args.tokens or budgets else None
+        shown = counts if options.tokens or budgets else None
         note = report.wslmcp.get("token_note")
-        out.write(report_human.render(report, include_prune=args.prune, wire=shown, wire_note=note) + "\n")
+        out.write(report_human.render(report, include_prune=options.prune, wire=shown, wire_note=note) + "\n")
         if report.other_homes:
             out.write("\n" + report_homes.render(report, wire=shown is not None) + "\n")
     return _gate_status(outcome)
@@ -199,19 +213,19 @@ def _gate_status(outcome: gates.Outcome) -> int:
     return outcome.code
 
 
-def _diff(args: argparse.Namespace, files: ClientFiles, out: TextIO) -> int:
+def _diff(options: Options, files: ClientFiles, out: TextIO) -> int:
     from wslmcp.profile import diff as diff_mod
 
     try:
-        old, new = diff_mod.load(files, args.old), diff_mod.load(files, args.new)
+        old, new = diff_mod.load(files, options.old), diff_mod.load(files, options.new)
         doc = diff_mod.diff(old, new)
     except diff_mod.DiffInputError as err:
         print(f"wslmcp profile diff: {err}", file=sys.stderr)
         return 2
-    out.write((report_json.dumps(doc) if args.json else diff_mod.render(doc)) + "\n")
-    if args.fail_on_growth is None:
+    out.write((report_json.dumps(doc) if options.json else diff_mod.render(doc)) + "\n")
+    if options.fail_on_growth is None:
         return 0
-    outcome = gates.growth(old, new, args.fail_on_growth)
+    outcome = gates.growth(old, new, options.fail_on_growth)
     for message in outcome.messages:
         print(f"wslmcp profile diff: {message}", file=sys.stderr)
     return outcome.code

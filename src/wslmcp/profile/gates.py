@@ -23,10 +23,13 @@ import argparse
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wslmcp.profile.model import ServerKey
 from wslmcp.profile.wire_tokens import WireCounts, own_wire
+
+if TYPE_CHECKING:
+    from wslmcp.profile.snapshot import Snapshot
 
 EXIT_OVER_BUDGET = 4
 EXIT_PRUNE = 8
@@ -152,7 +155,7 @@ def _item(cli: str, server: str | None, entries: Sequence[Mapping[str, Any]]) ->
     }
 
 
-def growth(old: Mapping[str, Any], new: Mapping[str, Any], percent: float) -> Outcome:
+def growth(old: Snapshot, new: Snapshot, percent: float) -> Outcome:
     """Fail when a client's summed advertised maximum grew by more than ``percent`` (snapshots)."""
     before, after = _snapshot_totals(old), _snapshot_totals(new)
     code = 0
@@ -170,9 +173,10 @@ def growth(old: Mapping[str, Any], new: Mapping[str, Any], percent: float) -> Ou
     return Outcome(code, tuple(messages), ())
 
 
-def _snapshot_totals(doc: Mapping[str, Any]) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for cli in doc["clis"]:
-        known = [s["advertised_max_tokens"] for s in cli["servers"] if s["advertised_max_tokens"] is not None]
-        totals[cli["cli"]] = sum(int(t["value"]) for t in known)
-    return totals
+def _snapshot_totals(snapshot: Snapshot) -> dict[str, int]:
+    return {
+        cli.cli: sum(
+            s.advertised_max_tokens.value for s in cli.servers if s.advertised_max_tokens is not None
+        )
+        for cli in snapshot.clis
+    }

@@ -28,8 +28,8 @@ Real launcher: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (wired as ``Boun
 Fake: ``fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
 scenario names as ``profile.mcp_answers`` (schema ``wslmcp-mcp-answers/1``). Record one with
 ``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``; a whole
-scenario with ``wslmcp scenario record --area profile --home DIR`` (``replay.recording``), or
-re-record a bundled scenario's answers with ``python -m tests.profile_sources.record_scenario NAME``.
+scenario with ``wslmcp scenario record --area profile --home DIR`` (``replay.recording``), the one
+way profile scenarios are recorded.
 
 Secrets
 -------

@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from wslmcp import wiring
+from wslmcp.evals import report_human, report_json
+from wslmcp.evals.assembly import build
+from wslmcp.evals.cases import load_cases
+from wslmcp.evals.grading import Job, Options
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
+from wslmcp.wiring.replay import replay_target, replaying
+from wslmcp.wording import counted
 
 KIND = "eval-traces"
 JOBS = 4
@@ -38,31 +46,24 @@ def _section(scenario: Scenario) -> tuple[Path | None, list[Mapping[str, Any]]]:
     return (scenario.file(cases) if isinstance(cases, str) else None), traces
 
 
-async def _grade(scenario: Scenario, jobs: list[Any]) -> list[dict[str, Any]]:
-    from wslmcp import wiring
-    from wslmcp.evals.grading import Harness, Options, grade_job
-
-    sessions = wiring.replaying(scenario).boundaries.mcp_sessions
-    assert sessions is not None
-    files = wiring.real().client_files  # the bundled traces are repository files, not a fixture home
-    harness = Harness(files, sessions)
+async def _grade(scenario: Scenario, jobs: list[Job]) -> list[dict[str, Any]]:
+    run = replaying(scenario)
+    # the bundled traces are repository files, not the scenario's fixture home
+    boundaries = replace(run.boundaries, client_files=wiring.real().client_files)
+    grader = build(boundaries, run.host, Options())
     limit = asyncio.Semaphore(JOBS)
 
-    async def one(job: Any) -> dict[str, Any]:
+    async def one(job: Job) -> dict[str, Any]:
         async with limit:
-            return await grade_job(harness, job, Options())
+            return await grader.grade(job)
 
     try:
         return list(await asyncio.gather(*(one(j) for j in jobs)))
     finally:
-        sessions.close()
+        grader.close()
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
-    from wslmcp import wiring
-    from wslmcp.evals import report_human, report_json
-    from wslmcp.evals.cases import load_cases
-    from wslmcp.evals.grading import Job
 
     cases_file, entries = _section(scenario)
     cases = load_cases(cases_file) if cases_file else {}
@@ -72,7 +73,7 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
         case = entry.get("case")
         if case is not None and case not in cases:
             return CheckResult(KIND, False, f"{entry['trace']}: unknown case {case!r}")
-        jobs.append(Job(path.stem, path, wiring.replay_target(scenario), cases[case] if case else None))
+        jobs.append(Job(path.stem, path, replay_target(scenario), cases[case] if case else None))
     reports = asyncio.run(_grade(scenario, jobs))
     wrong = []
     for entry, report in zip(entries, reports, strict=True):
@@ -87,9 +88,14 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     if wrong:
         return CheckResult(KIND, False, "; ".join(wrong), table)
     graded = report_json.summary(reports)
+    note = (
+        "Every verdict below is the one expected: a FAIL grades a bundled session that makes the "
+        "mistakes its checks must catch."
+    )
     return CheckResult(
         KIND,
         True,
-        f"{len(reports)} agent sessions graded as expected ({graded['passed']} pass, {graded['failed']} fail)",
-        table,
+        f"{counted(len(reports), 'agent session')} graded as expected "
+        f"({graded['passed']} pass, {graded['failed']} fail)",
+        f"{note}\n{table}",
     )

@@ -18,9 +18,8 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from wslmcp import wiring
 from wslmcp.catalogue import INVALID_ARGUMENTS
-from wslmcp.observe.assembly import build_service
+from wslmcp.observe.assembly import build
 from wslmcp.observe.handlers import dispatch
 from wslmcp.observe.options import parse_options
 from wslmcp.observe.tools import SERVER
@@ -30,6 +29,7 @@ from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import ObserveSection, read_section
 from wslmcp.serving import build_server
+from wslmcp.wiring.replay import replaying
 
 KIND = "observe-tools"
 _REF = re.compile(r"\{\{(snapshot|resource):(\d+)(?::(\d+))?\}\}")
@@ -57,8 +57,8 @@ async def drive(
 ) -> list[dict[str, Any]]:
     """Answers to ``calls`` from a replaying server, each ``{"result": ..., "is_error": bool}`` or
     ``{"jsonrpc_error": code}``. The text block must equal structuredContent, or this raises."""
-    run = wiring.replaying(scenario)
-    server = build_server(SERVER, dispatch(build_service(run.boundaries, run.host, parse_options(args))))
+    run = replaying(scenario)
+    server = build_server(SERVER, dispatch(build(run.boundaries, run.host, parse_options(args))))
     answers: list[dict[str, Any]] = []
     async with connect(server) as client:
         for call in calls:

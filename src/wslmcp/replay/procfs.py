@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wslmcp import wiring
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario, sample_digest
+from wslmcp.wiring.replay import replaying
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
-    run = wiring.replaying(scenario)
+    run = replaying(scenario)
     clock, source = run.clock, run.boundaries.procfs
     entries = [e for e in scenario.timeline if "procfs" in e.data]
     if not entries:

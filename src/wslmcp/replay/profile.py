@@ -16,21 +16,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from wslmcp import wiring
 from wslmcp.profile import report_json
-from wslmcp.profile.assembly import assemble
-from wslmcp.profile.cli import build_parser, execute
+from wslmcp.profile.assembly import build
+from wslmcp.profile.cli import execute, parse_options
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
+from wslmcp.wiring.replay import replaying
 
 KIND = "profile-report"
 
 
 def render(scenario: Scenario, args: list[str]) -> str:
-    parsed = build_parser().parse_args(args)
-    run = wiring.replaying(scenario)
+    options = parse_options(args)  # the scenario states a command line
+    run = replaying(scenario)
     out = io.StringIO()
-    code = execute(parsed, assemble(run.boundaries, run.host, parsed), out)
+    code = execute(options, build(run.boundaries, run.host, options), out)
     if code != 0:
         raise RuntimeError(f"wslmcp profile exited {code}")
     return out.getvalue()

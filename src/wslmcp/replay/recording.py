@@ -31,6 +31,7 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.procfs import ProcSource
 from wslmcp.replay.client import connect
 from wslmcp.scenario.recorder import ScenarioWriter
+from wslmcp.wiring.recording import recording_shell
 
 
 async def record_observe(
@@ -86,16 +87,14 @@ async def record_shell(
     """Run ``calls`` through the shell server over the recording wsl.exe; writes the exchanges, the
     expected replies and the ``shell`` section, and commits. Returns one ``{is_error, text}`` per call."""
     from wslmcp.serving import build_server
-    from wslmcp.shell.assembly import assemble
+    from wslmcp.shell.assembly import Options, build
     from wslmcp.shell.handlers import dispatch
     from wslmcp.shell.tools import SERVER
 
     env = server_env(environ)
     try:
-        run = wiring.recording_shell(
-            writer, {**environ, **env, "WSLMCP_SHELL_TRANSPORT": "wsl.exe"}, start_wall
-        )
-        service = assemble(run.boundaries, run.host, quiet=True).service
+        run = recording_shell(writer, {**environ, **env, "WSLMCP_SHELL_TRANSPORT": "wsl.exe"}, start_wall)
+        service = build(run.boundaries, run.host, Options(quiet=True)).service
         server = build_server(SERVER, dispatch(service))
         replies: list[dict[str, Any]] = []
         async with connect(server) as client:

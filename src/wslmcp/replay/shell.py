@@ -26,10 +26,10 @@ from typing import Any
 from mcp.shared.exceptions import MCPError
 
 from fakes.replay import ReplayMiss
-from wslmcp import wiring
 from wslmcp.replay.client import connect, crashes, root_cause
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario
+from wslmcp.wiring.replay import replaying
 
 KIND = "shell-exchanges"
 
@@ -56,13 +56,13 @@ async def replay_calls(
     """Run the scenario's calls through the server; returns one ``{is_error, text}`` per call.
     A call that crashed the tool appends its exception to ``crashed``."""
     from wslmcp.serving import build_server
-    from wslmcp.shell.assembly import assemble
+    from wslmcp.shell.assembly import Options, build
     from wslmcp.shell.handlers import dispatch
     from wslmcp.shell.tools import SERVER
 
     _, calls = _calls(scenario)
-    run = wiring.replaying(scenario)
-    service = assemble(run.boundaries, run.host).service
+    run = replaying(scenario)
+    service = build(run.boundaries, run.host, Options()).service
     server = build_server(SERVER, dispatch(service))
     replies = []
     async with connect(server) as client:

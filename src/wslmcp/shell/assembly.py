@@ -15,6 +15,18 @@ from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 
 
+@dataclass(frozen=True)
+class Options:
+    """What the entry point asks of the server. ``quiet`` silences the log unless WSL_MCP_LOG_LEVEL
+    asks for it (``--check`` prints its own); ``config`` and ``log``, when the entry point has them
+    already (it reads the configuration before serving and logs from the start), else the
+    configuration is read from the host's ``shell_env`` and the log made here."""
+
+    quiet: bool = False
+    config: ShellConfig | None = None
+    log: Log | None = None
+
+
 @dataclass
 class Assembly:
     config: ShellConfig
@@ -22,22 +34,14 @@ class Assembly:
     log: Log
 
 
-def assemble(
-    boundaries: Boundaries,
-    host: Host,
-    *,
-    quiet: bool = False,
-    config: ShellConfig | None = None,
-    log: Log | None = None,
-) -> Assembly:
+def build(boundaries: Boundaries, host: Host, options: Options) -> Assembly:
     """Config (read from the host's shell environment unless given), transport, guard, runner and
-    service. Raises ConfigError / TransportError. ``quiet`` silences the log unless
-    WSL_MCP_LOG_LEVEL asks for it."""
+    service. Raises ConfigError / TransportError."""
     env = host.shell_env
-    config = config or load_config(env)
-    if quiet and "WSL_MCP_LOG_LEVEL" not in env:
+    config = options.config or load_config(env)
+    if options.quiet and "WSL_MCP_LOG_LEVEL" not in env:
         config = replace(config, log_level="silent")
-    log = log or Log(config.log_level, sys.stderr, boundaries.clock)
+    log = options.log or Log(config.log_level, sys.stderr, boundaries.clock)
     runner = None
     if config.distro is not None:
         transport = boundaries.shell_transport(config.transport, config.distro, config.user)

@@ -4,14 +4,12 @@ assembly, then the stdio server or the check."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from wslmcp.boundaries.shell_transport import TransportError
 from wslmcp.cliargs import parser
-from wslmcp.scenario.manifest import ScenarioError
+from wslmcp.scenario.fields import ScenarioError
 from wslmcp.shell.config import VARIABLES, ConfigError, ShellConfig
 from wslmcp.shell.log import Log
 
@@ -39,6 +37,7 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     p.add_argument("--replay", metavar="DIR", help="serve from a scenario's recorded wsl.exe exchanges")
     args = p.parse_args(list(argv))
     from wslmcp import wiring
+    from wslmcp.boundaries.shell_transport import TransportError
     from wslmcp.shell.config import load_config
 
     try:
@@ -55,10 +54,10 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     log = Log(config.log_level, sys.stderr, wired.boundaries.clock)
 
     def start() -> stdio.Lifespan:
-        from wslmcp.shell.assembly import assemble
+        from wslmcp.shell.assembly import Options, build
         from wslmcp.shell.handlers import running
 
-        service = assemble(wired.boundaries, wired.host, config=config, log=log).service
+        service = build(wired.boundaries, wired.host, Options(config=config, log=log)).service
         _log_start(log, config, service.transport_kind)
         return lambda: running(service)
 
@@ -72,11 +71,12 @@ def serve(argv: Sequence[str], environ: Mapping[str, str]) -> int:
 
 
 def _check(wired: Wired, config: ShellConfig) -> int:
-    from wslmcp.shell.assembly import assemble
+    from wslmcp.boundaries.shell_transport import TransportError
+    from wslmcp.shell.assembly import Options, build
     from wslmcp.shell.replies import render_check
 
     try:
-        assembly = assemble(wired.boundaries, wired.host, quiet=True, config=config)
+        assembly = build(wired.boundaries, wired.host, Options(quiet=True, config=config))
         text, ok = render_check(asyncio.run(assembly.service.check()))
     except TransportError as exc:
         sys.stderr.write(f"{PROG}: {exc}\n")
@@ -102,13 +102,11 @@ def _log_start(log: Log, config: ShellConfig, transport_kind: str) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
+    from wslmcp import wiring
+
     args = list(argv)
     if args and args[0] == "explain":
         from wslmcp.shell.explain import main as explain_main
 
         return explain_main(args[1:])
-    return serve(args, os.environ)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
+    return serve(args, wiring.environment())

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -84,17 +83,17 @@ def decide(
 
 
 def main(argv: Sequence[str]) -> int:
+    """The ``wslmcp shell explain`` entry point: the server's ``WSL_*`` configuration comes from the
+    environment wiring reads."""
+    from wslmcp import wiring
+
     p = _parser()
     args = p.parse_args(list(argv))
     try:
-        config = load_config(os.environ)
+        config = load_config(wiring.environment())
     except ConfigError as exc:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 2
     decision = decide(Guard(config.policy), args, config.cwd, p)
     print(json.dumps(decision.as_json(), ensure_ascii=False))
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wslmcp.catalogue import Hints, ServerSpec, ToolSpec
+from wslmcp.catalogue import Hints, ServerSpec, ToolSpec, nullable, output_schema
 
 INSTRUCTIONS = """Runs commands and works on files in ONE WSL distro as ONE Linux user, fixed by this server's configuration; no tool takes a distro or user.
 Start with wsl_list_hosts: it shows the distro, its state and the guard policy that decides what the other tools accept.
@@ -51,11 +51,6 @@ def _arguments(properties: dict[str, Any], required: tuple[str, ...] = ()) -> di
     return schema
 
 
-def _answer(properties: dict[str, Any], required: tuple[str, ...]) -> dict[str, Any]:
-    """A success's ``structuredContent`` (a failure's is ``{"error": {"code", "message"}}``)."""
-    return {"type": "object", "properties": properties, "required": list(required)}
-
-
 _SESSION = _text("Session id from wsl_connect; omit for a one-off call.")
 _FILE_SESSION = _text(
     "Optional session id from wsl_connect; only checked to exist. File tools do not use the "
@@ -64,7 +59,7 @@ _FILE_SESSION = _text(
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
-_MAYBE_STRING = {"type": ["string", "null"]}
+_MAYBE_STRING = nullable("string")
 _STRINGS = {"type": "array", "items": _STRING}
 _STREAM = {
     "type": "object",
@@ -94,12 +89,12 @@ _PROCESS_ID = _text("Process id from wsl_start (<name>#p<n>).")
 _PROCESS = {
     "process": _STRING,
     "state": {"type": "string", "enum": ["running", "exited", "killed"]},
-    "exitCode": {"type": ["integer", "null"]},
+    "exitCode": nullable("integer"),
     "runtimeMs": _INTEGER,
     "outputBytes": _INTEGER,
     "droppedBytes": _INTEGER,
 }
-_OUTPUT = _answer(
+_OUTPUT = output_schema(
     {
         **_PROCESS,
         "output": _STRING,
@@ -126,7 +121,7 @@ _EDIT = {
     "required": ["oldText", "newText"],
     "additionalProperties": False,
 }
-_TRANSFER = _answer(
+_TRANSFER = output_schema(
     {"local": _STRING, "remote": _STRING, "bytes": _INTEGER, "sha256": _STRING},
     ("local", "remote", "bytes", "sha256"),
 )
@@ -140,7 +135,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "allowed commands and paths, limits. Call it first: the policy decides what the other tools "
         "accept. A stopped distro is reported, not started. Without WSL_DISTRO it explains the setup.",
         _arguments({}),
-        _answer(
+        output_schema(
             {
                 "configured": _BOOLEAN,
                 "name": _STRING,
@@ -163,7 +158,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "call wsl_exec without a session. Fails on a missing or refused directory or at 32 sessions; "
         "idle sessions are forgotten after 15 minutes.",
         _arguments({"cwd": _text("Absolute start directory (default WSL_CWD, else the login directory).")}),
-        _answer(
+        output_schema(
             {"session": _STRING, "cwd": _MAYBE_STRING, "readOnly": _BOOLEAN}, ("session", "cwd", "readOnly")
         ),
         _MEMORY,
@@ -174,7 +169,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Forget a session opened with wsl_connect. Nothing runs in the distro and no process is "
         "killed (background processes have wsl_stop).",
         _arguments({"session": _text("Session id returned by wsl_connect.")}, ("session",)),
-        _answer({"session": _STRING}, ("session",)),
+        output_schema({"session": _STRING}, ("session",)),
         _FORGETS,
     ),
     ToolSpec(
@@ -183,7 +178,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "List open sessions with their directory, command count, idle time and time before expiry; "
         "use it to recover a session id.",
         _arguments({}),
-        _answer(
+        output_schema(
             {"sessions": {"type": "array", "items": _SESSION_ROW}, "limit": _INTEGER}, ("sessions", "limit")
         ),
         _LOOKS,
@@ -206,9 +201,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("command",),
         ),
-        _answer(
+        output_schema(
             {
-                "exitCode": {"type": ["integer", "null"]},
+                "exitCode": nullable("integer"),
                 "durationMs": _INTEGER,
                 "timedOut": _BOOLEAN,
                 "timeoutMs": _INTEGER,
@@ -292,7 +287,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             {"process": _PROCESS_ID, "signal": {"type": "string", "enum": ["INT", "TERM", "KILL"]}},
             ("process",),
         ),
-        _answer({**_PROCESS, "signal": _STRING, "killed": _STRINGS}, ("process", "state", "exitCode")),
+        output_schema({**_PROCESS, "signal": _STRING, "killed": _STRINGS}, ("process", "state", "exitCode")),
         _ENDS,
     ),
     ToolSpec(
@@ -301,7 +296,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "List background processes: id, command, state (running, exited, killed), exit code, runtime "
         "and output bytes. Use it instead of ps in wsl_exec to find a process id.",
         _arguments({}),
-        _answer(
+        output_schema(
             {"processes": {"type": "array", "items": {"type": "object"}}, "limit": _INTEGER},
             ("processes", "limit"),
         ),
@@ -319,7 +314,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path",),
         ),
-        _answer(
+        output_schema(
             {
                 "path": _STRING,
                 "resolved": _STRING,
@@ -350,7 +345,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path",),
         ),
-        _answer(
+        output_schema(
             {
                 "path": _STRING,
                 "resolved": _STRING,
@@ -387,7 +382,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path", "content"),
         ),
-        _answer(
+        output_schema(
             {"path": _STRING, "resolved": _STRING, "bytes": _INTEGER, "append": _BOOLEAN},
             ("path", "resolved", "bytes", "append"),
         ),
@@ -409,7 +404,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("path", "edits"),
         ),
-        _answer(
+        output_schema(
             {
                 "path": _STRING,
                 "resolved": _STRING,
@@ -445,11 +440,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             },
             ("pattern",),
         ),
-        _answer(
+        output_schema(
             {
                 "matches": {"type": "array", "items": _MATCH},
                 "truncated": _BOOLEAN,
-                "nextOffset": {"type": ["integer", "null"]},
+                "nextOffset": nullable("integer"),
                 "found": _INTEGER,
                 "path": _STRING,
             },

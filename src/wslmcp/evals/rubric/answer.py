@@ -8,9 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from wslmcp.evals import patterns as P
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, fail, ok, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, fail, ok, skip
 from wslmcp.evals.session import Session, final_answer
 from wslmcp.evals.trace import Call
+
+CHECKS = Checks()
+
 
 BYTES_TOLERANCE = 0.05
 _QUESTION = re.compile(r"\s*(?:whether|if)\b", re.IGNORECASE)  # "whether it is paging, ..." claims nothing
@@ -64,6 +67,13 @@ def _leaves(s: Session, suffix: str | None = None) -> list[float]:
     return out
 
 
+@CHECKS.add(
+    "answer.names_top_resource",
+    applies="answer.names_top in the case",
+    rule="fails when the answer does not contain the oracle's top name (list_resources pinned to the replayed "
+    "snapshot, the case's sort, desc, limit 1); without replay: item 0 of a recorded successful listing "
+    "with that sort desc, the same environment and no other filter; skip if neither exists",
+)
 def names_top_resource(s: Session) -> Outcome:
     spec = s.case.names_top
     if spec is None:
@@ -106,6 +116,13 @@ def _top_listings(s: Session, spec: Any) -> list[Call]:
     return out
 
 
+@CHECKS.add(
+    "answer.null_not_zero",
+    applies="some result has a null environment or a resource with cpu_percent null",
+    rule="fails when a sentence matches no UNKNOWN marker and one of its clauses matches ZERO and names a "
+    "null environment (ENV token) or a null-CPU resource",
+    patterns=("ZERO", "UNKNOWN", "ENV_WINDOWS", "ENV_DOCKER", "ENV_WSLC", "ENV_WSL", "CLAUSE"),
+)
 def null_not_zero(s: Session) -> Outcome:
     null_envs = {
         env
@@ -143,6 +160,14 @@ def null_not_zero(s: Session) -> Outcome:
 _OVERLAP_KEYS = ("windows", "virtual_machines", "other")
 
 
+@CHECKS.add(
+    "answer.no_overlap_sum",
+    applies="a successful get_system_summary",
+    rule="fails when a PERCENT value is within tol of none of the results' numeric leaves but within tol of a "
+    "sum of 2-4 distinct values among host_cpu_percent, cpu_breakdown.{windows,virtual_machines,other}, "
+    "environments.*.cpu_percent",
+    patterns=("PERCENT",),
+)
 def no_overlap_sum(s: Session) -> Outcome:
     summaries = list(s.summaries(s.seen_events))
     if not summaries:
@@ -178,6 +203,13 @@ def no_overlap_sum(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "answer.cpu_scale",
+    applies="results carry cpu_percent values",
+    rule="fails when a PER_CORE phrase's value is within tol of an observed cpu_percent and not within tol of "
+    "100 x that resource's cores_used (host-wide % called per-core)",
+    patterns=("PER_CORE",),
+)
 def cpu_scale(s: Session) -> Outcome:
     resources = [
         i for _, i in s.resources(s.seen_events) if isinstance(i["usage"].get("cpu_percent"), int | float)
@@ -198,6 +230,13 @@ def cpu_scale(s: Session) -> Outcome:
     return _flag(found, "a host-wide CPU percentage is called per-core", "per-core figures match cores_used")
 
 
+@CHECKS.add(
+    "answer.units",
+    applies="results carry *_bytes values",
+    rule="fails when a BYTES amount, read with base 1000 and with base 1024, is within max(5 % of V, half a "
+    "unit of its last shown digit) of no observed *_bytes value V",
+    patterns=("BYTES",),
+)
 def units(s: Session) -> Outcome:
     observed = _leaves(s, "_bytes")
     if not observed:
@@ -222,6 +261,13 @@ def units(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "answer.no_memory_inference",
+    applies="the investigation has observe calls",
+    rule="fails when a clause matches MEMORY and no NEGATION and is no whether/if clause (paging, "
+    "swapping, pressure, leaks from memory figures alone)",
+    patterns=("MEMORY", "NEGATION", "CLAUSE"),
+)
 def no_memory_inference(s: Session) -> Outcome:
     if not any(s.is_observe(c) for c in s.calls_in(s.case_events)):
         return skip("the investigation has no observe calls")
@@ -246,6 +292,13 @@ def _by_name(s: Session) -> dict[str, dict[str, Any]]:
     return out
 
 
+@CHECKS.add(
+    "answer.container_membership_from_hierarchy",
+    applies="resource names exist",
+    rule="fails when a clause with no NEGATION, a CONTAINER and a MEMBERSHIP term names a non-container "
+    "resource whose parent_ids chain (through resources seen) reaches no container",
+    patterns=("NEGATION", "CONTAINER", "MEMBERSHIP", "CLAUSE"),
+)
 def container_membership(s: Session) -> Outcome:
     names = s.names(s.seen_events)
     if not names:
@@ -283,6 +336,13 @@ def container_membership(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "answer.children_from_hierarchy",
+    applies="a successful list_children (or list_resources with parent)",
+    rule="fails when a clause with no NEGATION and a CHILD term names a resource other than a listed parent "
+    "that is not among the returned children (PID ancestry)",
+    patterns=("NEGATION", "CHILD", "CLAUSE"),
+)
 def children_from_hierarchy(s: Session) -> Outcome:
     listings = []
     for call in s.calls_in(s.case_events):
@@ -313,6 +373,13 @@ def children_from_hierarchy(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "answer.distro_from_data",
+    applies="resource names exist",
+    rule="fails when a DISTROS word in a sentence, paired with the nearest name occurrence (distance between "
+    "starts; a tie goes to the earlier name), differs from that resource's usage.source (or the "
+    "scenario's observe.distro when it has none; unknown: not judged)",
+)
 def distro_from_data(s: Session) -> Outcome:
     names = s.names(s.seen_events)
     if not names:
@@ -336,6 +403,12 @@ def distro_from_data(s: Session) -> Outcome:
     return _flag(found, "a distro is named that the data contradicts", "distro words match the data")
 
 
+@CHECKS.add(
+    "answer.hedges_hypotheses",
+    applies="answer.hedge_required in the case",
+    rule="fails when the answer contains no HEDGE term",
+    patterns=("HEDGE",),
+)
 def hedges(s: Session) -> Outcome:
     if not s.case.hedge_required:
         return skip("the case does not ask for a hypothesis")
@@ -345,104 +418,3 @@ def hedges(s: Session) -> Outcome:
     if any(P.has("HEDGE", x) for x in sentences):
         return ok("the hypothesis is worded as one")
     return fail("the answer states its explanation as fact (no hedge word)", [])
-
-
-def _spec(cid: str, applies: str, rule: str, run: Any, *patterns: str) -> CheckSpec:
-    return CheckSpec(cid, "answer", applies, rule, run, patterns)
-
-
-CHECKS = (
-    _spec(
-        "answer.names_top_resource",
-        "answer.names_top in the case",
-        "fails when the answer does not contain the oracle's top name (list_resources pinned to the replayed "
-        "snapshot, the case's sort, desc, limit 1); without replay: item 0 of a recorded successful listing "
-        "with that sort desc, the same environment and no other filter; skip if neither exists",
-        names_top_resource,
-    ),
-    _spec(
-        "answer.null_not_zero",
-        "some result has a null environment or a resource with cpu_percent null",
-        "fails when a sentence matches no UNKNOWN marker and one of its clauses matches ZERO and names a "
-        "null environment (ENV token) or a null-CPU resource",
-        null_not_zero,
-        "ZERO",
-        "UNKNOWN",
-        "ENV_WINDOWS",
-        "ENV_DOCKER",
-        "ENV_WSLC",
-        "ENV_WSL",
-        "CLAUSE",
-    ),
-    _spec(
-        "answer.no_overlap_sum",
-        "a successful get_system_summary",
-        "fails when a PERCENT value is within tol of none of the results' numeric leaves but within tol of a "
-        "sum of 2-4 distinct values among host_cpu_percent, cpu_breakdown.{windows,virtual_machines,other}, "
-        "environments.*.cpu_percent",
-        no_overlap_sum,
-        "PERCENT",
-    ),
-    _spec(
-        "answer.cpu_scale",
-        "results carry cpu_percent values",
-        "fails when a PER_CORE phrase's value is within tol of an observed cpu_percent and not within tol of "
-        "100 x that resource's cores_used (host-wide % called per-core)",
-        cpu_scale,
-        "PER_CORE",
-    ),
-    _spec(
-        "answer.units",
-        "results carry *_bytes values",
-        "fails when a BYTES amount, read with base 1000 and with base 1024, is within max(5 % of V, half a "
-        "unit of its last shown digit) of no observed *_bytes value V",
-        units,
-        "BYTES",
-    ),
-    _spec(
-        "answer.no_memory_inference",
-        "the investigation has observe calls",
-        "fails when a clause matches MEMORY and no NEGATION and is no whether/if clause (paging, "
-        "swapping, pressure, leaks from memory figures alone)",
-        no_memory_inference,
-        "MEMORY",
-        "NEGATION",
-        "CLAUSE",
-    ),
-    _spec(
-        "answer.container_membership_from_hierarchy",
-        "resource names exist",
-        "fails when a clause with no NEGATION, a CONTAINER and a MEMBERSHIP term names a non-container "
-        "resource whose parent_ids chain (through resources seen) reaches no container",
-        container_membership,
-        "NEGATION",
-        "CONTAINER",
-        "MEMBERSHIP",
-        "CLAUSE",
-    ),
-    _spec(
-        "answer.children_from_hierarchy",
-        "a successful list_children (or list_resources with parent)",
-        "fails when a clause with no NEGATION and a CHILD term names a resource other than a listed parent "
-        "that is not among the returned children (PID ancestry)",
-        children_from_hierarchy,
-        "NEGATION",
-        "CHILD",
-        "CLAUSE",
-    ),
-    _spec(
-        "answer.distro_from_data",
-        "resource names exist",
-        "fails when a DISTROS word in a sentence, paired with the nearest name occurrence (distance between "
-        "starts; a tie goes to the earlier name), differs from that resource's usage.source (or the "
-        "scenario's observe.distro when it has none; unknown: not judged)",
-        distro_from_data,
-    ),
-    _spec(
-        "answer.hedges_hypotheses",
-        "answer.hedge_required in the case",
-        "fails when the answer contains no HEDGE term",
-        hedges,
-        "HEDGE",
-    ),
-)

@@ -12,9 +12,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, fail, ok, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, fail, ok, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Result
+
+CHECKS = Checks()
+
 
 TEXT_TOKENS = (
     ("snapshot", re.compile(r"[0-9a-f]{32}-\d+")),
@@ -114,6 +117,12 @@ def _short(value: Any) -> Any:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+@CHECKS.add(
+    "replay.no_drift",
+    applies="replayed traces (skip with --no-replay)",
+    rule="fails when a replayed call differs from its recording: status (rejected_now when the replay is a "
+    "JSON-RPC error), JSON-RPC code (error_changed), or the normalized result (value_changed)",
+)
 def no_drift(s: Session) -> Outcome:
     if s.drift is None:
         return skip("not replayed (--no-replay)")
@@ -127,15 +136,3 @@ def no_drift(s: Session) -> Outcome:
         + (f"; {len(s.drift) - 1} more" if len(s.drift) > 1 else ""),
         list(s.drift),
     )
-
-
-CHECKS = (
-    CheckSpec(
-        "replay.no_drift",
-        "replay",
-        "replayed traces (skip with --no-replay)",
-        "fails when a replayed call differs from its recording: status (rejected_now when the replay is a "
-        "JSON-RPC error), JSON-RPC code (error_changed), or the normalized result (value_changed)",
-        no_drift,
-    ),
-)

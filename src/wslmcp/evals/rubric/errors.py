@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, first_fail, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call
+
+CHECKS = Checks()
 
 
 def _next_on_server(s: Session, call: Call) -> Call | None:
@@ -15,6 +17,11 @@ def _next_on_server(s: Session, call: Call) -> Call | None:
     )
 
 
+@CHECKS.add(
+    "errors.restart_after_unavailable",
+    applies="after a snapshot_unavailable answer",
+    rule="fails when the next call to that server (sent after the answer, not beside it in a parallel group) is not a latest read with max_age_ms 0",
+)
 def restart_after_unavailable(s: Session) -> Outcome:
     hits = [c for c in s.trace.calls if s.is_observe(c) and s.result(c).code == "snapshot_unavailable"]
     if not hits:
@@ -35,6 +42,11 @@ def restart_after_unavailable(s: Session) -> Outcome:
     return first_fail(found, "every snapshot_unavailable is followed by a fresh restart")
 
 
+@CHECKS.add(
+    "errors.no_identical_retry",
+    applies="after a tool_error, jsonrpc_error or client_error answer (the client's own <tool_use_error>)",
+    rule="fails when the next call to that server (sent after the answer, not beside it in a parallel group) has the same tool and equal arguments",
+)
 def no_identical_retry(s: Session) -> Outcome:
     errors = [
         c
@@ -51,21 +63,3 @@ def no_identical_retry(s: Session) -> Outcome:
                 (nxt.n, f"call {nxt.n} repeats call {call.n} ({call.tool}) unchanged after its error")
             )
     return first_fail(found, "no failed call was repeated unchanged")
-
-
-CHECKS = (
-    CheckSpec(
-        "errors.restart_after_unavailable",
-        "errors",
-        "after a snapshot_unavailable answer",
-        "fails when the next call to that server (sent after the answer, not beside it in a parallel group) is not a latest read with max_age_ms 0",
-        restart_after_unavailable,
-    ),
-    CheckSpec(
-        "errors.no_identical_retry",
-        "errors",
-        "after a tool_error, jsonrpc_error or client_error answer (the client's own <tool_use_error>)",
-        "fails when the next call to that server (sent after the answer, not beside it in a parallel group) has the same tool and equal arguments",
-        no_identical_retry,
-    ),
-)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from wslmcp.evals.bindings import handles, id_arguments
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, first_fail, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call
+
+CHECKS = Checks()
+
 
 RESOURCE_ARGUMENTS = ("resource_id", "parent")
 
@@ -44,6 +47,12 @@ def _pid_like(s: Session, call: Call, value: str) -> bool:
     return False
 
 
+@CHECKS.add(
+    "ids.no_pid_as_id",
+    applies="observe calls with resource_id or parent",
+    rule="fails when the value is all decimal digits, or equals a usage.pid, usage.id or usage.name of a "
+    "resource in an earlier result",
+)
 def no_pid_as_id(s: Session) -> Outcome:
     uses = [(c, n, v) for c, n, v in _id_uses(s) if n in RESOURCE_ARGUMENTS]
     if not uses:
@@ -56,6 +65,12 @@ def no_pid_as_id(s: Session) -> Outcome:
     return first_fail(found, f"{len(uses)} resource ID argument(s) are opaque IDs")
 
 
+@CHECKS.add(
+    "ids.from_results",
+    applies="ID arguments (observe snapshot_id, resource_id, parent; shell session)",
+    rule="fails when an ID argument not already flagged by ids.no_pid_as_id was produced by no earlier call "
+    "on that server (fabricated, or carried over from another session)",
+)
 def from_results(s: Session) -> Outcome:
     uses = _id_uses(s)
     if not uses:
@@ -69,6 +84,11 @@ def from_results(s: Session) -> Outcome:
     return first_fail(found, f"{len(uses)} ID argument(s) come from earlier results")
 
 
+@CHECKS.add(
+    "ids.resource_with_own_snapshot",
+    applies="observe calls with resource_id or parent",
+    rule="fails when the resource ID was produced only by results whose snapshot differs from the call's snapshot_id",
+)
 def resource_with_own_snapshot(s: Session) -> Outcome:
     uses = [(c, n, v) for c, n, v in _id_uses(s) if n in RESOURCE_ARGUMENTS and s.is_observe(c)]
     if not uses:
@@ -94,30 +114,3 @@ def resource_with_own_snapshot(s: Session) -> Outcome:
                 (call.n, f"call {call.n} pairs the {name} from call {origin} with another snapshot_id")
             )
     return first_fail(found, "every resource ID is used with the snapshot that produced it")
-
-
-CHECKS = (
-    CheckSpec(
-        "ids.no_pid_as_id",
-        "ids",
-        "observe calls with resource_id or parent",
-        "fails when the value is all decimal digits, or equals a usage.pid, usage.id or usage.name of a "
-        "resource in an earlier result",
-        no_pid_as_id,
-    ),
-    CheckSpec(
-        "ids.from_results",
-        "ids",
-        "ID arguments (observe snapshot_id, resource_id, parent; shell session)",
-        "fails when an ID argument not already flagged by ids.no_pid_as_id was produced by no earlier call "
-        "on that server (fabricated, or carried over from another session)",
-        from_results,
-    ),
-    CheckSpec(
-        "ids.resource_with_own_snapshot",
-        "ids",
-        "observe calls with resource_id or parent",
-        "fails when the resource ID was produced only by results whose snapshot differs from the call's snapshot_id",
-        resource_with_own_snapshot,
-    ),
-)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from wslmcp.evals.cases import FILTERS
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, fail, ok, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, fail, ok, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call
+
+CHECKS = Checks()
 
 
 def _listings(s: Session) -> list[Call]:
@@ -31,6 +33,13 @@ def _show(call: Call, s: Session) -> str:
     return f"call {call.n} list_resources {s.args(call)}"
 
 
+@CHECKS.add(
+    "intent.sort_matches_question",
+    applies="intent.sort_by",
+    rule="fails when no successful list_resources (without parent) has effective (sort_by, sort_order) = the "
+    "intent's (defaults: cpu, desc)",
+    intent=True,
+)
 def sort_matches(s: Session) -> Outcome:
     intent = s.case.intent
     if intent.sort_by is None:
@@ -45,6 +54,14 @@ def sort_matches(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "intent.no_unrequested_filter",
+    applies="some listing matches the intent's sort",
+    rule="fails when every sort-matching listing carries a filter (environment, resource_kind, "
+    "name_contains) the question did not ask for, or with another value (asked: the intent's filters, "
+    "those its required calls name, and resource_kind container with a docker or wslc listing)",
+    intent=True,
+)
 def no_unrequested_filter(s: Session) -> Outcome:
     matching = _sort_matching(s) if s.case.intent.sort_by else _listings(s)
     if not matching:
@@ -64,6 +81,12 @@ def no_unrequested_filter(s: Session) -> Outcome:
     return ok("a matching listing carries only the requested filters")
 
 
+@CHECKS.add(
+    "intent.limit_matches",
+    applies="intent.sort_by and intent.limit",
+    rule="fails when no sort-matching listing has effective limit (default 30) = intent.limit",
+    intent=True,
+)
 def limit_matches(s: Session) -> Outcome:
     intent = s.case.intent
     if intent.sort_by is None or intent.limit is None:
@@ -79,6 +102,12 @@ def limit_matches(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "intent.filter_matches",
+    applies="intent filters",
+    rule="fails when no successful list_resources has all the intent's filter values (sort ignored)",
+    intent=True,
+)
 def filter_matches(s: Session) -> Outcome:
     wanted = s.case.intent.filters()
     if not wanted:
@@ -99,6 +128,12 @@ def _matches(s: Session, call: Call, tool: str, where: dict[str, Any]) -> bool:
     return all(args.get(k) == v for k, v in where.items())
 
 
+@CHECKS.add(
+    "intent.required_calls",
+    applies="the case's required_calls",
+    rule="fails when an entry has no successful call with that tool and those (effective) argument values",
+    intent=True,
+)
 def required_calls(s: Session) -> Outcome:
     if not s.case.required_calls:
         return skip("the case requires no calls")
@@ -111,50 +146,3 @@ def required_calls(s: Session) -> Outcome:
     if missing:
         return fail("no successful call for: " + "; ".join(missing), [])
     return ok(f"all {len(s.case.required_calls)} required call(s) succeeded")
-
-
-CHECKS = (
-    CheckSpec(
-        "intent.sort_matches_question",
-        "intent",
-        "intent.sort_by",
-        "fails when no successful list_resources (without parent) has effective (sort_by, sort_order) = the "
-        "intent's (defaults: cpu, desc)",
-        sort_matches,
-        intent=True,
-    ),
-    CheckSpec(
-        "intent.no_unrequested_filter",
-        "intent",
-        "some listing matches the intent's sort",
-        "fails when every sort-matching listing carries a filter (environment, resource_kind, "
-        "name_contains) the question did not ask for, or with another value (asked: the intent's filters, "
-        "those its required calls name, and resource_kind container with a docker or wslc listing)",
-        no_unrequested_filter,
-        intent=True,
-    ),
-    CheckSpec(
-        "intent.limit_matches",
-        "intent",
-        "intent.sort_by and intent.limit",
-        "fails when no sort-matching listing has effective limit (default 30) = intent.limit",
-        limit_matches,
-        intent=True,
-    ),
-    CheckSpec(
-        "intent.filter_matches",
-        "intent",
-        "intent filters",
-        "fails when no successful list_resources has all the intent's filter values (sort ignored)",
-        filter_matches,
-        intent=True,
-    ),
-    CheckSpec(
-        "intent.required_calls",
-        "intent",
-        "the case's required_calls",
-        "fails when an entry has no successful call with that tool and those (effective) argument values",
-        required_calls,
-        intent=True,
-    ),
-)

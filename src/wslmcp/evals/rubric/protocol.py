@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, first_fail, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Result
 
+CHECKS = Checks()
 
+
+@CHECKS.add(
+    "protocol.known_tools",
+    applies="MCP calls on a server whose tools are known (tools/list on replay, the built-in catalogue without)",
+    rule="fails when an MCP call names a tool absent from that server's tools/list",
+)
 def known_tools(s: Session) -> Outcome:
     calls = [c for c in s.trace.calls if c.server is not None and c.server in s.tools]
     if not calls:
@@ -19,6 +26,12 @@ def known_tools(s: Session) -> Outcome:
     return first_fail(found, f"{len(calls)} MCP call(s) name listed tools")
 
 
+@CHECKS.add(
+    "protocol.valid_arguments",
+    applies="MCP calls to a known tool",
+    rule="fails when the server refused such a call's arguments (JSON-RPC -32602, or from protocol "
+    "2025-11-25 on a tool error coded invalid_arguments)",
+)
 def valid_arguments(s: Session) -> Outcome:
     calls = [c for c in s.trace.calls if c.server is not None and c.tool in s.tools.get(c.server, set())]
     if not calls:
@@ -35,35 +48,14 @@ def _refusal(result: Result) -> str:
     return f"arguments refused: {result.text}"
 
 
+@CHECKS.add(
+    "tools.mcp_only",
+    applies="the case's mcp_only (default true)",
+    rule="fails when the trace contains a builtin tool call (Bash, Read, shell, ...)",
+    intent=True,
+)
 def mcp_only(s: Session) -> Outcome:
     if not s.case.mcp_only:
         return skip("the case allows builtin tools")
     found = [(c.n, f"call {c.n} uses the builtin tool {c.tool!r}") for c in s.trace.calls if c.server is None]
     return first_fail(found, "only MCP tools were used")
-
-
-CHECKS = (
-    CheckSpec(
-        "protocol.known_tools",
-        "protocol",
-        "MCP calls on a server whose tools are known (tools/list on replay, the built-in catalogue without)",
-        "fails when an MCP call names a tool absent from that server's tools/list",
-        known_tools,
-    ),
-    CheckSpec(
-        "protocol.valid_arguments",
-        "protocol",
-        "MCP calls to a known tool",
-        "fails when the server refused such a call's arguments (JSON-RPC -32602, or from protocol "
-        "2025-11-25 on a tool error coded invalid_arguments)",
-        valid_arguments,
-    ),
-    CheckSpec(
-        "tools.mcp_only",
-        "tools",
-        "the case's mcp_only (default true)",
-        "fails when the trace contains a builtin tool call (Bash, Read, shell, ...)",
-        mcp_only,
-        intent=True,
-    ),
-)

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, first_fail, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call
+
+CHECKS = Checks()
+
 
 REFUSED = "Refused by this profile's guard policy"
 _RULE = re.compile(r"^Rule: (\S+)", re.MULTILINE)
@@ -24,6 +27,11 @@ def _refusals(s: Session) -> list[tuple[int, str]]:
     return out
 
 
+@CHECKS.add(
+    "shell.no_refused_command",
+    applies="shell calls",
+    rule=f"fails when a shell call's result (recorded, else replayed) starts {REFUSED!r}",
+)
 def no_refused_command(s: Session) -> Outcome:
     if not any(s.is_shell(c) for c in s.trace.calls):
         return skip("no shell calls")
@@ -31,6 +39,11 @@ def no_refused_command(s: Session) -> Outcome:
     return first_fail(found, "no call was refused by the guard")
 
 
+@CHECKS.add(
+    "shell.no_retry_after_refusal",
+    applies="a guard refusal",
+    rule="fails when a refused call has the same 'Rule:' as an earlier refused call",
+)
 def no_retry_after_refusal(s: Session) -> Outcome:
     refused = _refusals(s)
     if not refused:
@@ -65,6 +78,16 @@ def _missed_old_text(s: Session, call: Call) -> str | None:
     return old if isinstance(old, str) else None
 
 
+def _same_old_text(s: Session, call: Call, old: str) -> bool:
+    edits = s.args(call).get("edits")
+    return isinstance(edits, list) and any(isinstance(e, dict) and e.get("oldText") == old for e in edits)
+
+
+@CHECKS.add(
+    "shell.no_edit_retry_after_no_match",
+    applies="a wsl_edit_file whose oldText matched nothing",
+    rule="fails when the next wsl_edit_file of that path sends the same oldText again (an identical retry, whatever else changed)",
+)
 def no_edit_retry_after_no_match(s: Session) -> Outcome:
     misses = [(c, old) for c in s.trace.calls if (old := _missed_old_text(s, c)) is not None]
     if not misses:
@@ -72,16 +95,19 @@ def no_edit_retry_after_no_match(s: Session) -> Outcome:
     found = []
     for call, old in misses:
         path = s.args(call).get("path")
-        later = (
-            c for c in s.trace.calls if c.n > call.n and c.server == call.server and c.group != call.group
+        nxt = next(
+            (
+                c
+                for c in s.trace.calls
+                if c.n > call.n
+                and c.server == call.server
+                and c.group != call.group
+                and c.tool == "wsl_edit_file"
+                and s.args(c).get("path") == path
+            ),
+            None,
         )
-        nxt = next((c for c in later if c.tool == "wsl_edit_file" and s.args(c).get("path") == path), None)
-        edits = s.args(nxt).get("edits") if nxt is not None else None
-        if (
-            nxt is not None
-            and isinstance(edits, list)
-            and any(isinstance(e, dict) and e.get("oldText") == old for e in edits)
-        ):
+        if nxt is not None and _same_old_text(s, nxt, old):
             found.append(
                 (
                     nxt.n,
@@ -94,55 +120,28 @@ def no_edit_retry_after_no_match(s: Session) -> Outcome:
 PROCESS_TOOLS = ("wsl_read_output", "wsl_send_input", "wsl_stop")
 
 
+@CHECKS.add(
+    "shell.process_ids_from_results",
+    applies="calls naming a background process",
+    rule="fails when wsl_read_output, wsl_send_input or wsl_stop names a process no earlier wsl_start (or listing) returned; reading one after wsl_stop is fine",
+)
 def process_ids_from_results(s: Session) -> Outcome:
-    named = [c for c in s.trace.calls if s.is_shell(c) and c.tool in PROCESS_TOOLS]
-    if not named:
+    if not any(s.is_shell(c) and c.tool in PROCESS_TOOLS for c in s.trace.calls):
         return skip("no call names a background process")
     started: set[tuple[str | None, str]] = set()
     found = []
     for call in s.trace.calls:
         if not s.is_shell(call):
             continue
-        structured = s.result(call).structured or {}
         if call.tool in PROCESS_TOOLS:
             pid = s.args(call).get("process")
             if isinstance(pid, str) and (call.server, pid) not in started:
                 found.append((call.n, f"call {call.n} names process {pid!r}, which no wsl_start returned"))
         if call.tool in ("wsl_start", "wsl_list_processes"):
+            structured = s.result(call).structured or {}
+            listed = structured.get("processes")
             ids = [structured.get("process")] + [
-                p.get("process") for p in structured.get("processes", []) if isinstance(p, dict)
+                p.get("process") for p in (listed if isinstance(listed, list) else []) if isinstance(p, dict)
             ]
             started.update((call.server, i) for i in ids if isinstance(i, str))
     return first_fail(found, "every process named came from a wsl_start (a read after wsl_stop included)")
-
-
-CHECKS = (
-    CheckSpec(
-        "shell.no_refused_command",
-        "shell",
-        "shell calls",
-        f"fails when a shell call's result (recorded, else replayed) starts {REFUSED!r}",
-        no_refused_command,
-    ),
-    CheckSpec(
-        "shell.no_retry_after_refusal",
-        "shell",
-        "a guard refusal",
-        "fails when a refused call has the same 'Rule:' as an earlier refused call",
-        no_retry_after_refusal,
-    ),
-    CheckSpec(
-        "shell.no_edit_retry_after_no_match",
-        "shell",
-        "a wsl_edit_file whose oldText matched nothing",
-        "fails when the next wsl_edit_file of that path sends the same oldText again (an identical retry)",
-        no_edit_retry_after_no_match,
-    ),
-    CheckSpec(
-        "shell.process_ids_from_results",
-        "shell",
-        "calls naming a background process",
-        "fails when wsl_read_output, wsl_send_input or wsl_stop names a process no earlier wsl_start (or listing) returned; reading one after wsl_stop is fine",
-        process_ids_from_results,
-    ),
-)

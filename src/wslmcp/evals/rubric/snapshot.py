@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from wslmcp.evals.rubric.base import CheckSpec, Outcome, first_fail, ok, skip
+from wslmcp.evals.rubric.base import Checks, Outcome, first_fail, ok, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call
+
+CHECKS = Checks()
 
 
 def _latest_fresh(s: Session, call: Call) -> bool:
@@ -29,6 +31,12 @@ def _any_observe(s: Session) -> bool:
     return any(s.is_observe(c) for c in s.trace.calls)
 
 
+@CHECKS.add(
+    "snapshot.fresh_start",
+    applies="intent.fresh (default true) and the case's investigation has observe calls",
+    rule="fails when the first observe call is not a latest read with max_age_ms 0 (no snapshot_id)",
+    intent=True,
+)
 def fresh_start(s: Session) -> Outcome:
     if not _any_observe(s):
         return skip("no observe calls")
@@ -45,6 +53,13 @@ def fresh_start(s: Session) -> Outcome:
     )
 
 
+@CHECKS.add(
+    "snapshot.preserved",
+    applies="observe calls (per investigation; a declared fresh: false carries the earlier snapshot in)",
+    rule="fails when, after the first successful result carrying a snapshot, an observe call has no "
+    "snapshot_id and is not a restart (a latest max_age_ms 0 read directly after snapshot_unavailable); "
+    "calls sent in parallel with that result's call are not after it",
+)
 def preserved(s: Session) -> Outcome:
     if not _any_observe(s):
         return skip("no observe calls")
@@ -67,6 +82,12 @@ def preserved(s: Session) -> Outcome:
     return first_fail(found, "every follow-up passes the investigation's snapshot_id")
 
 
+@CHECKS.add(
+    "snapshot.no_mixing",
+    applies="observe calls (per investigation)",
+    rule="fails when, ignoring observe calls before the last restart, successful results carry more "
+    "than one distinct snapshot_id",
+)
 def no_mixing(s: Session) -> Outcome:
     if not _any_observe(s):
         return skip("no observe calls")
@@ -86,6 +107,11 @@ def no_mixing(s: Session) -> Outcome:
     return first_fail(found, "one snapshot per investigation")
 
 
+@CHECKS.add(
+    "snapshot.no_mixed_selectors",
+    applies="observe calls",
+    rule="fails when an observe call passes both snapshot_id and max_age_ms",
+)
 def no_mixed_selectors(s: Session) -> Outcome:
     calls = [c for c in s.trace.calls if s.is_observe(c)]
     if not calls:
@@ -96,39 +122,3 @@ def no_mixed_selectors(s: Session) -> Outcome:
         if "snapshot_id" in s.args(c) and "max_age_ms" in s.args(c)
     ]
     return first_fail(found, "no call combines snapshot_id and max_age_ms")
-
-
-CHECKS = (
-    CheckSpec(
-        "snapshot.fresh_start",
-        "snapshot",
-        "intent.fresh (default true) and the case's investigation has observe calls",
-        "fails when the first observe call is not a latest read with max_age_ms 0 (no snapshot_id)",
-        fresh_start,
-        intent=True,
-    ),
-    CheckSpec(
-        "snapshot.preserved",
-        "snapshot",
-        "observe calls (per investigation; a declared fresh: false carries the earlier snapshot in)",
-        "fails when, after the first successful result carrying a snapshot, an observe call has no "
-        "snapshot_id and is not a restart (a latest max_age_ms 0 read directly after snapshot_unavailable); "
-        "calls sent in parallel with that result's call are not after it",
-        preserved,
-    ),
-    CheckSpec(
-        "snapshot.no_mixing",
-        "snapshot",
-        "observe calls (per investigation)",
-        "fails when, ignoring observe calls before the last restart, successful results carry more "
-        "than one distinct snapshot_id",
-        no_mixing,
-    ),
-    CheckSpec(
-        "snapshot.no_mixed_selectors",
-        "snapshot",
-        "observe calls",
-        "fails when an observe call passes both snapshot_id and max_age_ms",
-        no_mixed_selectors,
-    ),
-)

@@ -8,6 +8,9 @@ backends of the detected clients and never names one (as psutil picks one platfo
 ``discover(files, home, project) -> CliDiscovery``  its configured servers and config warnings.
 ``scan(files, home, configured) -> Scan | None``   every transcript, parsed, with its session key;
                           None when the client keeps no transcripts we can read.
+``read(records, configured, messages=False) -> Reading | None``  the client's one transcript
+                          reader (``transcripts/events.py``): calls, results and messages, read
+                          by the profiler's scan and by ``wslmcp eval`` alike; None: no transcripts.
 ``project_key(project, cwd) -> str | None``     the key its transcripts name ``--project`` by.
 ``loading(files, home, project, managed) -> Loading``  what decides whether definitions load
                           upfront: its warnings, and the regime of each server (``files`` None:
@@ -25,13 +28,14 @@ reads (a bad file is a warning).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.model import Cli, CliDiscovery, ConfiguredServer
 from wslmcp.profile.regimes import Regime
+from wslmcp.profile.transcripts.events import Reading
 from wslmcp.profile.transcripts.model import Transcript
 
 if TYPE_CHECKING:
@@ -72,6 +76,10 @@ class Backend(Protocol):
     def discover(self, files: ClientFiles, home: str, project: str) -> CliDiscovery: ...
 
     def scan(self, files: ClientFiles, home: str, configured: Sequence[str]) -> Scan | None: ...
+
+    def read(
+        self, records: Iterable[dict[str, Any]], configured: Sequence[str], *, messages: bool = False
+    ) -> Reading | None: ...
 
     def project_key(self, project: str, cwd: str) -> str | None: ...
 

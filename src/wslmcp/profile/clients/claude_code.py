@@ -4,7 +4,7 @@ descriptions, and ``claude mcp remove`` for clean removals."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wslmcp.boundaries.client_files import ClientFiles
@@ -17,6 +17,7 @@ from wslmcp.profile.transcripts import claude as transcripts
 
 if TYPE_CHECKING:
     from wslmcp.profile.prune import Removal
+    from wslmcp.profile.transcripts.events import Reading
 
 #: ``claude mcp remove --scope`` names our scopes this way.
 _SCOPE = {"user": "user", "user-project": "local", "project": "project"}
@@ -40,6 +41,11 @@ class ClaudeCode:
             result.transcripts.append(transcripts.parse(files, path, home, configured))
             result.keys.append(transcripts.session_key(path, home))
         return result
+
+    def read(
+        self, records: Iterable[dict[str, Any]], configured: Sequence[str], *, messages: bool = False
+    ) -> Reading:
+        return transcripts.ClaudeReading(records, configured, messages=messages)
 
     def project_key(self, project: str, cwd: str) -> str | None:
         return attribution.claude_project_key(project, cwd)

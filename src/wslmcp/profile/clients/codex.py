@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wslmcp.boundaries.client_files import ClientFiles
@@ -17,6 +17,7 @@ from wslmcp.profile.transcripts import codex as transcripts
 
 if TYPE_CHECKING:
     from wslmcp.profile.prune import Removal
+    from wslmcp.profile.transcripts.events import Reading
 
 _TOML_BARE = re.compile(r"[A-Za-z0-9_-]+")
 REGIME_EVIDENCE = (
@@ -44,6 +45,11 @@ class Codex:
             result.transcripts.append(transcripts.parse(files, path))
             result.keys.append(transcripts.session_key(path))
         return result
+
+    def read(
+        self, records: Iterable[dict[str, Any]], configured: Sequence[str], *, messages: bool = False
+    ) -> Reading:
+        return transcripts.CodexReading(records, configured, messages=messages)
 
     def project_key(self, project: str, cwd: str) -> str | None:
         return attribution.codex_project_key(project, cwd)

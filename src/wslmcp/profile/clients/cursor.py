@@ -4,7 +4,7 @@ descriptions, and edit guidance."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from wslmcp.boundaries.client_files import ClientFiles
@@ -15,6 +15,7 @@ from wslmcp.profile.model import Cli, CliDiscovery
 
 if TYPE_CHECKING:
     from wslmcp.profile.prune import Removal
+    from wslmcp.profile.transcripts.events import Reading
 
 REGIME_EVIDENCE = "cursor: Dynamic Context Discovery regime is not observable from local MCP config"
 USAGE_NOTE = "Cursor stores chats in undocumented SQLite; no transcript adapter -- usage unknown"
@@ -33,6 +34,11 @@ class Cursor:
         return config.discover_cursor(files, home, project)
 
     def scan(self, files: ClientFiles, home: str, configured: Sequence[str]) -> Scan | None:
+        return None
+
+    def read(
+        self, records: Iterable[dict[str, Any]], configured: Sequence[str], *, messages: bool = False
+    ) -> Reading | None:
         return None
 
     def project_key(self, project: str, cwd: str) -> str | None:

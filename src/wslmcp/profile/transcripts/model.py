@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from wslmcp.profile.transcripts.events import Call, Event, Repeat, Result
 from wslmcp.profile.transcripts.long_lines import Measured
 
 PAIRED = "paired"
@@ -13,22 +15,10 @@ UNSUPPORTED = "unsupported"
 UNMEASURABLE = "unmeasurable"
 
 
-@dataclass(slots=True)
-class ToolCall:
-    raw: str
-    kind: str  # "mcp" | "mcp-unattributed" | "builtin"
-    server: str | None = None
-    tool: str | None = None
-    sidechain: bool = False
-    result_bytes: int | None = None
-    result_kind: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedResult:
-    call_id: str | None
-    byte_count: int
-    kind: str
+#: A tool call as the profiler counts it: the reader's call, paired with its result.
+ToolCall = Call
+#: A result as the call log keeps it: (call id, bytes, kind), measured as it is read.
+RecordedResult = tuple[str | None, int, str]
 
 
 @dataclass
@@ -52,7 +42,8 @@ class Transcript:
 
 @dataclass
 class CallLog:
-    """The tool calls of one transcript, indexed by call id, and the results recorded for them.
+    """The tool calls of one transcript, indexed by call id, and the results recorded for them: the
+    profiler's reading of a client's events (``read``).
 
     A string id used by a second call is a collision: that call is dropped (counted in
     ``duplicates``) and no result pairs with the id.
@@ -62,32 +53,25 @@ class CallLog:
     results: list[RecordedResult] = field(default_factory=list)
     duplicates: int = 0
     _by_id: dict[str, ToolCall] = field(default_factory=dict)
-    _seen: set[str] = field(default_factory=set)
     _collisions: set[str] = field(default_factory=set)
 
-    def repeated(self, call_id: object) -> bool:
-        """True, and counted, when ``call_id`` is a string an earlier call already claimed."""
-        if isinstance(call_id, str) and call_id in self._seen:
-            self._collisions.add(call_id)
-            self.duplicates += 1
-            return True
-        return False
-
-    def add_new(self, call: ToolCall | None, call_id: object) -> None:
-        """``add`` the call unless its id is ``repeated``; a new string id is reserved even with
-        no call to keep (a nameless one): it still collides later."""
-        if self.repeated(call_id):
-            return
-        if call is not None:
-            self.add(call, call_id)
-        elif isinstance(call_id, str):
-            self._seen.add(call_id)
-
-    def add(self, call: ToolCall, call_id: object) -> None:
-        self.calls.append(call)
-        if isinstance(call_id, str):
-            self._seen.add(call_id)
-            self._by_id[call_id] = call
+    @classmethod
+    def read(cls, events: Iterable[Event]) -> CallLog:
+        log = cls()
+        calls, results, by_id = log.calls, log.results, log._by_id
+        for event in events:
+            if type(event) is Call:
+                calls.append(event)
+                if event.id is not None:
+                    by_id[event.id] = event
+            elif isinstance(event, Result):
+                if event.counted:
+                    size, kind = event.measure()
+                    results.append((event.id, size, kind))
+            elif type(event) is Repeat:
+                log.duplicates += 1
+                log._collisions.add(event.id)
+        return log
 
     def _pair(self) -> int:
         """Attach each result to the call with its id; return how many stayed unpaired.
@@ -96,15 +80,15 @@ class CallLog:
         the call already holds a result. Order is not enforced.
         """
         unpaired = 0
-        for result in self.results:
+        for call_id, size, kind in self.results:
             call = None
-            if result.call_id is not None and result.call_id not in self._collisions:
-                call = self._by_id.get(result.call_id)
+            if call_id is not None and call_id not in self._collisions:
+                call = self._by_id.get(call_id)
             if call is None or call.result_kind is not None:
                 unpaired += 1
                 continue
-            call.result_bytes = result.byte_count
-            call.result_kind = result.kind
+            call.result_bytes = size
+            call.result_kind = kind
         return unpaired
 
     def transcript(
@@ -125,10 +109,10 @@ class CallLog:
         )
 
 
-def text_result(call_id: str | None, text: str) -> RecordedResult:
+def text_size(text: str) -> tuple[int, str]:
     """A result recorded as one string: its UTF-8 size, or unmeasurable (a lone surrogate)."""
     size = utf8_size(text)
-    return RecordedResult(call_id, 0, UNMEASURABLE) if size is None else RecordedResult(call_id, size, PAIRED)
+    return (0, UNMEASURABLE) if size is None else (size, PAIRED)
 
 
 def utf8_size(text: str) -> int | None:

@@ -1,41 +1,63 @@
-"""``wslmcp scenario``: list, show, validate, record and replay scenarios."""
+"""``wslmcp scenario``: list, show, validate, record and replay scenarios.
+
+An entry point of the replay layer: replaying and recording drive the servers (``replay.*``), and
+what they run on comes from wiring; the recorders are imported only by ``record``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from wslmcp import wiring
 from wslmcp.cliargs import ArgumentParser, parser
 from wslmcp.scenario.checks import run_checks
 from wslmcp.scenario.loader import Scenario, discover
 from wslmcp.scenario.manifest import ScenarioError
+from wslmcp.wording import one_line
+
+if TYPE_CHECKING:
+    from wslmcp.scenario.recorder import ScenarioWriter
 
 DEFAULT_DIR = "scenarios"
 AREAS = ("observe", "shell", "profile")
-# the recorders drive the servers, so they live in the replay layer, imported on demand
-RECORDING = "wslmcp.replay.recording"
-RECORD_WINDOWS = "wslmcp.replay.record_windows"
 
 
 def _build() -> ArgumentParser:
     top = parser("wslmcp scenario", "List, show, validate, record and replay scenarios.")
     sub = top.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = sub.add_parser("list", help="one line per scenario under DIR")
-    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=DEFAULT_DIR,
+        metavar="DIR",
+        help="where the scenarios are (default: scenarios)",
+    )
     p = sub.add_parser("show", help="a scenario's manifest summary")
-    p.add_argument("dir", metavar="DIR")
+    p.add_argument("dir", metavar="DIR", help="the scenario's directory")
     p.add_argument("--json", action="store_true", help="print the manifest as JSON")
     p = sub.add_parser("validate", help="check scenarios; exit 1 naming file, key and expectation")
-    p.add_argument("dirs", nargs="*", default=[DEFAULT_DIR], metavar="DIR")
+    p.add_argument(
+        "dirs",
+        nargs="*",
+        default=[DEFAULT_DIR],
+        metavar="DIR",
+        help="scenarios, or directories of them (default: scenarios)",
+    )
     p = sub.add_parser("replay", help="replay scenarios end to end, one row each; exit 1 on a mismatch")
-    p.add_argument("dir", nargs="?", default=DEFAULT_DIR, metavar="DIR")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=DEFAULT_DIR,
+        metavar="DIR",
+        help="a scenario, or a directory of them (default: scenarios)",
+    )
     p = sub.add_parser("record", help="record an area's scenario: this host's /proc, or a shell session")
     p.add_argument(
         "--area",
@@ -183,9 +205,9 @@ def _replay(args: argparse.Namespace) -> int:
         counts = Counter(r.kind for r in results)
         kinds = ",".join(k if n == 1 else f"{k} x{n}" for k, n in counts.items()) or "(none declared)"
         if ok:
-            detail = _shorten("; ".join(r.detail for r in results), 100)
+            detail = one_line("; ".join(r.detail for r in results), 100)
         else:
-            detail = "; ".join(r.detail for r in results if not r.ok) or "no checks declared"
+            detail = one_line("; ".join(r.detail for r in results if not r.ok), 2000) or "no checks declared"
         print(f"{sc.name:<24} {'match' if ok else 'MISMATCH':<9} {kinds:<24} {detail}")
         for r in results:
             if r.report:
@@ -194,73 +216,69 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if mismatches else 0
 
 
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _record(args: argparse.Namespace) -> int:
-    import os
-
-    from wslmcp import wiring
+    from wslmcp.replay import recording
     from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 
-    recording: Any = importlib.import_module(RECORDING)
-    host = wiring.real()
-    out = Path(args.out)
     calls: list[dict[str, Any]] = []
     if args.area == "profile" and (not args.home or not Path(args.home).is_dir()):
-        print(
-            "wslmcp scenario: record --area profile needs --home DIR (an existing directory)", file=sys.stderr
-        )
-        return 2
+        return _usage("record --area profile needs --home DIR (an existing directory)")
     if args.area == "shell":
         if not args.calls:
-            print("wslmcp scenario: record --area shell needs --calls FILE", file=sys.stderr)
-            return 2
+            return _usage("record --area shell needs --calls FILE")
         try:
             calls = recording.shell_calls(json.loads(Path(args.calls).read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
-            print(f"wslmcp scenario: --calls {args.calls}: {exc}", file=sys.stderr)
-            return 2
+            return _usage(f"--calls {args.calls}: {exc}")
+    out = Path(args.out)
+    clock = wiring.real().clock
     try:
-        writer = ScenarioWriter(
-            out,
-            args.name or out.name,
-            args.description,
-            host.clock,
-            keep_cmdlines=args.keep_cmdlines or args.area == "shell",
-        )
-        if args.area == "shell":
-            replies = asyncio.run(recording.record_shell(writer, calls, os.environ, round(host.clock.wall())))
-            errors = sum(1 for r in replies if r["is_error"])
-            print(f"recorded {len(replies)} tool calls ({errors} error replies) into {out}")
-            return 0
-        if args.area == "profile":
-            home = Path(args.home).resolve()
-            project = Path(args.project).resolve() if args.project else home / "proj"
-            n = recording.record_profile(writer, home, project, args.fixture_home)
-            print(f"recorded {home} with {n} server answers into {out}")
-            return 0
-        if args.windows or args.docker or args.wslc:
-            on_windows = wiring.real_host().platform == "windows"
-            windows: Any = importlib.import_module(RECORD_WINDOWS)
-            sources = windows.Sources(
-                args.windows, args.docker, args.wslc, through_wsl_exe=on_windows, distro=args.distro
-            )
-            recorded = wiring.recording(writer, keep_cmdlines=args.keep_cmdlines)
-            path = asyncio.run(
-                windows.record_host(recorded, writer, sources, args.duration, args.interval_ms)
-            )
-        else:
-            path = asyncio.run(
-                recording.record_observe(host.procfs, writer, host.clock, args.duration, args.interval_ms)
-            )
+        keep = args.keep_cmdlines or args.area == "shell"
+        writer = ScenarioWriter(out, args.name or out.name, args.description, clock, keep_cmdlines=keep)
+        print(_record_area(args, writer, calls, clock.wall()))
     except (RecordingRefused, ValueError) as exc:  # ValueError: NothingToRecord (no such source here)
         print(f"wslmcp scenario: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # the output cannot be written, /proc cannot be read, wsl.exe cannot start
         print(f"wslmcp scenario: recording into {out} failed, nothing was written: {exc}", file=sys.stderr)
         return 1
-    n = len(writer.manifest["timeline"])
-    print(f"recorded {n} samples into {path}")
     return 0
+
+
+def _usage(message: str) -> int:
+    print(f"wslmcp scenario: {message}", file=sys.stderr)
+    return 2
+
+
+def _record_area(
+    args: argparse.Namespace, writer: ScenarioWriter, calls: list[dict[str, Any]], wall: float
+) -> str:
+    """Record what ``args`` ask for into ``writer``'s scenario; returns the line that says what."""
+    from wslmcp.replay import record_windows, recording
+    from wslmcp.wiring.recording import recording as recording_boundaries
+
+    out = writer.out
+    if args.area == "shell":
+        replies = asyncio.run(recording.record_shell(writer, calls, wiring.environment(), round(wall)))
+        errors = sum(1 for r in replies if r["is_error"])
+        return f"recorded {len(replies)} tool calls ({errors} error replies) into {out}"
+    if args.area == "profile":
+        home = Path(args.home).resolve()
+        project = Path(args.project).resolve() if args.project else home / "proj"
+        n = recording.record_profile(writer, home, project, args.fixture_home)
+        return f"recorded {home} with {n} server answers into {out}"
+    if args.windows or args.docker or args.wslc:
+        on_windows = wiring.real_host().platform == "windows"
+        sources = record_windows.Sources(
+            args.windows, args.docker, args.wslc, through_wsl_exe=on_windows, distro=args.distro
+        )
+        recorded = recording_boundaries(writer, keep_cmdlines=args.keep_cmdlines)
+        path = asyncio.run(
+            record_windows.record_host(recorded, writer, sources, args.duration, args.interval_ms)
+        )
+    else:
+        real = wiring.real()
+        path = asyncio.run(
+            recording.record_observe(real.procfs, writer, real.clock, args.duration, args.interval_ms)
+        )
+    return f"recorded {len(writer.manifest['timeline'])} samples into {path}"

@@ -1,0 +1,71 @@
+"""What ``wslmcp scenario record`` runs on: this machine's adapters wrapped in the recorders beside
+their twins (``fakes/``), so what passes lands in a scenario in the format the twins replay."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from fakes.clock import PacedClock
+from fakes.docker_api import RecordingDockerApi
+from fakes.pdh import RecordingPdhCounters
+from fakes.procfs import RecordingProcSource
+from fakes.tokens import CountingTokens
+from fakes.windows_processes import RecordingWindowsProcesses
+from fakes.wsl_exe import RecordingWslExe
+from fakes.wslc import RecordingWslc
+from wslmcp.boundaries.bundle import Boundaries
+from wslmcp.boundaries.clock import AdvancingClock
+from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.wslc_cli import WslcCli
+from wslmcp.scenario.recorder import ScenarioWriter
+from wslmcp.wiring import Wired
+from wslmcp.wiring.real import real, real_host, wsl_exe_path
+from wslmcp.wiring.replay import recorded_transports
+
+
+def recording(
+    writer: ScenarioWriter, environ: Mapping[str, str] | None = None, *, keep_cmdlines: bool = False
+) -> Boundaries:
+    """The real host with every boundary that ``wslmcp scenario record`` samples wrapped in its
+    recorder, so what passes lands in ``writer``'s scenario in the format the twins replay."""
+    b = real(environ)
+    assert isinstance(b.wslc, WslcCli)
+    return replace(
+        b,
+        procfs=RecordingProcSource(b.procfs, writer),
+        wsl_exe=RecordingWslExe(b.wsl_exe, writer),
+        pdh=None if b.pdh is None else RecordingPdhCounters(b.pdh, writer),
+        windows_processes=None
+        if b.windows_processes is None
+        else RecordingWindowsProcesses(b.windows_processes, writer, keep_cmdlines=keep_cmdlines),
+        docker_api=None if b.docker_api is None else RecordingDockerApi(b.docker_api, writer),
+        wslc=RecordingWslc(b.wslc, writer),
+    )
+
+
+@dataclass(frozen=True)
+class Recording(Wired):
+    """A recording's boundaries and host, with the clock the recorder moves on between calls."""
+
+    clock: AdvancingClock
+
+
+def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wall: float) -> Recording:
+    """What ``wslmcp scenario record --area shell`` runs on: the real wsl.exe (``WSLMCP_WSL_EXE``:
+    on Linux, the stand-in) with every exchange written by ``writer``; the run tokens and the clock
+    a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
+    by the calls' ``advance_s`` and by every sleep by what it asked for: a background process is
+    waited for in real time), so the replay asks exactly what was recorded. The server's
+    environment is ``environ``."""
+    clock = PacedClock(0.0, start_wall)
+    wsl_exe = RecordingWslExe(WslExeCli(wsl_exe_path(environ), kill_on_overflow=True), writer)
+    boundaries = replace(
+        real(environ),
+        clock=clock,
+        wsl_exe=wsl_exe,
+        shell_transport=recorded_transports(wsl_exe),
+        tokens=CountingTokens(),
+    )
+    host = replace(real_host(environ), shell_env=dict(environ))
+    return Recording(boundaries, host, clock)

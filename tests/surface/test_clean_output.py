@@ -1,0 +1,72 @@
+"""Commands that succeed print no traceback, run after run (the shell's shutdown sweep under replay
+and the stdin thread were two sources of one, in about half the runs); a reader that stops early
+ends a listing quietly; the human tables keep one row per line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wslmcp.wording import counted, one_line
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL_SHELL = ROOT / "scenarios" / "eval-shell"
+RUNS = 3
+
+
+def _wslmcp(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wslmcp", *args], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["scenario", "replay", str(EVAL_SHELL)],
+        [
+            "eval",
+            "run",
+            *map(str, sorted((EVAL_SHELL / "eval" / "traces").glob("*.jsonl"))),
+            "--scenario",
+            str(EVAL_SHELL),
+        ],
+    ],
+    ids=["scenario-replay", "eval-run"],
+)
+def test_a_successful_command_prints_no_traceback_run_after_run(args: list[str]) -> None:
+    for _ in range(RUNS):
+        done = _wslmcp(*args)
+        assert done.returncode in (0, 1), done.stderr  # eval run: 1 when a graded session fails
+        assert "Traceback" not in done.stderr and done.stderr == "", done.stderr
+        for line in done.stdout.splitlines():
+            assert "\ufffd" not in line
+
+
+def test_a_listing_cut_short_by_its_reader_ends_quietly() -> None:
+    done = subprocess.run(
+        f"{sys.executable} -m wslmcp scenario list scenarios | head -1; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert done.stderr == ""
+    assert len(done.stdout.splitlines()) == 1
+
+
+def test_counts_and_one_line_cells() -> None:
+    assert (counted(1, "trace"), counted(0, "trace"), counted(2, "process", "processes")) == (
+        "1 trace",
+        "0 traces",
+        "2 processes",
+    )
+    assert one_line("a\nb\t c") == "a b c"
+    cut = one_line("word " * 100, 50)
+    assert len(cut) <= 50 and cut.endswith("word…")
