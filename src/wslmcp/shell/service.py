@@ -19,7 +19,7 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 from wslmcp.shell import results
-from wslmcp.shell.audit import Audit, AuditUnavailable, arguments, audited
+from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, audited
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.edits import Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
@@ -442,6 +442,7 @@ class ShellService:
     ) -> Result:
         table = self._table()
         p = table.get(process)
+        acted_on({"process": p.id, "command": p.command})
         if wait_ms:
             table.observe(p)
             beyond = p.cursor if offset is None else offset if offset >= 0 else max(0, p.ring.end + offset)
@@ -474,6 +475,7 @@ class ShellService:
     async def stop(self, process: str, *, signal: Signal = "TERM") -> Result:
         table = self._table()
         p = table.get(process)
+        acted_on({"process": p.id, "command": p.command})
         ending = await table.stop(p, signal)
         self.log.info("process stopped", process=p.id, signal=signal, killed=len(ending.killed))
         return results.Stopped(table.view(p), ending)
