@@ -256,3 +256,36 @@ async def test_a_process_has_exited_when_its_shell_exits_though_a_child_holds_it
     assert isinstance(stopped, results.Stopped) and stopped.ending.already_ended
     assert any(k.endswith(" sleep") for k in stopped.ending.killed) and stopped.process.state == "exited"
     assert await survivors("sleep 37.1") == []
+
+
+async def test_a_flood_and_a_process_that_never_reads_still_get_answers(
+    started: Make, tmp_path: Path
+) -> None:
+    b = started({"WSL_PROCESS_OUTPUT_BYTES": "4096"})
+    flood = await output(b, "start", "yes flood", cwd=str(tmp_path), wait_ms=300)
+    assert flood.process.state == "running" and len(flood.read.data) <= 4096
+    again = await output(b, "read_output", "box#p1", wait_ms=1000)
+    assert again.read.skipped > 0 and again.process.dropped_bytes > 0 and "flood\nflood\n" in again.read.text
+    deaf = await output(b, "start", "sleep 39.25", cwd=str(tmp_path), wait_ms=0)
+    chunk = "x" * 40_000  # two fill the pipe it never reads: the sends answer all the same
+    replies = [await b.service.send_input(deaf.process.id, chunk, wait_ms=0) for _ in range(3)]
+    assert [r.is_error for r in replies] == [False, False, True]
+    assert "more than the 100000 the guard screens" in replies[-1].text  # all its input is judged
+    for pid in ("box#p1", deaf.process.id):
+        stopped = await b.raw.stop(pid, signal="KILL")
+        assert isinstance(stopped, results.Stopped) and stopped.process.state == "killed"
+    assert await survivors("sleep 39.25") == [] and processes_with("yes flood") == []
+
+
+async def test_without_a_distro_every_process_tool_says_not_configured() -> None:
+    b = build({"WSL_DISTRO": ""})
+    for reply in (
+        await b.service.start("true"),
+        await b.service.read_output("x#p1"),
+        await b.service.send_input("x#p1", "y"),
+        await b.service.stop("x#p1"),
+        await b.service.list_processes(),
+        await b.service.search("x", "/tmp"),
+        await b.service.edit_file("/tmp/x", []),
+    ):
+        assert reply.is_error and "not configured" in reply.text

@@ -87,3 +87,25 @@ def test_the_exit_marker_is_taken_out_however_the_output_is_cut(
     out += reader.flush()
     if f"\0WSLMCP_EXIT_{token}:".encode() not in before:  # the first marker is the one that counts
         assert reader.code == 17 and bytes(out) == before + after
+
+
+async def test_progress_is_sent_at_most_once_per_second_of_the_injected_clock() -> None:
+    from fakes.clock import FakeClock
+    from wslmcp.shell.progress import Throttle, latest_line
+
+    clock = FakeClock()
+    sent: list[tuple[float, float | None, str | None]] = []
+
+    async def send(progress: float, total: float | None, message: str | None) -> None:
+        sent.append((progress, total, message))
+
+    throttle = Throttle(send, clock)
+    assert await throttle(0, 10, "a")
+    clock.advance(0.999)
+    assert not await throttle(999, 10, "b")
+    clock.advance(0.001)
+    assert await throttle(1000, 10, "c")
+    assert sent == [(0, 10, "a"), (1000, 10, "c")]
+    assert not await Throttle(None, clock)(0, None, "nobody asked")
+    assert latest_line(b"one\ntwo\r\n\n  \n") == "two" and latest_line(b"\n\n") is None
+    assert latest_line(b"progress 10%\rprogress 50%\r") == "progress 50%"  # a progress bar's last state
