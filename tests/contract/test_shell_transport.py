@@ -4,16 +4,14 @@ as inside a real distro)."""
 
 from __future__ import annotations
 
-import getpass
 import os
 from pathlib import Path
 
 import pytest
 
 from tests.shell.conftest import survivors
-from tests.shell.standin import make_wsl_standin
-from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport, WslExeTransport
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from tests.shell.standin import transport_of
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport
 from wslmcp.shell.runner import Runner
 
 
@@ -21,12 +19,7 @@ from wslmcp.shell.runner import Runner
 def transport(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> ShellTransport:
-    if request.param == "local":
-        return LocalTransport()
-    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
-    for key, value in standin.env().items():
-        monkeypatch.setenv(key, value)
-    return WslExeTransport(WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", getpass.getuser())
+    return transport_of(request.param, tmp_path, monkeypatch)
 
 
 async def test_streams_and_exit_code(transport: ShellTransport) -> None:

@@ -3,7 +3,6 @@ the wsl.exe stand-in): what is written, what is refused and that a refusal chang
 
 from __future__ import annotations
 
-import getpass
 import os
 import stat
 from pathlib import Path
@@ -11,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.shell.conftest import WrappedLocal, build
-from tests.shell.standin import make_wsl_standin
+from tests.shell.standin import transport_of
 from wslmcp.boundaries.process import Stdin
-from wslmcp.boundaries.shell_transport import LocalTransport, ShellTransport, WslExeTransport
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.shell_transport import ShellTransport
 from wslmcp.shell.edits import Edit
 
 SOURCE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -24,12 +22,7 @@ SOURCE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b
 def transport(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> ShellTransport:
-    if request.param == "local":
-        return LocalTransport()
-    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
-    for key, value in standin.env().items():
-        monkeypatch.setenv(key, value)
-    return WslExeTransport(WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", getpass.getuser())
+    return transport_of(request.param, tmp_path, monkeypatch)
 
 
 def _state(path: Path) -> tuple[bytes, int, int]:

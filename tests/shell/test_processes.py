@@ -4,7 +4,6 @@ a distro), on the machine's clock. What is left running is read through /proc.""
 
 from __future__ import annotations
 
-import getpass
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -12,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.shell.conftest import Built, build, processes_with, survivors
-from tests.shell.standin import make_wsl_standin
+from tests.shell.standin import transport_of
 from wslmcp.boundaries.clock import SystemClock
-from wslmcp.boundaries.shell_transport import LocalTransport, ShellTransport, WslExeTransport
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.shell_transport import ShellTransport
 from wslmcp.shell import results
 
 
@@ -23,12 +21,7 @@ from wslmcp.shell import results
 def transport(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> ShellTransport:
-    if request.param == "local":
-        return LocalTransport()
-    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
-    for key, value in standin.env().items():
-        monkeypatch.setenv(key, value)
-    return WslExeTransport(WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", getpass.getuser())
+    return transport_of(request.param, tmp_path, monkeypatch)
 
 
 Make = Callable[..., Built]
