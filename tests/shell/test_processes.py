@@ -123,6 +123,8 @@ async def test_input_is_screened_by_the_guard_as_the_process_stdin(started: Make
     assert (await b.service.send_input("box#p1", "$x -rf /\n")).is_error  # ... judged with what came before
     fine = await output(b, "send_input", "box#p1", "echo hi from $PWD\n", wait_ms=60_000)
     assert fine.read.text == f"hi from {tmp_path}\n"
+    await output(b, "start", f"cd {tmp_path} && bash", cwd=str(tmp_path), wait_ms=0)  # the shell is not first
+    assert (await b.service.send_input("box#p2", "rm -rf /\n")).is_error
 
 
 async def test_stop_ends_the_whole_tree_inside_the_distro(started: Make, tmp_path: Path) -> None:

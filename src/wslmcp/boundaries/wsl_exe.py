@@ -5,7 +5,8 @@ Contract
 ``run(WslCall(args, stdin=None, timeout_s=None, max_output=..., stdout_sink=None)) -> Exchange``
     Runs ``wsl.exe`` with ``args`` (everything after the executable name, e.g.
     ``["-d", "Ubuntu", "-u", "dev", "--exec", "bash", "-lc", SCRIPT]``). stdin is closed unless
-    bytes, or a ``ByteSource`` streamed a piece at a time, are given; ``stdout_sink`` receives
+    bytes, a ``ByteSource`` streamed a piece at a time, or a ``ByteStream`` fed as it comes, are
+    given (``merge_stderr`` and ``looks``: see ``process.Streams``); ``stdout_sink`` receives
     stdout as it arrives instead of the exchange keeping it (bounded memory for transfers).
     ``WslCall`` is the one request value: the real adapter, the twin and the recorder all take it.
     ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build honours it;

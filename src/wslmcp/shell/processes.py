@@ -105,6 +105,7 @@ class Process:
     token: str
     started: float  # on the injected clock
     ring: OutputRing
+    exit: ExitMarker  # reads the exit marker out of the output
     input: Input = field(default_factory=Input)
     looks: Looks = field(default_factory=Looks)
     changed: asyncio.Event = field(default_factory=asyncio.Event)  # it wrote, or ended
@@ -116,7 +117,6 @@ class Process:
     stopped_by: str | None = None  # why this server ended it
     ended_at: float | None = None  # when its end was first seen (the injected clock)
     read_to_end: bool = False  # read to its end after it ended
-    exit: ExitMarker | None = None  # reads the exit marker out of the output
     sent: str = ""  # every input sent so far (the guard screens it whole, as the process's stdin)
 
     @property
@@ -127,7 +127,7 @@ class Process:
         """Its exit code as the marker, else the transport, reports it (negative: a signal)."""
         if not self.ended:
             return None
-        if self.exit is not None and self.exit.code is not None:
+        if self.exit.code is not None:
             return self.exit.code
         ex = self.looks.ended
         return None if ex is None else ex.exit_code
@@ -223,7 +223,8 @@ class ExitMarker:
         return held
 
 
-def _cut(command: str) -> str:
+def first_line(command: str) -> str:
+    """A command as a listing shows it: its first line, cut to ``COMMAND_CHARS``."""
     line = command.strip().splitlines()[0] if command.strip() else ""
     more = line != command.strip()
     if len(line) > COMMAND_CHARS or more:
@@ -266,15 +267,14 @@ class ProcessTable:
         """Look at ``p`` (see the module docstring) and note its end the first time it is seen."""
         p.looks.look()
         p.changed.clear()  # after the look: what a replay hands over at a look is not news for a wait
-        exited = p.exit is not None and p.exit.code is not None
-        if (exited or p.looks.ended is not None) and p.ended_at is None:
+        if (p.exit.code is not None or p.looks.ended is not None) and p.ended_at is None:
             p.ended_at = self.clock.monotonic()
 
     def view(self, p: Process) -> View:
         end = p.ended_at if p.ended_at is not None else self.clock.monotonic()
         return View(
             p.id,
-            _cut(p.command),
+            first_line(p.command),
             p.cwd,
             p.state,
             p.exit_code,
@@ -323,15 +323,13 @@ class ProcessTable:
             token,
             self.clock.monotonic(),
             OutputRing(self.ring_bytes),
-            exit=ExitMarker(token),
+            ExitMarker(token),
         )
-        exit_marker = p.exit
-        assert exit_marker is not None
 
         def sink(data: bytes) -> None:
-            p.ring.append(exit_marker.feed(data))
+            p.ring.append(p.exit.feed(data))
             p.changed.set()
-            if exit_marker.code is not None:
+            if p.exit.code is not None:
                 p.ending.set()
 
         call = ScriptCall(
@@ -362,8 +360,7 @@ class ProcessTable:
             end = p.run.exchange
             if end.timed_out and p.stopped_by is None:
                 p.stopped_by = "WSL_PROCESS_MAX_MS"
-        if p.exit is not None:
-            p.ring.append(p.exit.flush())
+        p.ring.append(p.exit.flush())
         if p.looks.ended is None:
             p.looks.ended = end
         p.changed.set()

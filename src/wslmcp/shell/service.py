@@ -27,7 +27,7 @@ from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
-from wslmcp.shell.processes import Process, ProcessTable, Signal
+from wslmcp.shell.processes import Process, ProcessTable, Signal, first_line
 from wslmcp.shell.progress import ProgressSender, Watched
 from wslmcp.shell.results import Result
 from wslmcp.shell.runner import Run, Runner, quote
@@ -105,10 +105,6 @@ def _edit_text(path: str, data: bytes) -> str:
         ) from None
 
 
-def _first_line(command: str) -> str:
-    return quoted(command.strip().splitlines()[0] if command.strip() else command, 80)
-
-
 def _requested_cwd(command: str, cwd: str | None) -> str | None:
     """The cwd a command asks for (None: the session's or the default); ``ToolFailure`` for a NUL
     byte or a relative path."""
@@ -152,6 +148,7 @@ class ShellService:
         self.guard = guard
         self.clock = clock
         self.log = log
+        self.local_files = local_files
         self.sessions = SessionStore(clock, config.name)
         self.files: FileTools | None = None
         self.processes: ProcessTable | None = None
@@ -183,7 +180,7 @@ class ShellService:
         the distro is stopped (which ended them)."""
         if self.files is None or self.processes is None or self.runner is None:
             return
-        reclaimed = self.files.local.reclaim()
+        reclaimed = self.local_files.reclaim()
         self.files.reclaim(reclaimed)
         if self.transport_kind == "local":
             await self.files.remove_orphans()
@@ -457,11 +454,12 @@ class ShellService:
         p = table.get(process)
         if "\x00" in text:
             raise ToolFailure("the input contains a NUL byte; send text only")
-        if text:  # judged as the process's whole stdin so far, as if it had been piped in
+        if text:  # judged as the process's whole stdin so far, as if it had been piped into its command
             everything = p.sent + text
-            decision = self.guard.check_command(f"printf '%s' {quote(everything)} | {p.command}", p.cwd)
+            piped = f"printf '%s' {quote(everything)} | {{ {p.command}\n}}"  # a group: every part reads it
+            decision = self.guard.check_command(piped, p.cwd)
             if not decision.allowed:
-                raise Refused(decision, f"send {quoted(text)!r} to {p.id} ({_first_line(p.command)})")
+                raise Refused(decision, f"send {quoted(text)!r} to {p.id} ({first_line(p.command)})")
         table.send(p, text.encode("utf-8"), close=close_stdin)
         p.sent += text
         beyond = p.ring.end
