@@ -117,6 +117,9 @@ async def test_binary_oversized_and_non_utf8_files_are_refused(
         assert target.read_bytes() == data
     missing = await b.service.edit_file(str(tmp_path / "nope"), [Edit("x", "y")])
     assert missing.is_error and "no such file" in missing.text
+    (tmp_path / "text").write_text("x\n")
+    nul = await b.service.edit_file(str(tmp_path / "text"), [Edit("x", "y\x00")])
+    assert nul.is_error and "NUL" in nul.text and (tmp_path / "text").read_text() == "x\n"
 
 
 async def test_crlf_files_keep_their_endings(transport: ShellTransport, tmp_path: Path) -> None:

@@ -591,6 +591,8 @@ class ShellService:
             raise ToolFailure("no edits were given")
         if any(not e.old_text for e in edits):
             raise ToolFailure("an edit's oldText is empty; give the exact text to replace")
+        if any("\x00" in e.new_text for e in edits):
+            raise ToolFailure("an edit's newText holds a NUL byte; wsl_edit_file keeps text files text")
         target, before = await files.read_whole(path, self.config.max_read_bytes, "write", f"edit {path}")
         text = _edit_text(path, before)
         done = apply_edits(text, edits)
