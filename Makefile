@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint fmt bench clean
+.PHONY: setup run test lint fmt bench fuzz clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,11 @@ fmt: setup
 
 bench: setup
 	$(BIN)/python -m tests.bench
+
+# Every property-based test with fresh random examples, many more of them than `make test` draws
+# (tests/conftest.py: Hypothesis profiles "ci", derandomized, and "fuzz").
+fuzz: setup
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q -m hypothesis -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -8,10 +8,26 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIOS = REPO / "scenarios"
 _HOME = pytest.StashKey[str]()
+
+
+# Hypothesis: ``ci`` (the default, what ``make test`` runs) is derandomized, so a run is repeatable
+# and a failure reproduces from its seed-free example; ``fuzz`` (``make fuzz``) draws fresh random
+# examples, FUZZ_FACTOR times as many as each test's own budget (``examples``), with no deadline.
+FUZZ = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
+FUZZ_FACTOR = 25
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("fuzz", deadline=None, print_blob=True, max_examples=100 * FUZZ_FACTOR)
+settings.load_profile("fuzz" if FUZZ else "ci")
+
+
+def examples(budget: int) -> int:
+    """A test's example count: its ``budget`` under ``make test``, many more under ``make fuzz``."""
+    return budget * FUZZ_FACTOR if FUZZ else budget
 
 
 def pytest_configure(config: pytest.Config) -> None:

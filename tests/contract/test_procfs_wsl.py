@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fakes.wsl_exe import FakeWslExe
+from tests.conftest import examples
 from tests.observe.hostile_procs import ALL_BYTES, CASES, FORGED, hostile_processes
 from tests.observe.standin import DISTRO_TOOLS, StandIn, make_standin
 from wslmcp.boundaries.procfs import GLOBAL_FILES, PID_FILES, LocalProcSource, ProcUnavailable
@@ -283,7 +284,9 @@ async def test_every_call_draws_a_fresh_marker(distro: tuple[str, StandIn]) -> N
     assert all(re.fullmatch(rb"WSLMCP1 [0-9a-f]{32}", h) for h in heads)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     cmdlines=st.lists(st.binary(max_size=300), min_size=1, max_size=4),
     comm=st.binary(max_size=15).filter(lambda b: b"\0" not in b),

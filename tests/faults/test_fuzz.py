@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.faults.rig import Server, observe_command, shell_command, shell_env
 
 OBSERVE_TOOLS = ["get_system_summary", "list_resources", "inspect_resource", "list_children"]
@@ -156,7 +157,7 @@ def shell_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 FUZZ = settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

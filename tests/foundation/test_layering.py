@@ -5,6 +5,7 @@ import rules themselves are import-linter contracts in pyproject.toml (``lint-im
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,9 +16,17 @@ WIRING = SRC / "wiring"
 
 
 def modules() -> Iterator[tuple[Path, ast.Module]]:
-    for base in (SRC, FAKES):
-        for path in sorted(base.rglob("*.py")):
-            yield path, ast.parse(path.read_text(encoding="utf-8"), str(path))
+    yield from _parsed()
+
+
+@functools.cache
+def _parsed() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every module of src/ and fakes/, parsed once for all the checks below."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        for base in (SRC, FAKES)
+        for path in sorted(base.rglob("*.py"))
+    )
 
 
 def imported(tree: ast.Module) -> set[str]:

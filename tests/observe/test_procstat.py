@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.observe.scenario_factory import Proc, stat_line
 from wslmcp.boundaries.procfs import ProcSample
 from wslmcp.observe.accounting import RawSample, parse_sample, process_rows, wsl_environment
@@ -18,7 +19,7 @@ from wslmcp.observe.procstat import (
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(comm=st.binary(min_size=0, max_size=64).filter(lambda b: b"\0" not in b))
 def test_any_comm_survives_between_first_open_and_last_close(comm: bytes) -> None:
     line = stat_line(Proc(42, comm, b"", 1, 777, [(5, 6)]), 5, 6, 777)

@@ -164,3 +164,24 @@ def test_real_process_end_to_end_over_the_console_entry(tmp_path: Path) -> None:
         for t in spec["tools"]
     )
     assert row["advertised_max_tokens"] == {"value": expected, "exact": False}
+
+
+def test_the_human_diff_shows_how_much_each_clients_definitions_grew(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    run(["--replay", str(SCENARIOS / "profile-usage"), "snapshot", "--out", str(old)], capsys)
+    run(["--replay", str(SCENARIOS / "profile-special-files"), "snapshot", "--out", str(new)], capsys)
+    code, out, _ = run(["diff", str(old), str(new)], capsys)
+    assert code == 0
+    before = json.loads(old.read_text())
+    after = json.loads(new.read_text())
+
+    def total(doc: dict[str, object], cli: str) -> int:
+        clis = doc["clis"]
+        assert isinstance(clis, list)
+        servers = next(c for c in clis if c["cli"] == cli)["servers"]
+        return sum(s["advertised_max_tokens"]["value"] for s in servers if s.get("advertised_max_tokens"))
+
+    a, b = total(before, "claude-code"), total(after, "claude-code")
+    assert f"  advertised tokens: ~{a:,} -> ~{b:,} ({b - a:+d}, {(b - a) * 100 / a:+.1f}%)" in out

@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.profile.transcripts import claude, jsonl, long_lines
 from wslmcp.profile.transcripts.model import PAIRED, utf8_size
@@ -110,14 +111,14 @@ FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(FRAGMENTS, max_size=40), st.lists(st.integers(min_value=0, max_value=400), max_size=6))
 def test_streamed_verdicts_equal_held_ones(parts: list[str], cuts: list[int]) -> None:
     text = "".join(parts) + "\n"
     assert view(streamed(text, cuts, big_string=4)) == view(held(text))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(FRAGMENTS, max_size=40), st.lists(st.integers(min_value=0, max_value=400), max_size=6))
 def test_long_strings_are_measured_not_kept(parts: list[str], cuts: list[int]) -> None:
     inner = "".join(p for p in parts if p not in ('"', "\\", "\r", "\n", "\x01", "\r\n")) * 3

@@ -8,6 +8,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.profile.definitions import token_range
 from wslmcp.profile.model import QueryResult
 from wslmcp.profile.tokens import Tokens, estimate_definition, estimate_text, fmt, total, truncate_utf8
@@ -100,7 +101,7 @@ tool_strategy = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     tools=st.lists(tool_strategy, max_size=5),
     instructions=st.none() | st.text(max_size=3000),

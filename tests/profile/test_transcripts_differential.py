@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.profile.transcripts import claude, codex
 from wslmcp.profile.transcripts.jsonl import parse_timestamp
@@ -101,7 +102,9 @@ def last(value: Any) -> Any:
     return None if value is None else parse_timestamp(value)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=lines(claude_record()))
 def test_claude_adapter_agrees_with_mcp_top(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / ".claude" / "projects" / "slug" / "s.jsonl"
@@ -121,7 +124,9 @@ def test_claude_adapter_agrees_with_mcp_top(tmp_path: Path, data: bytes) -> None
         assert ours.last_ts == last(theirs.last_ts)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=lines(codex_record()))
 def test_codex_adapter_agrees_with_mcp_top(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / ".codex" / "sessions" / "rollout-x.jsonl"
@@ -178,7 +183,9 @@ def _same_reading(path: Path, ours: Any) -> None:
     ]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=lines(claude_record()))
 def test_the_eval_reads_a_claude_transcript_as_the_profiler_does(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / ".claude" / "projects" / "slug" / "s.jsonl"
@@ -187,7 +194,9 @@ def test_the_eval_reads_a_claude_transcript_as_the_profiler_does(tmp_path: Path,
     _same_reading(path, claude.parse(FILES, str(path), str(tmp_path), ["a", "a__b"]))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=lines(codex_record()))
 def test_the_eval_reads_a_codex_rollout_as_the_profiler_does(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / ".codex" / "sessions" / "rollout-x.jsonl"

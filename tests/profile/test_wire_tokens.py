@@ -74,7 +74,7 @@ def test_anthropic_and_openai_wire_forms_of_a_claude_code_server(o200k: wire_tok
         {
             "method": "o200k_base",
             "wire": "anthropic",
-            "exact": True,
+            "exact": False,  # o200k_base is OpenAI's tokenizer: for Claude it is an estimate
             "advertised_max": n(compact(anthropic)) + n("Use me."),
             "upfront_floor": n("mcp__fs__read") + n("Use me."),
         },
@@ -115,7 +115,10 @@ def test_floor_counts_always_loaded_tools_whole_and_deferred_ones_by_name(o200k:
 
 def test_nothing_advertised_costs_exactly_zero(o200k: wire_tokens.Encoder) -> None:
     entries = wire_tokens.entries(result(), "unknown", o200k)
-    assert [(e["advertised_max"], e["upfront_floor"], e["exact"]) for e in entries] == [(0, 0, True)] * 2
+    assert [(e["advertised_max"], e["upfront_floor"], e["exact"]) for e in entries] == [
+        (0, 0, False),
+        (0, 0, True),
+    ]
 
 
 def test_unavailable_definitions_have_no_counts(o200k: wire_tokens.Encoder) -> None:

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.profile.configs import discover
 from wslmcp.profile.configs.reading import read_json, read_toml
 
@@ -64,7 +65,9 @@ def test_garbage_in_one_file_keeps_the_others(layout: Layout) -> None:
     assert len(found.warnings) == 1
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.binary(max_size=300))
 def test_arbitrary_bytes_never_raise(layout: Layout, data: bytes) -> None:
     for rel in (".claude.json", ".codex/config.toml", ".cursor/mcp.json"):
@@ -81,7 +84,9 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(servers=st.dictionaries(st.text(max_size=6), json_values, max_size=4))
 def test_arbitrary_server_specs_never_raise(layout: Layout, servers: dict[str, object]) -> None:
     layout.write(".claude.json", json.dumps({"mcpServers": servers}))

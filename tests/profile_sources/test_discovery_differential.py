@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.profile.configs import discover
 from wslmcp.profile.querying import plan
@@ -82,7 +83,7 @@ def _mcp_top(home: Path, project: Path) -> dict[str, Any]:
     return doc
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(user=tables, local=tables, shared=tables, codex=tables, cursor_user=tables, cursor_project=tables)
 def test_discovery_and_gate_match_mcp_top(  # noqa: PLR0917
     user: dict[str, Any],
@@ -151,7 +152,7 @@ contents = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.tuples(*[contents] * len(FILES)))
 def test_garbage_files_warn_like_mcp_top(blobs: tuple[bytes | None, ...]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.model import SCOPE_PRECEDENCE, ConfiguredServer
 
@@ -27,7 +28,7 @@ def _server(i: int, name: str, scope: str, enabled: bool) -> ConfiguredServer:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(entries)
 def test_merge_invariants(seq: list[tuple[str, str, bool]]) -> None:
     merger = ServerMerger()

@@ -2,16 +2,20 @@
 the target is intact, no process of the call is left (read through /proc), and no temp file of
 ours is left once the next server has started (read through the filesystem).
 
-The server is a real ``wslmcp shell`` over stdio on the local transport. The kill lands while the
-call's temp file exists (it is watched for); a call that finished before the kill is tried again
-with a larger file, so every test really kills mid-write.
+The server is a real ``wslmcp shell`` over stdio on the local transport, whose ``bash`` on PATH is a
+twin of the real one (``blocking_bash``) that stops for good once a temp file of ours exists: the
+call that finds one (a download's next chunk, or the ``cat`` that fills an upload's or a write's
+temp file) signals it and waits there until the server is gone. So the kill always lands mid-write,
+with the temp file present, and never races the transfer.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -24,7 +28,50 @@ import pytest
 from tests.shell.conftest import processes_with
 from wslmcp.boundaries.local_files import is_own_partial
 
-ATTEMPTS = 4
+#: ``bash`` as the local transport runs it (``bash -lc SCRIPT``), except that a call stops for good
+#: once a temp file of ours exists in WSLMCP_TEST_WATCH: before the script runs (a download's local
+#: partial), or when the script's ``cat`` is about to fill one (an upload's or a write's). It touches
+#: WSLMCP_TEST_BLOCKED and waits until the server (its parent) is gone; then the script goes on as
+#: it would after its server died mid-stream (its stdin at end of file), and a call that had not
+#: started exits 1. A shutdown kills it itself. It stops one call only: later calls (the shutdown's
+#: own removal of the temp file) run as they would.
+BLOCKING_BASH = r"""#!/bin/sh
+ours() {
+  [ -e "$WSLMCP_TEST_BLOCKED" ] && return 1  # once: the shutdown's own cleanup calls pass
+  for f in "$WSLMCP_TEST_WATCH"/.*.wslmcp-*; do [ -e "$f" ] && return 0; done; return 1
+}
+if ours; then
+  : > "$WSLMCP_TEST_BLOCKED"
+  while kill -0 "$PPID" 2>/dev/null; do sleep 0.05; done
+  exit 1
+fi
+exec REAL_BASH "$1" 'cat() {
+  for f in "$WSLMCP_TEST_WATCH"/.*.wslmcp-*; do
+    if [ -e "$f" ] && [ ! -e "$WSLMCP_TEST_BLOCKED" ]; then
+      : > "$WSLMCP_TEST_BLOCKED"
+      while kill -0 "$PPID" 2>/dev/null; do sleep 0.05; done
+      break
+    fi
+  done
+  command cat "$@"
+}
+'"$2"
+"""
+
+
+def blocking_bash(directory: Path, watched: Path) -> dict[str, str]:
+    """The environment that puts the blocking twin of bash first on the server's PATH."""
+    real = shutil.which("bash")
+    assert real is not None
+    directory.mkdir()
+    twin = directory / "bash"
+    twin.write_text(BLOCKING_BASH.replace("REAL_BASH", real))
+    twin.chmod(twin.stat().st_mode | stat.S_IEXEC)
+    return {
+        "PATH": f"{directory}{os.pathsep}{os.environ['PATH']}",
+        "WSLMCP_TEST_WATCH": str(watched),
+        "WSLMCP_TEST_BLOCKED": str(directory / "blocked"),
+    }
 
 
 class Server:
@@ -106,13 +153,13 @@ def _ours(directory: Path) -> list[Path]:
     ]
 
 
-def _wait_for(found: Callable[[], list[Path]], proc: subprocess.Popen[bytes]) -> list[Path]:
-    """What ``found`` returns once it is non-empty, or [] once the server stopped working on the call."""
-    while proc.poll() is None:
-        if hits := found():
-            return hits
-        time.sleep(0.002)
-    return []
+def _blocked(marker: Path, proc: subprocess.Popen[bytes]) -> None:
+    """Until the twin says a call is stopped with a temp file present (a state that then holds)."""
+    deadline = time.monotonic() + 60  # bounds only a broken run; no result depends on it
+    while not marker.exists():
+        assert proc.poll() is None, "the server ended before the call reached its temp file"
+        assert time.monotonic() < deadline, "no call reached a temp file of ours"
+        time.sleep(0.01)
 
 
 def _no_survivors(marker: str) -> None:
@@ -127,54 +174,53 @@ def dirs(tmp_path: Path) -> dict[str, Path]:
     out = {name: tmp_path / name for name in ("state", "local", "remote")}
     for d in out.values():
         d.mkdir()
-    return out
+    return {**out, "twin": tmp_path / "twin"}
 
 
 def _crash_during(
-    dirs: dict[str, Path], watched: Path, start: Callable[[Server, int], None], how: str
+    dirs: dict[str, Path], watched: Path, start: Callable[[Server], None], how: str
 ) -> tuple[list[Path], Server]:
-    """Start a call with ``start(server, attempt)`` and kill (or shut down) the server while a temp
-    file of ours exists in ``watched``; returns the temp files seen at that moment."""
-    for attempt in range(ATTEMPTS):
-        server = Server(dirs["state"], dirs["local"])
-        start(server, attempt)
-        seen = _wait_for(lambda: _ours(watched), server.proc)
-        if not seen:
-            server.kill()
-            continue
-        if how == "kill":
-            server.kill()
-        else:
-            assert server.close() == 0
-            assert _ours(watched) == []  # the shutdown itself removed it
-        return seen, server
-    raise AssertionError(f"the call finished before it could be interrupted, {ATTEMPTS} times")
+    """Start a call with ``start(server)`` on a server whose bash stops once a temp file of ours
+    exists in ``watched``, then kill (or shut down) the server there; returns the temp files seen."""
+    env = blocking_bash(dirs["twin"], watched)
+    server = Server(dirs["state"], dirs["local"], env)
+    start(server)
+    _blocked(Path(env["WSLMCP_TEST_BLOCKED"]), server.proc)
+    seen = _ours(watched)
+    assert seen  # the twin stopped because one exists
+    if how == "kill":
+        server.kill()
+    else:
+        assert server.close() == 0
+        assert _ours(watched) == []  # the shutdown itself removed it
+    return seen, server
 
 
-def _upload(dirs: dict[str, Path]) -> Callable[[Server, int], None]:
-    def start(server: Server, attempt: int) -> None:
+def _upload(dirs: dict[str, Path]) -> Callable[[Server], None]:
+    def start(server: Server) -> None:
         src = dirs["local"] / "big.bin"
         with open(src, "wb") as f:
-            f.truncate((200 << 20) * (attempt + 1))  # sparse: cheap to make, real bytes to move
+            f.truncate(4 << 20)  # sparse: cheap to make, real bytes to move
         server.call("wsl_upload", {"localPath": str(src), "remotePath": str(dirs["remote"] / "target.bin")})
 
     return start
 
 
-def _download(dirs: dict[str, Path]) -> Callable[[Server, int], None]:
-    def start(server: Server, attempt: int) -> None:
+def _download(dirs: dict[str, Path]) -> Callable[[Server], None]:
+    def start(server: Server) -> None:
         src = dirs["remote"] / "big.bin"
         with open(src, "wb") as f:
-            f.truncate((200 << 20) * (attempt + 1))
+            f.truncate(4 << 20)
         server.call("wsl_download", {"remotePath": str(src), "localPath": str(dirs["local"] / "target.bin")})
 
     return start
 
 
-def _write(dirs: dict[str, Path]) -> Callable[[Server, int], None]:
-    def start(server: Server, attempt: int) -> None:
-        content = "w" * ((40 << 20) * (attempt + 1))
-        server.call("wsl_write_file", {"path": str(dirs["remote"] / "target.bin"), "content": content})
+def _write(dirs: dict[str, Path]) -> Callable[[Server], None]:
+    def start(server: Server) -> None:
+        server.call(
+            "wsl_write_file", {"path": str(dirs["remote"] / "target.bin"), "content": "w" * (1 << 20)}
+        )
 
     return start
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall
 from wslmcp.shell.execution import build_script, shape_stream, split_marker
 from wslmcp.shell.runner import quote
@@ -17,7 +18,7 @@ from wslmcp.shell.runner import quote
 _TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=60)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(text=_TEXT)
 def test_quoted_text_reaches_bash_verbatim(text: str) -> None:
     async def go() -> bytes:

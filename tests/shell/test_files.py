@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.shell.conftest import WrappedLocal, build, stdin_bytes, survivors
 from wslmcp.boundaries.local_files import OsLocalFiles, OsSource
 from wslmcp.boundaries.process import Stdin
@@ -193,7 +194,9 @@ def _check_round_trip(tmp_path: Path, data: bytes, chunk: int) -> None:
     asyncio.run(go())
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.binary(max_size=3000))
 def test_transfers_are_byte_exact_for_random_binary(tmp_path: Path, data: bytes) -> None:
     _check_round_trip(tmp_path, data, chunk=1024)

@@ -191,120 +191,146 @@ async def run_process(
     import asyncio
 
     started = time.monotonic()
-    stdin, timeout_s, max_output = streams.stdin, streams.timeout_s, streams.max_output
-    full_env = None if env is None else {**os.environ, **env}
     proc = await asyncio.create_subprocess_exec(
         *argv,
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE if streams.stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT if streams.merge_stderr else asyncio.subprocess.PIPE,
-        env=full_env,
+        env=None if env is None else {**os.environ, **env},
         cwd=cwd,
         start_new_session=os.name == "posix",
     )
-    group = Group(proc.pid, lambda: proc.returncode is not None, proc.kill)
-    # a ByteStream may wait for input the child never reads: the run ends with the child, not with it
-    live = _stream(stdin)
-
-    async def feed() -> None:
-        if proc.stdin is None or stdin is None:
-            return
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            if isinstance(stdin, bytes):
-                proc.stdin.write(stdin)
-                await proc.stdin.drain()
-            elif live is not None:
-                while piece := await live.receive():
-                    proc.stdin.write(piece)
-                    await proc.stdin.drain()
-            else:
-                source = cast("ByteSource", stdin)
-                while piece := source.read(FEED_BYTES):
-                    proc.stdin.write(piece)
-                    await proc.stdin.drain()
-        proc.stdin.close()
-
-    overflowed = False
-    stopped = asyncio.Event()
-    killed: tuple[str, ...] = ()
-
-    def kill() -> None:
-        nonlocal killed
-        if name_killed:
-            killed = group.kill_named()
-        else:
-            group.kill()
-
-    def overflow() -> None:
-        nonlocal overflowed
-        if kill_on_overflow and not overflowed:
-            overflowed = True
-            kill()
-            stopped.set()
-
-    out_cap, err_cap = _Capture(max_output, streams.stdout_sink), _Capture(max_output)
-    drains = [
-        asyncio.ensure_future(_drain(proc.stdout, out_cap, overflow)),
-        asyncio.ensure_future(_drain(proc.stderr, err_cap, overflow)),
-    ]
-    feeder = asyncio.ensure_future(feed())
-    awaited = [*drains, proc.wait()] if live is not None else [feeder, *drains, proc.wait()]
-    finished = asyncio.ensure_future(asyncio.gather(*awaited))
-    stop_wait = asyncio.ensure_future(stopped.wait())
-
-    async def settle() -> None:
-        """The child is dead (or dying): give its pipes a short grace, then stop listening to them
-        (a descendant that escaped the process group may hold them open indefinitely)."""
-        waiter = asyncio.ensure_future(proc.wait())
-        tasks: list[asyncio.Future[Any]] = [feeder, *drains, waiter]
-        _, pending = await asyncio.wait(tasks, timeout=PIPE_GRACE_S)
-        if pending:
-            _close_pipes(proc)
-            for task in (feeder, *drains):
-                task.cancel()
-            await asyncio.wait([waiter], timeout=PIPE_GRACE_S)
-        await asyncio.gather(feeder, *drains, waiter, return_exceptions=True)
-        finished.cancel()
-        await asyncio.gather(finished, return_exceptions=True)
-
-    timed_out = False
-    try:
-        watched: list[asyncio.Future[Any]] = [finished, stop_wait]
-        done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-        if finished in done:
-            finished.result()
-            if live is not None:
-                feeder.cancel()
-                await asyncio.gather(feeder, return_exceptions=True)
-            if kill_group_on_exit:
-                group.kill()  # reap anything the child left running in its group
-        else:
-            if not done:
-                timed_out = True
-                kill()
-            await settle()
-    except BaseException:
-        group.kill()
-        with contextlib.suppress(BaseException):
-            await settle()
-        raise
-    finally:
-        stop_wait.cancel()
-        group.close()
-    out, out_total = bytes(out_cap.kept), out_cap.total
-    err, err_total = bytes(err_cap.kept), err_cap.total
+    run = _Running(proc, streams, kill_on_overflow=kill_on_overflow, name_killed=name_killed)
+    timed_out = await run.wait(streams.timeout_s, kill_group_on_exit=kill_group_on_exit)
     exchange = Exchange(
         argv=tuple(argv),
-        stdout=out,
-        stderr=err,
+        stdout=bytes(run.out.kept),
+        stderr=bytes(run.err.kept),
         exit_code=None if timed_out else proc.returncode,
         duration_s=time.monotonic() - started,
         timed_out=timed_out,
-        stdout_total=out_total,
-        stderr_total=err_total,
-        overflowed=overflowed,
-        killed=killed,
+        stdout_total=run.out.total,
+        stderr_total=run.err.total,
+        overflowed=run.overflowed,
+        killed=run.killed,
     )
     if streams.looks is not None:
         streams.looks.ended = exchange
     return exchange
+
+
+class _Running:
+    """One started child: its stdin fed, both outputs captured, and its process group killed at the
+    deadline or (``kill_on_overflow``) once an output passes the cap."""
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        streams: Streams,
+        *,
+        kill_on_overflow: bool,
+        name_killed: bool,
+    ) -> None:
+        import asyncio
+
+        self.proc = proc
+        self.group = Group(proc.pid, lambda: proc.returncode is not None, proc.kill)
+        self._stdin = streams.stdin
+        self._kill_on_overflow = kill_on_overflow
+        self._name_killed = name_killed
+        self.overflowed = False
+        self.killed: tuple[str, ...] = ()
+        self.stopped = asyncio.Event()
+        self.out, self.err = _Capture(streams.max_output, streams.stdout_sink), _Capture(streams.max_output)
+        self.drains = [
+            asyncio.ensure_future(_drain(proc.stdout, self.out, self._overflow)),
+            asyncio.ensure_future(_drain(proc.stderr, self.err, self._overflow)),
+        ]
+        # a ByteStream may wait for input the child never reads: the run ends with the child, not with it
+        self._live = _stream(streams.stdin)
+        self.feeder = asyncio.ensure_future(self._feed())
+        awaited = (
+            [*self.drains, proc.wait()]
+            if self._live is not None
+            else [self.feeder, *self.drains, proc.wait()]
+        )
+        self.finished = asyncio.ensure_future(asyncio.gather(*awaited))
+
+    async def _feed(self) -> None:
+        stdin, pipe = self._stdin, self.proc.stdin
+        if pipe is None or stdin is None:
+            return
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            if isinstance(stdin, bytes):
+                pipe.write(stdin)
+                await pipe.drain()
+            elif self._live is not None:
+                while piece := await self._live.receive():
+                    pipe.write(piece)
+                    await pipe.drain()
+            else:
+                source = cast("ByteSource", stdin)
+                while piece := source.read(FEED_BYTES):
+                    pipe.write(piece)
+                    await pipe.drain()
+        pipe.close()
+
+    def kill(self) -> None:
+        if self._name_killed:
+            self.killed = self.group.kill_named()
+        else:
+            self.group.kill()
+
+    def _overflow(self) -> None:
+        if self._kill_on_overflow and not self.overflowed:
+            self.overflowed = True
+            self.kill()
+            self.stopped.set()
+
+    async def settle(self) -> None:
+        """The child is dead (or dying): give its pipes a short grace, then stop listening to them
+        (a descendant that escaped the process group may hold them open indefinitely)."""
+        import asyncio
+
+        waiter = asyncio.ensure_future(self.proc.wait())
+        tasks: list[asyncio.Future[Any]] = [self.feeder, *self.drains, waiter]
+        _, pending = await asyncio.wait(tasks, timeout=PIPE_GRACE_S)
+        if pending:
+            _close_pipes(self.proc)
+            for task in (self.feeder, *self.drains):
+                task.cancel()
+            await asyncio.wait([waiter], timeout=PIPE_GRACE_S)
+        await asyncio.gather(self.feeder, *self.drains, waiter, return_exceptions=True)
+        self.finished.cancel()
+        await asyncio.gather(self.finished, return_exceptions=True)
+
+    async def wait(self, timeout_s: float | None, *, kill_group_on_exit: bool) -> bool:
+        """Until the child is done, its deadline passes or an output overflows; True on the deadline."""
+        import asyncio
+
+        stop_wait = asyncio.ensure_future(self.stopped.wait())
+        timed_out = False
+        try:
+            watched: list[asyncio.Future[Any]] = [self.finished, stop_wait]
+            done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            if self.finished in done:
+                self.finished.result()
+                if self._live is not None:
+                    self.feeder.cancel()
+                    await asyncio.gather(self.feeder, return_exceptions=True)
+                if kill_group_on_exit:
+                    self.group.kill()  # reap anything the child left running in its group
+            else:
+                if not done:
+                    timed_out = True
+                    self.kill()
+                await self.settle()
+        except BaseException:
+            self.group.kill()
+            with contextlib.suppress(BaseException):
+                await self.settle()
+            raise
+        finally:
+            stop_wait.cancel()
+            self.group.close()
+        return timed_out

@@ -238,7 +238,29 @@ def _job(job_id: str, trace: Path, replay_dir: Path | None, case: Case | None) -
 
 
 def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
-    from wslmcp.evals.cases import CaseError, load_cases, load_suite
+    from wslmcp.evals.cases import CaseError
+
+    options = _options(p, args)
+    try:
+        jobs = _suite_jobs(args.suite) if args.suite else _trace_jobs(p, args)
+    except CaseError as exc:
+        return _fail(str(exc), 3)
+    if not jobs:
+        return _fail("no trace files found", 3)
+    baseline_doc = None
+    if args.baseline:
+        from wslmcp.evals import baseline
+
+        try:
+            baseline_doc = baseline.load(Path(args.baseline))
+        except baseline.BaselineError as exc:
+            return _fail(str(exc), 3)
+    reports = asyncio.run(_grade_all(jobs, options, args.jobs))
+    return _emit(args, reports, baseline_doc)
+
+
+def _options(p: ArgumentParser, args: argparse.Namespace) -> Options:
+    """The grading options ``run`` was given; a usage error exits 2."""
     from wslmcp.evals.grading import Options
     from wslmcp.evals.rubric import REGISTRY, SEVERITIES
 
@@ -254,7 +276,7 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
     unknown = sorted(set(severities) - set(REGISTRY))
     if unknown:
         p.error(f"--severity: unknown check {unknown[0]!r} (see 'wslmcp eval checks')")
-    options = Options(
+    return Options(
         no_replay=args.no_replay,
         strict_replay=args.strict_replay,
         strict_intent=args.strict_intent,
@@ -265,49 +287,32 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
         judge_gates=args.judge_gates,
         judge_timeout=args.judge_timeout,
     )
-    try:
-        if args.suite:
-            runs, cases = load_suite(Path(args.suite))
-            jobs = [
-                _job(
-                    r.id,
-                    r.trace,
-                    r.replay_dir,
-                    cases.get(r.case) if r.case else None,
-                )
-                for r in runs
-            ]
-        else:
-            replay_dir = Path(args.replay_dir) if args.replay_dir else None
-            cases_file = Path(args.cases) if args.cases else None
-            if (
-                cases_file is None
-                and replay_dir is not None
-                and (replay_dir / "eval" / "cases.json").is_file()
-            ):
-                cases_file = replay_dir / "eval" / "cases.json"
-            cases = load_cases(cases_file) if cases_file else {}
-            if args.case is not None and args.case not in cases:
-                raise CaseError(str(cases_file or "(no cases file)"), "cases", f"a case named {args.case!r}")
-            case = cases[args.case] if args.case else None
-            files = _trace_files(p, args.traces)
-            stems = [f.stem for f in files]
-            target = replay_dir
-            jobs = [_job(f.stem if stems.count(f.stem) == 1 else str(f), f, target, case) for f in files]
-    except CaseError as exc:
-        return _fail(str(exc), 3)
-    if not jobs:
-        return _fail("no trace files found", 3)
-    baseline_doc = None
-    if args.baseline:
-        from wslmcp.evals import baseline
 
-        try:
-            baseline_doc = baseline.load(Path(args.baseline))
-        except baseline.BaselineError as exc:
-            return _fail(str(exc), 3)
-    reports = asyncio.run(_grade_all(jobs, options, args.jobs))
-    return _emit(args, reports, baseline_doc)
+
+def _suite_jobs(suite: str) -> list[Job]:
+    """The runs a suite file names. Raises CaseError."""
+    from wslmcp.evals.cases import load_suite
+
+    runs, cases = load_suite(Path(suite))
+    return [_job(r.id, r.trace, r.replay_dir, cases.get(r.case) if r.case else None) for r in runs]
+
+
+def _trace_jobs(p: ArgumentParser, args: argparse.Namespace) -> list[Job]:
+    """One job per trace file given, against ``--scenario`` with ``--case`` (from ``--cases``, or the
+    scenario's ``eval/cases.json``). Raises CaseError."""
+    from wslmcp.evals.cases import CaseError, load_cases
+
+    replay_dir = Path(args.replay_dir) if args.replay_dir else None
+    cases_file = Path(args.cases) if args.cases else None
+    if cases_file is None and replay_dir is not None and (replay_dir / "eval" / "cases.json").is_file():
+        cases_file = replay_dir / "eval" / "cases.json"
+    cases = load_cases(cases_file) if cases_file else {}
+    if args.case is not None and args.case not in cases:
+        raise CaseError(str(cases_file or "(no cases file)"), "cases", f"a case named {args.case!r}")
+    case = cases[args.case] if args.case else None
+    files = _trace_files(p, args.traces)
+    stems = [f.stem for f in files]
+    return [_job(f.stem if stems.count(f.stem) == 1 else str(f), f, replay_dir, case) for f in files]
 
 
 async def _grade_all(jobs: Sequence[Job], options: Options, n: int) -> list[dict[str, Any]]:

@@ -222,7 +222,11 @@ def _diff(options: Options, files: ClientFiles, out: TextIO) -> int:
     except diff_mod.DiffInputError as err:
         print(f"wslmcp profile diff: {err}", file=sys.stderr)
         return 2
-    out.write((report_json.dumps(doc) if options.json else diff_mod.render(doc)) + "\n")
+    if options.json:
+        out.write(report_json.dumps(doc) + "\n")
+    else:
+        totals = (gates.advertised_totals(old), gates.advertised_totals(new))
+        out.write(diff_mod.render(doc, totals) + "\n")
     if options.fail_on_growth is None:
         return 0
     outcome = gates.growth(old, new, options.fail_on_growth)

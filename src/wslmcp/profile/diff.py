@@ -9,6 +9,7 @@ incomparable instead of pretending the populations match.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from wslmcp.boundaries.client_files import ClientFiles
@@ -162,7 +163,9 @@ def _int_delta(old: Any, new: Any) -> dict[str, Any] | None:
     return {"old": old, "new": new, "delta": delta}
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: dict[str, Any], totals: tuple[Mapping[str, int], Mapping[str, int]] | None = None) -> str:
+    """The diff for people; ``totals`` (each client's advertised tokens in the old and the new
+    snapshot, ``gates.advertised_totals``) adds how much the definitions grew."""
     lines = [
         "Snapshot diff",
         f"old generated_at: {_ascii(str(doc.get('old_generated_at')))}",
@@ -171,6 +174,10 @@ def render(doc: dict[str, Any]) -> str:
     for cli in doc["clis"]:
         lines.append("")
         lines.append(f"=== {_ascii(cli['cli'])} ===")
+        if totals is not None:
+            lines.append(
+                f"  advertised tokens: {_growth(totals[0].get(cli['cli'], 0), totals[1].get(cli['cli'], 0))}"
+            )
         if cli["added"]:
             lines.append("  added: " + ", ".join(map(_ascii, cli["added"])))
         if cli["removed"]:
@@ -190,6 +197,16 @@ def render(doc: dict[str, Any]) -> str:
                         lines.append(f"      {key}: {_ascii(_delta(delta))}")
         lines.append(f"  unchanged: {cli['unchanged']} server(s)")
     return "\n".join(lines)
+
+
+def _growth(old: int, new: int) -> str:
+    """``~1,200 -> ~1,500 (+300, +25.0%)``: chars/4 estimates, as mcp-top counts them."""
+    change = f"{_signed(new - old)}" + (f", {_signed_percent((new - old) * 100 / old)}" if old else "")
+    return f"~{old:,} -> ~{new:,} ({change})"
+
+
+def _signed_percent(value: float) -> str:
+    return f"+{value:.1f}%" if value >= 0 else f"{value:.1f}%"
 
 
 def _window(window: dict[str, Any]) -> str:

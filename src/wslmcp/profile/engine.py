@@ -86,25 +86,25 @@ def run(
     discovery: DiscoveryResult,
     progress: Progress | None = None,
 ) -> Report:
-    """Query every server (bounded pool) while scanning transcripts, then join per CLI."""
+    """Query every server (bounded pool) while scanning transcripts, then join per CLI. The servers
+    are launched first: their start-up runs in their own processes while this one scans."""
     servers = discovery.servers()
-    scans = _in_thread(
-        lambda: {
-            c.cli: backend(c.cli).scan(files, request.home, [s.name for s in c.servers])
-            for c in discovery.clis
-        }
+    results = _in_thread(
+        lambda: query_all(
+            launcher,
+            servers,
+            request.timeout_s,
+            concurrency=request.concurrency,
+            progress=progress,
+            no_query=request.no_query,
+            query_project=request.query_project,
+            query_http=request.query_http,
+        )
     )
-    results = query_all(
-        launcher,
-        servers,
-        request.timeout_s,
-        concurrency=request.concurrency,
-        progress=progress,
-        no_query=request.no_query,
-        query_project=request.query_project,
-        query_http=request.query_http,
-    )
-    return _join(files, clock, request, discovery, scans=scans(), results=results)
+    scans = {
+        c.cli: backend(c.cli).scan(files, request.home, [s.name for s in c.servers]) for c in discovery.clis
+    }
+    return _join(files, clock, request, discovery, scans=scans, results=results())
 
 
 def _in_thread(work: Callable[[], T]) -> Callable[[], T]:
@@ -118,7 +118,7 @@ def _in_thread(work: Callable[[], T]) -> Callable[[], T]:
         except BaseException as err:
             error.append(err)
 
-    thread = threading.Thread(target=target, name="wslmcp-scan")
+    thread = threading.Thread(target=target, name="wslmcp-profile")
     thread.start()
 
     def result() -> T:

@@ -157,7 +157,7 @@ def _item(cli: str, server: str | None, entries: Sequence[Mapping[str, Any]]) ->
 
 def growth(old: Snapshot, new: Snapshot, percent: float) -> Outcome:
     """Fail when a client's summed advertised maximum grew by more than ``percent`` (snapshots)."""
-    before, after = _snapshot_totals(old), _snapshot_totals(new)
+    before, after = advertised_totals(old), advertised_totals(new)
     code = 0
     messages: list[str] = []
     for cli, total in after.items():
@@ -173,7 +173,8 @@ def growth(old: Snapshot, new: Snapshot, percent: float) -> Outcome:
     return Outcome(code, tuple(messages), ())
 
 
-def _snapshot_totals(snapshot: Snapshot) -> dict[str, int]:
+def advertised_totals(snapshot: Snapshot) -> dict[str, int]:
+    """Each client's summed advertised maximum (mcp-top's chars/4 estimates), by client."""
     return {
         cli.cli: sum(
             s.advertised_max_tokens.value for s in cli.servers if s.advertised_max_tokens is not None

