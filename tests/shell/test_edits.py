@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, char_diff, near_miss, unified_diff
 
 SOURCE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -54,6 +55,7 @@ def test_the_unified_diff_shows_lf_and_is_bounded() -> None:
     assert diff.count("\n") == 399 and left_out > 0
 
 
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(alphabet="ab\n", max_size=60), st.text(alphabet="ab\n", min_size=1, max_size=6))
 def test_an_edit_applies_only_with_exactly_its_expected_count(text: str, old: str) -> None:
     count = text.count(old)  # str.count counts non-overlapping matches
@@ -84,6 +86,7 @@ def _patched(before: list[str], diff: str) -> list[str]:
     return out + before[at:]
 
 
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=40),
     st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["x", "", None])), max_size=4),

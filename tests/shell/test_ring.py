@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from wslmcp.shell.ring import OutputRing, read
 
 
@@ -48,6 +49,7 @@ def test_reads_are_cut_at_character_boundaries() -> None:
     assert tiny.data == "€".encode()[:1] and tiny.next_offset == 4
 
 
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.text(max_size=30), max_size=30), st.integers(1, 64), st.integers(4, 40))
 def test_reading_on_from_next_offset_gives_back_the_text_that_was_held(
     parts: list[str], capacity: int, step: int
@@ -70,6 +72,7 @@ def test_reading_on_from_next_offset_gives_back_the_text_that_was_held(
         assert out.decode() == "".join(parts)
 
 
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=40), st.binary(max_size=40), st.lists(st.integers(1, 20), max_size=12))
 def test_the_exit_marker_is_taken_out_however_the_output_is_cut(
     before: bytes, after: bytes, cuts: list[int]
