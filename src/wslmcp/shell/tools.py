@@ -132,8 +132,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Show the WSL distro and policy",
         "Show the distro and Linux user this server works in, its state (running or stopped, WSL "
         "version, networking, systemd, kernel) and the guard policy: read-only, sudo, Windows interop, "
-        "allowed commands and paths, limits. Call it first: the policy decides what the other tools "
-        "accept. A stopped distro is reported, not started. Without WSL_DISTRO it explains the setup.",
+        "allowed commands and paths, limits. Call it first, rather than probing with wsl_exec: the "
+        "policy decides what the other tools accept. A stopped distro is reported, not started. Without WSL_DISTRO it explains the setup.",
         _arguments({}),
         output_schema(
             {
@@ -166,8 +166,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_disconnect",
         "Close a WSL session",
-        "Forget a session opened with wsl_connect. Nothing runs in the distro and no process is "
-        "killed (background processes have wsl_stop).",
+        "Forget a session opened with wsl_connect (no exit through wsl_exec needed). Nothing runs in "
+        "the distro and no process is killed (background processes have wsl_stop).",
         _arguments({"session": _text("Session id returned by wsl_connect.")}, ("session",)),
         output_schema({"session": _STRING}, ("session",)),
         _FORGETS,
@@ -176,7 +176,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "wsl_list_sessions",
         "List open WSL sessions",
         "List open sessions with their directory, command count, idle time and time before expiry; "
-        "use it to recover a session id.",
+        "use it to recover a session id for wsl_exec.",
         _arguments({}),
         output_schema(
             {"sessions": {"type": "array", "items": _SESSION_ROW}, "limit": _INTEGER}, ("sessions", "limit")
@@ -393,8 +393,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Edit a file in WSL",
         "Replace exact text in a text file: each edit's oldText must occur expectedReplacements times "
         "(default 1); the edits apply in order, all or none, atomically. Returns a unified diff; a miss "
-        "says where the closest text is. Use it instead of sed -i or rewriting the file with "
-        "wsl_write_file. dryRun shows the diff only.",
+        "says where the closest text is. Use it instead of sed -i in wsl_exec or rewriting the file "
+        "with wsl_write_file. dryRun shows the diff only.",
         _arguments(
             {
                 "path": _text("Absolute file path in the distro."),
@@ -457,7 +457,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Upload a file into WSL",
         "Copy a file from this machine into the distro, byte-exact, any size; replaced atomically after "
         "its SHA-256 matches. The reply gives the resolved local path, size and SHA-256. Use it for "
-        "binary or large files; for text you hold, wsl_write_file.",
+        "binary or large files rather than encoding them through wsl_exec; for text, wsl_write_file.",
         _arguments(
             {
                 "localPath": _text("File on this machine; '~' is expanded."),
@@ -474,7 +474,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Download a file from WSL",
         "Copy a file from the distro to this machine, byte-exact, any size; the destination is replaced "
         "only when complete and its SHA-256 matches. The local directory must exist. To look at text, "
-        "wsl_read_file is cheaper.",
+        "wsl_read_file is cheaper than cat in wsl_exec.",
         _arguments(
             {
                 "remotePath": _text("Absolute source file path in the distro."),
