@@ -28,3 +28,17 @@ class FakeClock:
         target = self._now + max(0.0, seconds)
         await asyncio.sleep(0)
         self._now = max(self._now, target)
+
+
+class PacedClock(FakeClock):
+    """Virtual time whose sleeps also take real time: what a recording of live calls runs on (a
+    background process is read while it really runs). A sleep moves the clock on by what it asked
+    for even when it is cut short, so the recording sees the times its replay on a ``FakeClock``
+    will see (there every sleep runs to its end at once)."""
+
+    async def sleep(self, seconds: float) -> None:
+        target = self._now + max(0.0, seconds)
+        try:
+            await asyncio.sleep(max(0.0, seconds))
+        finally:
+            self._now = max(self._now, target)

@@ -12,7 +12,8 @@ What the caller sent is never echoed in full: ``quoted`` cuts any text a reply q
 ``check_schema(tool, schema, arguments)`` validates against a tool's input schema (the subset the
 servers' schemas use: ``type``, ``anyOf``, ``enum``, ``minLength``/``maxLength``,
 ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum``, ``required`` and
-``properties`` with no other property allowed). The ``check_*`` helpers are its primitives, for a
+``properties`` with no other property allowed, and ``array`` (``items``, ``minItems``/``maxItems``)
+and nested ``object`` values checked the same way, named ``edits[0].oldText``). The ``check_*`` helpers are its primitives, for a
 server that validates field by field (observe).
 """
 
@@ -22,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 QUOTE_CHARS = 200
-_JSON_TYPES = frozenset({"string", "integer", "boolean", "number"})
+_JSON_TYPES = frozenset({"string", "integer", "boolean", "number", "array", "object"})
 
 
 class InvalidArguments(ValueError):
@@ -121,7 +122,44 @@ def _check_one(key: str, prop: Mapping[str, Any], value: object) -> None:
     elif kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise InvalidArguments(f"{quoted(key)} must be a number")
+    elif kind == "array":
+        _check_array(key, prop, value)
+    elif kind == "object":
+        _check_object(key, prop, value)
     elif kind is not None and kind not in _JSON_TYPES:
         raise InvalidArguments(f"{quoted(key)} has a type this server cannot check")
     if "enum" in prop:
         check_enum(key, value, [str(v) for v in prop["enum"]])
+
+
+def _check_array(key: str, prop: Mapping[str, Any], value: object) -> None:
+    if not isinstance(value, list):
+        raise InvalidArguments(f"{quoted(key)} must be an array")
+    low, high = prop.get("minItems", 0), prop.get("maxItems")
+    if len(value) < low or (high is not None and len(value) > high):
+        bound = f"{low}..{high}" if high is not None else f"at least {low}"
+        raise InvalidArguments(f"{quoted(key)} must hold {bound} items")
+    items = prop.get("items")
+    if items is not None:
+        for i, item in enumerate(value):
+            _check_value(f"{key}[{i}]", items, item)
+
+
+def _check_object(key: str, prop: Mapping[str, Any], value: object) -> None:
+    """A nested object, checked as a tool's arguments are (closed when the schema says so)."""
+    if not isinstance(value, dict):
+        raise InvalidArguments(f"{quoted(key)} must be an object")
+    properties: Mapping[str, Any] = prop.get("properties", {})
+    if prop.get("additionalProperties") is False:
+        unknown = sorted(k for k in value if k not in properties)
+        if unknown:
+            raise InvalidArguments(
+                f"{quoted(key)} does not take {quoted(repr(unknown[0]), 60)}: "
+                f"it accepts {', '.join(sorted(properties))}"
+            )
+    for name in prop.get("required", ()):
+        if name not in value:
+            raise InvalidArguments(f"missing required argument: {quoted(key)}.{name}")
+    for name, item in value.items():
+        if name in properties:
+            _check_value(f"{key}.{name}", properties[name], item)

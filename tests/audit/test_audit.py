@@ -160,3 +160,39 @@ def test_concurrent_processes_never_interleave(tmp_path: Path) -> None:
     assert len(lines) == 400
     seen = {tuple(str(r["subjects"][0]["command"]).split()[1:3]) for r in lines}  # type: ignore[index]
     assert seen == {(str(w), str(k)) for w in range(4) for k in range(100)}
+
+
+async def test_the_workbench_tools_each_write_their_line(tmp_path: Path) -> None:
+    from wslmcp.boundaries.clock import SystemClock
+    from wslmcp.shell.edits import Edit
+
+    sink = MemoryAuditLog()
+    config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_NAME": "box"})
+    clock = SystemClock()
+    s = ShellService(
+        config,
+        runner=Runner(LocalTransport()),
+        guard=AuditedGuard(config.policy),
+        clock=clock,
+        log=Log("silent", io.StringIO(), clock),
+        local_files=OsLocalFiles(tmp_path / "state"),
+        audit=Audit(sink, clock, path="/audit.jsonl", required=False),
+    )
+    (tmp_path / "f.txt").write_text("old\n")
+    await s.start("cat", cwd=str(tmp_path), wait_ms=0)
+    await s.send_input("box#p1", "token=hunter2\n", wait_ms=0)
+    await s.read_output("box#p1")
+    await s.stop("box#p1", signal="KILL")
+    await s.edit_file(str(tmp_path / "f.txt"), [Edit("old", "new")])
+    await s.search("new", str(tmp_path))
+    await s.shutdown()
+    lines = records(sink)
+    assert [line["tool"] for line in lines] == [
+        "wsl_start", "wsl_send_input", "wsl_read_output", "wsl_stop", "wsl_edit_file", "wsl_search",
+    ]  # fmt: skip
+    start, send, read, stop, edit, search = lines
+    assert start["subjects"] == [{"command": "cat", "cwd": str(tmp_path)}]
+    assert "hunter2" not in json.dumps(send) and send["bytes_in"] == len("token=hunter2\n")
+    assert read["subjects"] == stop["subjects"] == [{"process": "box#p1", "command": "cat"}]
+    assert {"path": str(tmp_path / "f.txt"), "access": "write"} in edit["subjects"]  # type: ignore[operator]
+    assert search["subjects"] == [{"path": str(tmp_path), "access": "read"}]

@@ -71,7 +71,7 @@ def test_tools_list_names_in_order(seen: dict[str, Any]) -> None:
         "get_history",
         "get_metric_series",
     ]
-    assert seen["shell_tools"][0] == "wsl_list_hosts" and len(seen["shell_tools"]) == 10
+    assert seen["shell_tools"][0] == "wsl_list_hosts" and len(seen["shell_tools"]) == 17
 
 
 def test_results_carry_status_content_and_structured(seen: dict[str, Any]) -> None:

@@ -4,16 +4,14 @@ as inside a real distro)."""
 
 from __future__ import annotations
 
-import getpass
 import os
 from pathlib import Path
 
 import pytest
 
 from tests.shell.conftest import survivors
-from tests.shell.standin import make_wsl_standin
-from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport, WslExeTransport
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from tests.shell.standin import transport_of
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport
 from wslmcp.shell.runner import Runner
 
 
@@ -21,12 +19,7 @@ from wslmcp.shell.runner import Runner
 def transport(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> ShellTransport:
-    if request.param == "local":
-        return LocalTransport()
-    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
-    for key, value in standin.env().items():
-        monkeypatch.setenv(key, value)
-    return WslExeTransport(WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", getpass.getuser())
+    return transport_of(request.param, tmp_path, monkeypatch)
 
 
 async def test_streams_and_exit_code(transport: ShellTransport) -> None:
@@ -95,3 +88,39 @@ async def test_stdin_streams_from_a_source_and_stdout_into_a_sink(transport: She
     )
     assert ex.exit_code == 0 and ex.stdout == b"" and ex.stdout_total == len(payload)
     assert bytes(received) == payload
+
+
+async def test_a_live_script_takes_input_as_it_comes_and_merges_its_streams(
+    transport: ShellTransport,
+) -> None:
+    import asyncio
+
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    class Pieces:
+        async def receive(self) -> bytes:
+            return await queue.get()
+
+    seen = bytearray()
+    grew = asyncio.Event()
+
+    def sink(data: bytes) -> None:
+        seen.extend(data)
+        grew.set()
+
+    script = 'exec 2>&1; echo ready; echo warn >&2; read -r x; echo "got=$x" >&2; read -r y; echo "eof=$?"'
+    run = asyncio.ensure_future(
+        transport.run(
+            ScriptCall(
+                script, stdin=Pieces(), stdout_sink=sink, merge_stderr=True, timeout_s=60, max_output=1 << 40
+            )
+        )
+    )
+    while b"warn\n" not in seen:  # both lines arrive before any input is sent
+        grew.clear()
+        await asyncio.wait_for(grew.wait(), 30)
+    assert bytes(seen) == b"ready\nwarn\n" and not run.done()
+    queue.put_nowait(b"abc\n")
+    queue.put_nowait(b"")
+    ex = await run
+    assert bytes(seen) == b"ready\nwarn\ngot=abc\neof=1\n" and ex.exit_code == 0 and ex.stderr == b""

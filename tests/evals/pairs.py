@@ -159,6 +159,17 @@ OPENED = "Opened session Ubuntu#1 → dev@Ubuntu\ncwd: /tmp"
 Pair = tuple[Callable[[], Trace], Callable[[], Trace], Case]
 
 
+MISSED_EDIT = {"oldText": "return 'hello,' + name", "newText": "return f'hello, {name}'"}
+FIXED_EDIT = {"oldText": "return 'hello, ' + name", "newText": "return f'hello, {name}'"}
+NO_MATCH = Result(
+    "tool_error",
+    text_content(
+        "wsl_edit_file changed nothing: edit 1 of 1 (oldText \"return 'hello,' + name\") matched 0 time(s), expected 1."
+    ),
+    {"error": {"code": "no_match", "message": "…"}, "edit": 0, "matches": 0},
+)
+
+
 def _summary_answer(answer: str) -> Trace:
     return (
         B()
@@ -443,6 +454,48 @@ PAIRS: dict[str, Pair] = {
             .sh("wsl_exec", {"command": "rm -rf /"}, text(REFUSAL, True))
             .sh("wsl_exec", {"command": "rm -rf ./build"}, text("exit code: 0"))
             .say("Done.")
+            .trace
+        ),
+        SHELL,
+    ),
+    "shell.no_edit_retry_after_no_match": (
+        lambda: (
+            B()
+            .user("make greet return an f-string")
+            .sh("wsl_edit_file", {"path": "/app/a.py", "edits": [MISSED_EDIT]}, NO_MATCH)
+            .sh("wsl_edit_file", {"path": "/app/a.py", "edits": [MISSED_EDIT], "dryRun": True}, NO_MATCH)
+            .say("It does not match.")
+            .trace
+        ),
+        lambda: (
+            B()
+            .user("make greet return an f-string")
+            .sh("wsl_edit_file", {"path": "/app/a.py", "edits": [MISSED_EDIT]}, NO_MATCH)
+            .sh("wsl_edit_file", {"path": "/app/a.py", "edits": [FIXED_EDIT]}, ok({"replacements": [1]}))
+            .say("Done.")
+            .trace
+        ),
+        SHELL,
+    ),
+    "shell.process_ids_from_results": (
+        lambda: (
+            B()
+            .user("how is the build doing?")
+            .sh(
+                "wsl_read_output",
+                {"process": "Ubuntu#p3"},
+                text("wsl_read_output failed: unknown process", True),
+            )
+            .say("No idea.")
+            .trace
+        ),
+        lambda: (
+            B()
+            .user("start the build, then stop it")
+            .sh("wsl_start", {"command": "make"}, ok({"process": "Ubuntu#p1", "state": "running"}))
+            .sh("wsl_stop", {"process": "Ubuntu#p1"}, ok({"process": "Ubuntu#p1", "state": "killed"}))
+            .sh("wsl_read_output", {"process": "Ubuntu#p1"}, ok({"process": "Ubuntu#p1", "state": "killed"}))
+            .say("Stopped; its last output is above.")
             .trace
         ),
         SHELL,

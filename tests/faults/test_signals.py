@@ -118,3 +118,87 @@ def test_observe_ends_in_the_middle_of_a_collection(how: str) -> None:
     assert time.monotonic() - started < 60  # the 60 s interval was not waited out (a hang guard)
     assert "error" in server.wait_for("c")
     assert server.stderr == b""
+
+
+def _wait_for_sleeps(server: Server, args: set[str], timeout: float = 30.0) -> set[int]:
+    """Pids of the server's descendants running ``sleep ARG`` for every ARG in ``args``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = {
+            p
+            for p in descendants(server.proc.pid)
+            if (a := _argv(p))[:1] == ["sleep"] and a[1:2] and a[1] in args
+        }
+        if {_argv(p)[1] for p in found} == args:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(
+        f"the started processes are not running: {[_argv(p) for p in descendants(server.proc.pid)]}"
+    )
+
+
+def _start(server: Server, request_id: str, command: str) -> None:
+    answer = server.call(request_id, "wsl_start", {"command": command, "waitMs": 0})
+    assert answer["result"]["structuredContent"]["state"] == "running", answer
+
+
+@pytest.mark.parametrize("how", ENDINGS)
+def test_shell_ending_kills_every_started_process_tree(tmp_path: Path, how: str) -> None:
+    server = Server(shell_command(), shell_env(tmp_path, WSLMCP_STATE_DIR=str(tmp_path / "state")))
+    server.handshake()
+    _start(server, "a", "sleep 310 & sleep 311")
+    _start(server, "b", "(setsid sleep 312 &); sleep 313")  # one escapes the process group
+    tree = _wait_for_sleeps(server, {"310", "311", "313"})
+    escaped = set()
+    deadline = time.monotonic() + 30
+    while not escaped and time.monotonic() < deadline:  # the setsid'd sleep is no descendant of a live parent
+        escaped = {
+            int(p.name)
+            for p in Path("/proc").iterdir()
+            if p.name.isdigit() and _argv(int(p.name)) == ["sleep", "312"]
+        }
+        time.sleep(0.05)
+    try:
+        assert end(server, how) == 0
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in tree | escaped) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [p for p in tree | escaped if alive(p)] == []
+        assert server.only_jsonrpc_on_stdout() == []
+        assert b"Traceback" not in server.stderr
+    finally:
+        for pid in tree | escaped:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+def test_the_started_processes_of_a_killed_server_are_ended_by_the_next_one(tmp_path: Path) -> None:
+    env = shell_env(tmp_path, WSLMCP_STATE_DIR=str(tmp_path / "state"))
+    first = Server(shell_command(), env)
+    first.handshake()
+    _start(first, "a", "sleep 320 & sleep 321")
+    tree = _wait_for_sleeps(first, {"320", "321"})
+    second = None
+    try:
+        first.proc.kill()  # SIGKILL: no shutdown runs
+        first.proc.wait()
+        time.sleep(0.5)
+        assert all(alive(p) for p in tree)  # without the ledger they would run on
+        second = Server(shell_command(), env)
+        second.handshake()
+        assert "result" in second.call("b", "wsl_list_processes", {})  # served: startup has run
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in tree) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [p for p in tree if alive(p)] == []
+        assert second.close() == 0
+        assert list((tmp_path / "state").rglob("*.jsonl")) == []  # the ledger is settled and gone
+    finally:
+        for pid in tree:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        for server in (first, second):
+            if server is not None and server.proc.poll() is None:
+                server.proc.kill()

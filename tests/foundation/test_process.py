@@ -57,3 +57,56 @@ async def test_deadline_kills_the_whole_group(tmp_path: Path) -> None:
 async def test_missing_executable_raises() -> None:
     with pytest.raises(FileNotFoundError):
         await run_process(["/nonexistent/definitely-not-here"])
+
+
+class _Pieces:
+    """A ``ByteStream`` fed by the test: ``receive()`` waits for the next piece; ``b""`` ends it."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def receive(self) -> bytes:
+        return await self.queue.get()
+
+
+async def test_a_byte_stream_feeds_stdin_as_pieces_arrive_and_its_end_closes_stdin() -> None:
+    import asyncio
+
+    pieces = _Pieces()
+    seen = bytearray()
+    got_first = asyncio.Event()
+
+    def sink(data: bytes) -> None:
+        seen.extend(data)
+        got_first.set()
+
+    run = asyncio.ensure_future(
+        run_process(
+            [
+                "bash",
+                "-c",
+                'read -r a; echo "first=$a"; read -r b; echo "second=$b"; read -r c; echo "rc=$?"',
+            ],
+            Streams(stdin=pieces, stdout_sink=sink, timeout_s=30),
+        )
+    )
+    pieces.queue.put_nowait(b"one\n")
+    await asyncio.wait_for(got_first.wait(), 30)  # answered before any more input was sent
+    assert bytes(seen) == b"first=one\n" and not run.done()
+    pieces.queue.put_nowait(b"two\n")
+    pieces.queue.put_nowait(b"")  # the end: stdin closes, the third read sees end of file
+    ex = await run
+    assert bytes(seen) == b"first=one\nsecond=two\nrc=1\n" and ex.exit_code == 0
+
+
+async def test_a_child_that_exits_while_its_byte_stream_waits_still_ends_the_run() -> None:
+    ex = await run_process(["bash", "-c", "echo bye; exit 4"], Streams(stdin=_Pieces(), timeout_s=30))
+    assert (ex.stdout, ex.exit_code, ex.timed_out) == (b"bye\n", 4, False)
+
+
+async def test_merged_stderr_arrives_in_stdout_in_the_order_written() -> None:
+    script = "for i in 1 2 3; do echo out$i; echo err$i >&2; done"
+    ex = await run_process(["bash", "-c", script], Streams(merge_stderr=True))
+    assert ex.stdout == b"out1\nerr1\nout2\nerr2\nout3\nerr3\n" and ex.stderr == b""

@@ -7,8 +7,10 @@ import io
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from fakes.clock import FakeClock
+from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
 from wslmcp.boundaries.process import Exchange, Stdin
 from wslmcp.boundaries.shell_transport import Confinement, LocalTransport, ScriptCall, ShellTransport
@@ -43,9 +45,14 @@ class Rendered:
 @dataclass
 class Built:
     service: Rendered
-    clock: FakeClock
+    clock: Any  # a FakeClock (tests move it on) unless the test passed its own
     log: io.StringIO
     runner: Runner | None
+
+    @property
+    def raw(self) -> ShellService:
+        """The service itself (typed results, startup and shutdown)."""
+        return self.service.service
 
 
 def build(
@@ -56,9 +63,12 @@ def build(
     max_concurrent: int = 32,
     local_files: LocalFiles | None = None,
     state_dir: str | None = None,
+    clock: Clock | None = None,
 ) -> Built:
+    """A service on ``transport`` (the real local one by default). ``clock``: a ``FakeClock`` by
+    default (session ages); background processes wait on it, so their tests pass a ``SystemClock``."""
     config = load_config({"WSL_DISTRO": "Ubuntu", "WSL_MCP_LOG_LEVEL": "debug", **(env or {})})
-    clock = FakeClock()
+    clock = clock or FakeClock()
     stream = io.StringIO()
     runner = None
     if config.configured:

@@ -60,27 +60,43 @@ CALLS: list[dict[str, Any]] = [
 
 
 async def record(out: Path) -> list[dict[str, Any]]:
-    """Record through the product command's recorder (``wslmcp scenario record --area shell``) into
-    a new directory, then put it in place of ``out``."""
-    shutil.rmtree(SANDBOX, ignore_errors=True)
-    Path(SANDBOX).mkdir()
+    """Record scenarios/shell-basic (see ``record_calls``)."""
+    return await record_calls(
+        out,
+        CALLS,
+        ENV,
+        SANDBOX,
+        "The shell server's ten-tool workflow (sessions, exec, file tools, a guard refusal, a timeout "
+        "with its kill sweep) replayed from wsl.exe exchanges recorded against the wsl.exe stand-in",
+    )
+
+
+async def record_calls(
+    out: Path,
+    calls: list[dict[str, Any]],
+    env: dict[str, str],
+    sandbox: str,
+    description: str,
+    *,
+    recorder: str = "tests/shell/record_scenario.py",
+) -> list[dict[str, Any]]:
+    """Record ``calls`` through the product command's recorder (``wslmcp scenario record --area
+    shell``) against the wsl.exe stand-in, with ``sandbox`` made empty first, into a new directory,
+    then put it in place of ``out``."""
+    shutil.rmtree(sandbox, ignore_errors=True)
+    Path(sandbox).mkdir()
     with tempfile.TemporaryDirectory() as tmp:
         standin = make_wsl_standin(Path(tmp) / "standin", {"Ubuntu": "Running", "Debian": "Stopped"})
         os.environ["WSLSH_STANDIN_DIR"] = str(standin.directory)  # what the stand-in itself reads
-        environ = {**os.environ, "WSLMCP_WSL_EXE": standin.executable, **ENV}
+        environ = {**os.environ, "WSLMCP_WSL_EXE": standin.executable, **env}
         writer = ScenarioWriter(
-            Path(tmp) / out.name,
-            out.name,
-            "The shell server's ten-tool workflow (sessions, exec, file tools, a guard refusal, a timeout "
-            "with its kill sweep) replayed from wsl.exe exchanges recorded against the wsl.exe stand-in",
-            SystemClock(),
-            keep_cmdlines=True,
+            Path(tmp) / out.name, out.name, description, SystemClock(), keep_cmdlines=True
         )
-        writer.manifest["recorder"] += " (tests/shell/record_scenario.py, wsl.exe stand-in on Linux)"
+        writer.manifest["recorder"] += f" ({recorder}, wsl.exe stand-in on Linux)"
         try:
-            replies = await record_shell(writer, CALLS, environ, START_WALL)
+            replies = await record_shell(writer, calls, environ, START_WALL)
         finally:
-            shutil.rmtree(SANDBOX, ignore_errors=True)
+            shutil.rmtree(sandbox, ignore_errors=True)
         if out.exists():
             shutil.rmtree(out)
         shutil.move(Path(tmp) / out.name, out)

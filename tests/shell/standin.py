@@ -5,10 +5,16 @@ stand-in leaves the "Linux side" running, exactly as killing wsl.exe does on Win
 
 from __future__ import annotations
 
+import getpass
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+
+from wslmcp.boundaries.shell_transport import LocalTransport, ShellTransport, WslExeTransport
+from wslmcp.boundaries.wsl_exe import WslExeCli
 
 SCRIPT = r"""#!/bin/bash
 n=$(date +%s%N)-$$
@@ -69,3 +75,14 @@ def make_wsl_standin(directory: Path, distros: dict[str, str]) -> WslStandIn:
         )
     )
     return WslStandIn(directory, bin_dir)
+
+
+def transport_of(kind: str, directory: Path, monkeypatch: pytest.MonkeyPatch) -> ShellTransport:
+    """The local transport (``kind`` "local"), or the wsl.exe transport driving a stand-in made in
+    ``directory`` with distro Ubuntu (``monkeypatch`` puts it on PATH): the two a contract runs on."""
+    if kind == "local":
+        return LocalTransport()
+    standin = make_wsl_standin(directory / "standin", {"Ubuntu": "Running"})
+    for key, value in standin.env().items():
+        monkeypatch.setenv(key, value)
+    return WslExeTransport(WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", getpass.getuser())

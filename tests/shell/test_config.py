@@ -20,6 +20,25 @@ def test_defaults_follow_the_reference() -> None:
     assert (p.readonly, p.allow_sudo, p.allow_windows) == (False, True, False)
     assert p.allow_commands is None and p.allowed_paths is None and p.deny_patterns == ()
     assert c.hard_output_cap == 400000
+    assert (c.max_processes, c.process_output_bytes, c.process_max_ms) == (8, 1 << 20, 24 * 3600 * 1000)
+
+
+def test_background_process_limits_are_read() -> None:
+    c = load_config(
+        {
+            "WSL_DISTRO": "Ubuntu",
+            "WSL_MAX_PROCESSES": "2",
+            "WSL_PROCESS_OUTPUT_BYTES": "4096",
+            "WSL_PROCESS_MAX_MS": " 90000 ",
+            "WSL_EXEC_TIMEOUT_MS": "1000",
+        }
+    )
+    assert (c.max_processes, c.process_output_bytes, c.process_max_ms, c.exec_timeout_ms) == (
+        2,
+        4096,
+        90000,
+        1000,
+    )
 
 
 def test_every_variable_is_read() -> None:
@@ -122,6 +141,13 @@ def test_deny_patterns_are_python_regex_case_insensitive() -> None:
         ("WSL_CWD", "relative/dir", "absolute directory"),
         ("WSL_NAME", "two\nlines", "one line"),
         ("WSLMCP_SHELL_TRANSPORT", "ssh", "one of auto"),
+        ("WSL_MAX_PROCESSES", "0", "positive whole number"),
+        ("WSL_MAX_PROCESSES", "8.0", "positive whole number"),
+        ("WSL_MAX_PROCESSES", "1000", "at most"),
+        ("WSL_PROCESS_OUTPUT_BYTES", "1MiB", "positive whole number"),
+        ("WSL_PROCESS_OUTPUT_BYTES", "99999999999", "at most"),
+        ("WSL_PROCESS_MAX_MS", "-5", "positive whole number"),
+        ("WSL_PROCESS_MAX_MS", "86400000000", "at most"),
     ],
 )
 def test_malformed_values_name_the_variable_and_the_value(name: str, value: str, expected: str) -> None:

@@ -81,3 +81,35 @@ async def test_the_sweep_finds_token_carriers_and_the_scripts_own_shell(grep_z: 
     finally:
         carrier.kill()
         shell.kill()
+
+
+async def test_a_sweep_takes_several_tokens_and_sends_term_without_stopping() -> None:
+    import subprocess
+
+    from wslmcp.shell.runner import sweep_script
+
+    tokens = ["abcdef0123456780", "abcdef0123456781"]
+    path = {"PATH": "/usr/bin:/bin"}
+    script = "trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done"
+    procs = [
+        subprocess.Popen(["bash", "-c", script], env={"WSLMCP_RUN": t, **path}, stdout=subprocess.PIPE)
+        for t in tokens
+    ]
+    bystander = subprocess.Popen(
+        ["bash", "-c", "sleep 12.3458"], env={"WSLMCP_RUN": "abcdef0123456782", **path}
+    )
+    try:
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"  # the trap is set
+        ex = await LocalTransport().run(
+            ScriptCall(sweep_script(*tokens, signal="TERM"), timeout_s=30, login=False)
+        )
+        named = ex.stdout.decode().splitlines()
+        assert {f"{p.pid} bash" for p in procs} <= set(named), named
+        for proc in procs:  # each caught TERM and exited on its own: it was not stopped first
+            out, _ = proc.communicate(timeout=10)
+            assert (proc.returncode, out) == (7, b"got-term\n")
+        assert bystander.poll() is None
+    finally:
+        for proc in [*procs, bystander]:
+            proc.kill()

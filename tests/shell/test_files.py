@@ -17,6 +17,8 @@ from tests.conftest import examples
 from tests.shell.conftest import WrappedLocal, build, stdin_bytes, survivors
 from wslmcp.boundaries.local_files import OsLocalFiles, OsSource
 from wslmcp.boundaries.process import Stdin
+from wslmcp.shell import results
+from wslmcp.shell.edits import Edit
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -346,6 +348,15 @@ async def test_hostile_names_are_never_interpreted_by_the_fixed_scripts(tmp_path
     assert not appended.is_error, appended.text
     read = await b.service.read_file(str(target))
     assert read.text.endswith("\n\none\ntwo\n"), read.text
+    edited = await b.service.edit_file(str(target), [Edit("two", "deux")])
+    assert not edited.is_error, edited.text
+    ranged = await b.service.read_file(str(target), offset=-1)
+    assert ranged.text.endswith("lines 2-2\n\ndeux\n"), ranged.text
+    found = await b.raw.search("deux", str(directory))
+    assert isinstance(found, results.Searched) and [(m.path, m.line) for m in found.matches] == [
+        (str(target), 2)
+    ]
+    await b.service.write_file(str(target), "one\ntwo\n")
     listing = await b.service.list_dir(str(directory))
     assert listing.text.endswith(f"  {name}"), listing.text
     src = tmp_path / "src.bin"

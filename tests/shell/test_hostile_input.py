@@ -98,7 +98,7 @@ async def test_every_argument_is_advertised_with_one_plain_json_type() -> None:
     async with Client(_params(WSL_DISTRO="Ubuntu")) as client:
         for tool in (await client.list_tools()).tools:
             for key, prop in tool.input_schema.get("properties", {}).items():
-                assert prop.get("type") in ("string", "integer", "boolean"), (tool.name, key, prop)
+                assert prop.get("type") in ("string", "integer", "boolean", "array"), (tool.name, key, prop)
                 assert "anyOf" not in prop and prop.get("default", "") is not None, (tool.name, key, prop)
 
 

@@ -37,3 +37,26 @@ def test_a_changed_configuration_misses_the_recording(tmp_path: Path) -> None:
     (copy / "scenario.json").write_text(json.dumps(manifest))
     [result] = run_checks(Scenario.load(copy))
     assert not result.ok and "not recorded" in result.detail
+
+
+WORKBENCH = SCENARIO.parent / "shell-workbench"
+
+
+def test_the_recorded_workbench_scenario_matches() -> None:
+    """A build read while it runs, a near miss then an edit, a search, input and a stop: each reply
+    as recorded, the background processes' output handed over at the recorded looks."""
+    [result] = run_checks(Scenario.load(WORKBENCH))
+    assert result.ok, result.detail
+    assert result.detail.startswith("16 tool calls replayed")
+
+
+def test_output_handed_over_at_other_looks_shows_in_the_replies(tmp_path: Path) -> None:
+    copy = tmp_path / "shell-workbench"
+    shutil.copytree(WORKBENCH, copy)
+    manifest = json.loads((copy / "scenario.json").read_text())
+    live = next(e for e in manifest["exchanges"]["wsl_exe"] if "looks" in e)
+    first = live["looks"][0]
+    live["looks"][0] = [first[0], first[1] - 5, first[2]]  # five bytes fewer by the first look
+    (copy / "scenario.json").write_text(json.dumps(manifest))
+    [result] = run_checks(Scenario.load(copy))
+    assert not result.ok and "differs" in result.detail

@@ -58,9 +58,16 @@ HINTS = {
     "wsl_disconnect": (False, False, True, False),  # forgets; a second time changes nothing
     "wsl_list_sessions": (True, False, True, False),
     "wsl_exec": (False, True, False, True),  # any command, reaching whatever the distro reaches
+    "wsl_start": (False, True, False, True),  # a command, as wsl_exec
+    "wsl_read_output": (True, False, False, False),  # moves the read cursor: a second read differs
+    "wsl_send_input": (False, True, False, True),  # input to a program: whatever it does with it
+    "wsl_stop": (False, True, True, False),  # ends a tree; a second stop finds it ended
+    "wsl_list_processes": (True, False, False, False),  # a process read to its end is listed once more
     "wsl_list_dir": (True, False, True, False),
     "wsl_read_file": (True, False, True, False),
     "wsl_write_file": (False, True, False, False),  # replaces a file; appending twice differs
+    "wsl_edit_file": (False, True, False, False),  # the same edit twice finds no oldText the second time
+    "wsl_search": (True, False, True, False),
     "wsl_upload": (False, True, True, False),  # replaces the destination with the same bytes
     "wsl_download": (False, True, True, False),
 }

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from wslmcp.boundaries.process_group import Group
 
@@ -25,23 +25,63 @@ class ByteSource(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
 
+class ByteStream(Protocol):
+    """Bytes fed to a child's stdin as they come (a background process's input): ``receive()``
+    waits for the next piece; ``b""`` closes stdin. The child may end while it waits."""
+
+    async def receive(self) -> bytes: ...
+
+
 ByteSink = Callable[[bytes], None]
-Stdin = bytes | ByteSource | None
+Stdin = bytes | ByteSource | ByteStream | None
+
+
+class Looks:
+    """The moments a caller reads a live call: one whose stdout it takes through ``stdout_sink``
+    while the call runs (a background process). The caller calls ``look()`` each time it is about
+    to read what it has been given; the adapter running the call sets ``ended`` to its exchange as it
+    returns (the caller sets it when the call fails or is cancelled).
+
+    A recording hooks ``look`` to note, at each look (``count`` is its
+    number, from 1), how many stdout bytes had passed and whether ``ended`` was set; a replay hooks it
+    to hand over exactly that much (and the end) by the same look, so what the caller reads at each
+    look is what it read when recorded. A hook may come after the first looks (the call starts
+    asynchronously): ``count`` tells it where it is.
+    """
+
+    def __init__(self) -> None:
+        self.ended: Exchange | None = None
+        self.count = 0
+        self._hooks: list[Callable[[], None]] = []
+
+    def hook(self, on_look: Callable[[], None]) -> None:
+        self._hooks.append(on_look)
+
+    def look(self) -> None:
+        self.count += 1
+        for on_look in self._hooks:
+            on_look()
+
+
 FEED_BYTES = 1 << 20
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True)
 class Streams:
-    """How one child's streams are handled: ``stdin`` (closed when None, bytes, or a ``ByteSource``
-    fed a piece at a time), the deadline ``timeout_s``, the capture limit ``max_output`` per stream,
-    and ``stdout_sink`` (stdout handed over as it arrives instead of kept). The request value every
-    process-running port takes (``WslCall``, ``ScriptCall``) extends it."""
+    """How one child's streams are handled: ``stdin`` (closed when None, bytes, a ``ByteSource``
+    fed a piece at a time, or a ``ByteStream`` fed as it comes), the deadline ``timeout_s``, the
+    capture limit ``max_output`` per stream, ``stdout_sink`` (stdout handed over as it arrives
+    instead of kept), ``merge_stderr`` (stderr goes into stdout's pipe, in the order written, as a
+    terminal shows them) and ``looks`` (a live call's read moments, for recordings and replays).
+    The request value every process-running port takes (``WslCall``, ``ScriptCall``) extends it."""
 
     stdin: Stdin = None
     timeout_s: float | None = None
     max_output: int = DEFAULT_MAX_OUTPUT
     stdout_sink: ByteSink | None = None
+    merge_stderr: bool = False
+    looks: Looks | None = None
 
 
 NO_STREAMS = Streams()
@@ -105,6 +145,11 @@ async def _drain(
             on_overflow = None
 
 
+def _stream(stdin: Stdin) -> ByteStream | None:
+    """``stdin`` when it is a ``ByteStream`` (it has ``receive``), else None."""
+    return cast("ByteStream", stdin) if hasattr(stdin, "receive") else None
+
+
 # After the child is killed, how long its pipes may stay open (held by a descendant that escaped
 # the process group) before the capture stops waiting for end-of-file.
 PIPE_GRACE_S = 0.5
@@ -131,7 +176,8 @@ async def run_process(
     name_killed: bool = False,
 ) -> Exchange:
     """Run ``argv`` with ``streams``: stdin is closed unless bytes (or a ``ByteSource``, read and fed
-    a piece at a time until it is exhausted) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
+    a piece at a time until it is exhausted, or a ``ByteStream``, fed until it ends or the child
+    does) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
     they arrive instead of keeping them (``stdout`` is then empty; ``stdout_total`` still counts).
     On the deadline the child's whole process group is killed. Raises ``FileNotFoundError`` /
     ``PermissionError`` if it cannot start.
@@ -149,14 +195,14 @@ async def run_process(
         *argv,
         stdin=asyncio.subprocess.PIPE if streams.stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT if streams.merge_stderr else asyncio.subprocess.PIPE,
         env=None if env is None else {**os.environ, **env},
         cwd=cwd,
         start_new_session=os.name == "posix",
     )
     run = _Running(proc, streams, kill_on_overflow=kill_on_overflow, name_killed=name_killed)
     timed_out = await run.wait(streams.timeout_s, kill_group_on_exit=kill_group_on_exit)
-    return Exchange(
+    exchange = Exchange(
         argv=tuple(argv),
         stdout=bytes(run.out.kept),
         stderr=bytes(run.err.kept),
@@ -168,6 +214,9 @@ async def run_process(
         overflowed=run.overflowed,
         killed=run.killed,
     )
+    if streams.looks is not None:
+        streams.looks.ended = exchange
+    return exchange
 
 
 class _Running:
@@ -197,8 +246,15 @@ class _Running:
             asyncio.ensure_future(_drain(proc.stdout, self.out, self._overflow)),
             asyncio.ensure_future(_drain(proc.stderr, self.err, self._overflow)),
         ]
+        # a ByteStream may wait for input the child never reads: the run ends with the child, not with it
+        self._live = _stream(streams.stdin)
         self.feeder = asyncio.ensure_future(self._feed())
-        self.finished = asyncio.ensure_future(asyncio.gather(self.feeder, *self.drains, proc.wait()))
+        awaited = (
+            [*self.drains, proc.wait()]
+            if self._live is not None
+            else [self.feeder, *self.drains, proc.wait()]
+        )
+        self.finished = asyncio.ensure_future(asyncio.gather(*awaited))
 
     async def _feed(self) -> None:
         stdin, pipe = self._stdin, self.proc.stdin
@@ -208,8 +264,13 @@ class _Running:
             if isinstance(stdin, bytes):
                 pipe.write(stdin)
                 await pipe.drain()
+            elif self._live is not None:
+                while piece := await self._live.receive():
+                    pipe.write(piece)
+                    await pipe.drain()
             else:
-                while piece := stdin.read(FEED_BYTES):
+                source = cast("ByteSource", stdin)
+                while piece := source.read(FEED_BYTES):
                     pipe.write(piece)
                     await pipe.drain()
         pipe.close()
@@ -254,6 +315,9 @@ class _Running:
             done, _ = await asyncio.wait(watched, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
             if self.finished in done:
                 self.finished.result()
+                if self._live is not None:
+                    self.feeder.cancel()
+                    await asyncio.gather(self.feeder, return_exceptions=True)
                 if kill_group_on_exit:
                     self.group.kill()  # reap anything the child left running in its group
             else:

@@ -11,8 +11,9 @@ confine="own"))``
     Runs ``script`` (one bash script, passed as ONE argument) in a login bash (``bash -lc``; with
     ``login=False`` a plain ``bash -c`` that sources no profile, for fixed scripts) as the configured
     user; with a confinement, inside it (``distro_argv``: the one place the command is built).
-    stdin is closed unless bytes or a ``ByteSource`` (streamed) are given; stdout/stderr are the
-    Linux command's bytes, untouched; ``stdout_sink`` takes stdout as it arrives. A non-zero exit
+    stdin is closed unless bytes, a ``ByteSource`` (streamed) or a ``ByteStream`` (fed as it comes:
+    a background process) are given; stdout/stderr are the Linux command's bytes, untouched (one
+    stream with ``merge_stderr``); ``stdout_sink`` takes stdout as it arrives. A non-zero exit
     is a normal result. At the deadline (or once a stream passes ``max_output`` bytes,
     ``overflowed``) the transport's own process is killed; the local transport stops its process
     group first and names every member in ``Exchange.killed``. Killing what runs *inside the

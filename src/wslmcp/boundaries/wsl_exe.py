@@ -5,7 +5,8 @@ Contract
 ``run(WslCall(args, stdin=None, timeout_s=None, max_output=..., stdout_sink=None)) -> Exchange``
     Runs ``wsl.exe`` with ``args`` (everything after the executable name, e.g.
     ``["-d", "Ubuntu", "-u", "dev", "--exec", "bash", "-lc", SCRIPT]``). stdin is closed unless
-    bytes, or a ``ByteSource`` streamed a piece at a time, are given; ``stdout_sink`` receives
+    bytes, a ``ByteSource`` streamed a piece at a time, or a ``ByteStream`` fed as it comes, are
+    given (``merge_stderr`` and ``looks``: see ``process.Streams``); ``stdout_sink`` receives
     stdout as it arrives instead of the exchange keeping it (bounded memory for transfers).
     ``WslCall`` is the one request value: the real adapter, the twin and the recorder all take it.
     ``WSL_UTF8=1`` is set, so wsl.exe's own messages are UTF-8 where the build honours it;
@@ -24,7 +25,7 @@ script placed on PATH.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 from wslmcp.boundaries.process import Exchange, Streams, run_process
@@ -50,13 +51,7 @@ class WslCall(Streams):
     @classmethod
     def of(cls, args: Sequence[str], streams: Streams) -> WslCall:
         """``args`` run with the streams of another request (a transport's script call)."""
-        return cls(
-            args,
-            stdin=streams.stdin,
-            timeout_s=streams.timeout_s,
-            max_output=streams.max_output,
-            stdout_sink=streams.stdout_sink,
-        )
+        return cls(args, **{f.name: getattr(streams, f.name) for f in fields(Streams)})
 
 
 class WslExe(Protocol):

@@ -96,7 +96,8 @@ async def record_shell(
     env = server_env(environ)
     try:
         run = recording_shell(writer, {**environ, **env, "WSLMCP_SHELL_TRANSPORT": "wsl.exe"}, start_wall)
-        server = build_server(SERVER, dispatch(build(run.boundaries, run.host, Options(quiet=True)).service))
+        service = build(run.boundaries, run.host, Options(quiet=True)).service
+        server = build_server(SERVER, dispatch(service))
         replies: list[dict[str, Any]] = []
         async with connect(server) as client:
             for call in calls:
@@ -105,6 +106,7 @@ async def record_shell(
                 result = await client.call_tool(str(call["tool"]), dict(call.get("args", {})))
                 text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
                 replies.append({"is_error": bool(result.is_error), "text": text})
+        await service.shutdown()  # background processes still running are ended (and that is recorded)
         recorded = []
         for i, (call, reply) in enumerate(zip(calls, replies, strict=True)):
             rel = f"expected/{i:02d}-{call['tool']}.json"

@@ -62,7 +62,8 @@ async def replay_calls(
 
     _, calls = _calls(scenario)
     run = replaying(scenario)
-    server = build_server(SERVER, dispatch(build(run.boundaries, run.host, Options()).service))
+    service = build(run.boundaries, run.host, Options()).service
+    server = build_server(SERVER, dispatch(service))
     replies = []
     async with connect(server) as client:
         for call in calls:
@@ -81,6 +82,13 @@ async def replay_calls(
                         crashed.extend(found)
             text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
             replies.append({"is_error": bool(result.is_error), "text": text})
+    with crashes() as found:  # as recorded: background processes still running are ended
+        try:
+            await service.shutdown()
+        except ReplayMiss as exc:
+            found.append(exc)
+        if crashed is not None:
+            crashed.extend(found)
     return replies
 
 

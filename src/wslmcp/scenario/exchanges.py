@@ -9,7 +9,10 @@ once. A record read back from what ``to_json`` wrote is the same record.
 
     {"args": [...], "stdin_sha256": "..."?, "stdout": "exchanges/wsl_exe/000.stdout"?,
      "stdout_encoding": "bytes" | "utf-8" | "utf-16le"?, "stdout_total": N?, (the same for stderr),
-     "exit_code": 0 | null, "duration_ms": 12, "timed_out": true?, "overflowed": true?}
+     "exit_code": 0 | null, "duration_ms": 12, "timed_out": true?, "overflowed": true?,
+     "looks": [[count, passed, ended], ...]?}
+
+  ``looks`` marks a live call (a background process, read while it ran): see ``Look``.
 
   or ``{"args": [...], "absent": true}``: the program is not installed (wslc.exe).
 ``EngineExchange`` (``exchanges.docker_api``): one Docker Engine request, its answer or failure
@@ -49,6 +52,16 @@ class Stream:
 
 
 @dataclass(frozen=True)
+class Look:
+    """A live call's read point (a background process read while it runs): by look number ``count``
+    (from 1) its caller had been given ``passed`` stdout bytes, and had seen its end or not."""
+
+    count: int
+    passed: int
+    ended: bool
+
+
+@dataclass(frozen=True)
 class ProcessExchange:
     """One run of a program: matched by ``args`` and the SHA-256 of its stdin, answered with its
     streams, exit code (None: killed at its deadline) and duration, as recorded."""
@@ -63,6 +76,9 @@ class ProcessExchange:
     overflowed: bool = False
     #: The program is not installed on the recorded host (``{"args": [...], "absent": true}``).
     absent: bool = False
+    #: A live call's read points, in order (``"looks": [[count, passed, ended], ...]``): matched by
+    #: ``args`` alone, its stdout handed over look by look.
+    looks: tuple[Look, ...] | None = None
 
     @classmethod
     def read(cls, item: object, key: str, fields: Fields, root: Path) -> ProcessExchange:
@@ -84,6 +100,7 @@ class ProcessExchange:
             timed_out=_flag(record, "timed_out", key, fields),
             overflowed=_flag(record, "overflowed", key, fields),
             absent=_flag(record, "absent", key, fields),
+            looks=_looks(record, key, fields),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -108,7 +125,28 @@ class ProcessExchange:
             out["timed_out"] = True
         if self.overflowed:
             out["overflowed"] = True
+        if self.looks is not None:
+            out["looks"] = [[look.count, look.passed, look.ended] for look in self.looks]
         return out
+
+
+def _looks(record: Mapping[str, Any], key: str, fields: Fields) -> tuple[Look, ...] | None:
+    looks = record.get("looks")
+    if looks is None:
+        return None
+    if not isinstance(looks, list):
+        raise fields.fail(f"{key}.looks", "a list of [count, passed, ended]", looks)
+    read = []
+    for i, item in enumerate(looks):
+        where = f"{key}.looks[{i}]"
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[2], bool)):
+            raise fields.fail(where, "[count, passed, ended]", item)
+        read.append(
+            Look(
+                fields.integer(item[0], where, minimum=0), fields.integer(item[1], where, minimum=0), item[2]
+            )
+        )
+    return tuple(read)
 
 
 def _stream(record: Mapping[str, Any], name: str, key: str, fields: Fields, root: Path) -> Stream | None:

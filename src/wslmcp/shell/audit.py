@@ -4,7 +4,8 @@
 when the log cannot be written. A line holds:
 
 ``time`` (UTC, ISO 8601), ``tool``, ``session`` (or null), ``subjects`` (what the guard judged,
-in order: ``{"command": …, "cwd": …}`` or ``{"path": …, "access": …}``, secrets redacted),
+in order: ``{"command": …, "cwd": …}`` or ``{"path": …, "access": …}``, secrets redacted; a
+background process read or stopped is ``{"process": …, "command": …}``),
 ``verdict`` (``allow`` or ``reject``) and ``rule`` (the first refusal's rule, else null),
 ``exit_code`` (when a command ran), ``duration_ms``, ``bytes_in`` (bytes the caller sent: a
 command, a file's content, an upload's size is not known here and is null) and ``bytes_out``
@@ -101,7 +102,7 @@ class Call:
 
 _CURRENT: ContextVar[Call | None] = ContextVar("wslmcp_audit_call", default=None)
 
-_INPUT_ARGUMENTS = ("command", "content")
+_INPUT_ARGUMENTS = ("command", "content", "text")  # text: wsl_send_input's input
 
 
 class Audit:
@@ -180,6 +181,13 @@ async def audited(
             render(result).text, exit_code=result.outcome.exit_code if isinstance(result, Ran) else None
         )
         return result
+
+
+def acted_on(subject: dict[str, str | None]) -> None:
+    """Note into the call in progress a subject no guard decision covers (the background process a
+    wsl_read_output reads or a wsl_stop ends: its command was judged when it started), so the call
+    has its line."""
+    _note(subject, Decision.allow())
 
 
 def _note(subject: dict[str, str | None], decision: Decision) -> Decision:

@@ -34,6 +34,12 @@ DEFAULT_EXEC_TIMEOUT_MS = 60_000
 DEFAULT_MAX_OUTPUT = 100_000
 DEFAULT_MAX_READ_BYTES = 200_000
 MAX_EXEC_TIMEOUT_MS = 24 * 3600 * 1000
+DEFAULT_MAX_PROCESSES = 8
+DEFAULT_PROCESS_OUTPUT_BYTES = 1 << 20
+DEFAULT_PROCESS_MAX_MS = 24 * 3600 * 1000
+MAX_PROCESSES_LIMIT = 64
+MAX_PROCESS_OUTPUT_LIMIT = 64 * 1024 * 1024
+MAX_PROCESS_MS_LIMIT = 7 * 24 * 3600 * 1000
 MAX_OUTPUT_LIMIT = 16_000_000
 MAX_READ_LIMIT = 64 * 1024 * 1024
 
@@ -57,6 +63,9 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_EXEC_TIMEOUT_MS", str(DEFAULT_EXEC_TIMEOUT_MS)),
     ("WSL_MAX_OUTPUT", str(DEFAULT_MAX_OUTPUT)),
     ("WSL_MAX_READ_BYTES", str(DEFAULT_MAX_READ_BYTES)),
+    ("WSL_MAX_PROCESSES", str(DEFAULT_MAX_PROCESSES)),
+    ("WSL_PROCESS_OUTPUT_BYTES", str(DEFAULT_PROCESS_OUTPUT_BYTES)),
+    ("WSL_PROCESS_MAX_MS", str(DEFAULT_PROCESS_MAX_MS)),
     ("WSL_MCP_LOG_LEVEL", "info"),
     ("WSL_AUDIT_LOG", "(no audit log)"),
     ("WSL_AUDIT_REQUIRED", "false"),
@@ -84,6 +93,9 @@ class ShellConfig:
     exec_timeout_ms: int = DEFAULT_EXEC_TIMEOUT_MS
     max_output: int = DEFAULT_MAX_OUTPUT
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
+    max_processes: int = DEFAULT_MAX_PROCESSES  # background processes running at once
+    process_output_bytes: int = DEFAULT_PROCESS_OUTPUT_BYTES  # output ring of each
+    process_max_ms: int = DEFAULT_PROCESS_MAX_MS  # a background process is killed after this long
     log_level: LogLevel = "info"
     transport: TransportChoice = "auto"
     audit_log: str | None = None
@@ -308,6 +320,11 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         exec_timeout_ms=_integer(env, "WSL_EXEC_TIMEOUT_MS", DEFAULT_EXEC_TIMEOUT_MS, MAX_EXEC_TIMEOUT_MS),
         max_output=_integer(env, "WSL_MAX_OUTPUT", DEFAULT_MAX_OUTPUT, MAX_OUTPUT_LIMIT),
         max_read_bytes=_integer(env, "WSL_MAX_READ_BYTES", DEFAULT_MAX_READ_BYTES, MAX_READ_LIMIT),
+        max_processes=_integer(env, "WSL_MAX_PROCESSES", DEFAULT_MAX_PROCESSES, MAX_PROCESSES_LIMIT),
+        process_output_bytes=_integer(
+            env, "WSL_PROCESS_OUTPUT_BYTES", DEFAULT_PROCESS_OUTPUT_BYTES, MAX_PROCESS_OUTPUT_LIMIT
+        ),
+        process_max_ms=_integer(env, "WSL_PROCESS_MAX_MS", DEFAULT_PROCESS_MAX_MS, MAX_PROCESS_MS_LIMIT),
         log_level=_log_level(env),
         transport=_transport(env),
         audit_log=audit_log,

@@ -83,6 +83,30 @@ printf '%s\n' "$n"
 """
 )
 
+# wsl_edit_file's write, in few processes (the edit's cost is mostly theirs): the new file is made
+# with the target's mode through the umask (``{umask}``; a mode with execute or special bits is set
+# by chmod), takes the owner only when it is not this user's already, and is renamed over the
+# target only when its SHA-256 is the content's and the target still holds what was read (one
+# sha256sum of both; it escapes a name holding a newline or backslash, so each is one line, marked
+# by a leading backslash).
+_REPLACE = r"""t={target}
+tmp={temp}
+[ -f "$t" ] || {{ printf 'not a regular file any more: %s\n' "$t" >&2; exit 3; }}
+[ -w "$t" ] || {{ printf 'permission denied: %s is not writable\n' "$t" >&2; exit 3; }}
+umask {umask}; set -C
+: > "$tmp" || {{ printf 'cannot create a file beside %s\n' "$t" >&2; exit 3; }}
+set +C
+trap 'rm -f -- "$tmp"' EXIT
+cat > "$tmp" || exit 3
+{chmod}[ -O "$t" ] && [ -G "$t" ] || chown --reference="$t" -- "$tmp" 2>/dev/null
+sums=$(sha256sum -- "$tmp" "$t") || exit 3
+{{ read -r h _; read -r u _; }} <<< "$sums"
+[ "${{h#\\}}" = {digest} ] || {{ echo 'the new content did not arrive whole; the target was left unchanged' >&2; exit 3; }}
+[ "${{u#\\}}" = {before} ] || {{ echo 'the file changed after it was read, so nothing was written; read it again and redo the edit' >&2; exit 3; }}
+mv -f -- "$tmp" "$t" || exit 3
+trap - EXIT
+"""
+
 _APPEND_CHUNK = r"""cat >> "$tmp" || {{ rm -f -- "$tmp"; exit 3; }}
 n=$(wc -c < "$tmp")
 [ "$n" = {end} ] || {{ rm -f -- "$tmp"; printf 'partial upload holds %s bytes, expected {end}; removed it\n' "$n" >&2; exit 3; }}
@@ -128,6 +152,18 @@ find "$r" -mindepth 1 -maxdepth 1 -printf '%f\t%y\t%m\t%s\t%T@\0' 2>/dev/null | 
 _READ = r"""head -c {count} -- {target}
 """
 
+# after ``_PROBE``: the file's bytes too, when the path as given is the resolved path of a regular file
+_READ_IF_RESOLVED = r"""if [ "$r" = "$p" ] && [ "$t" = f ]; then head -c {count} -- "$r"; fi
+"""
+
+# the file's line count (a last line without its newline counts), then the lines asked for
+_READ_LINES = r"""r={target}
+n=$(wc -l < "$r") || exit 3
+if [ -s "$r" ] && [ "$(tail -c 1 -- "$r" | wc -l)" = 0 ]; then n=$((n + 1)); fi
+printf '%s\0' "$n"
+tail -n {start} -- "$r" | {first} | head -c {count}
+"""
+
 
 @dataclass(frozen=True)
 class Target:
@@ -140,10 +176,28 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Lines:
+    """Which lines a ranged read returned: ``first`` to ``last`` (1-based, ``last < first`` when
+    none) of ``total``."""
+
+    first: int
+    last: int
+    total: int
+
+
+@dataclass(frozen=True)
 class ReadResult:
     target: Target
     data: bytes
-    truncated: bool
+    truncated: bool  # cut at the byte limit
+    lines: Lines | None = None  # a ranged read (offset / limit)
+
+    @property
+    def cut(self) -> bool:
+        """Whether the file holds more than was returned."""
+        if self.lines is None:
+            return self.truncated
+        return self.truncated or self.lines.first > 1 or self.lines.last < self.lines.total
 
 
 @dataclass(frozen=True)
@@ -215,13 +269,11 @@ class FileTools:
 
     # -- temp files left by servers that were killed -----------------------------------------------
 
-    def reclaim(self) -> None:
-        """Take over the temp-file ledgers of servers that are gone: their local partials are
-        removed now; their temp files beside targets here are removed before this server's first
-        file-tool call (so a stopped distro is not started just to clean up)."""
-        self._orphans += [
-            path for where, path in self.local.reclaim() if where == self.where and _OWN_TEMP.search(path)
-        ]
+    def reclaim(self, entries: list[tuple[str, str]]) -> None:
+        """``entries``: what ``LocalFiles.reclaim`` took over from the ledgers of servers that are
+        gone (their local partials already removed). Their temp files beside targets here are removed
+        before this server's first file-tool call (so a stopped distro is not started just to clean up)."""
+        self._orphans += [path for where, path in entries if where == self.where and _OWN_TEMP.search(path)]
 
     async def remove_orphans(self) -> None:
         """Remove the reclaimed temp files (a failure leaves them in the ledger for the next server)."""
@@ -265,6 +317,14 @@ class FileTools:
             raise ToolFailure(said or f"exit code {run.exchange.exit_code}")
         return run
 
+    def check(self, path: str, access: Access, action: str) -> None:
+        """A path in the distro as given: absolute, one line, and allowed by the guard."""
+        if not path.startswith("/"):
+            raise ToolFailure(f"the path must be absolute (start with /): {quoted(path)!r}")
+        if "\x00" in path or "\n" in path:
+            raise ToolFailure("the path contains a NUL or newline character")
+        self._guard_remote(path, access, action)
+
     def _guard_remote(self, path: str, access: Access, action: str) -> None:
         decision = self.guard.check_path(path, access)
         if not decision.allowed:
@@ -288,57 +348,128 @@ class FileTools:
 
     async def resolve(self, path: str, access: Access, action: str) -> Target:
         """Guard the path as given, resolve it in the distro, guard the resolved path."""
-        if not path.startswith("/"):
-            raise ToolFailure(f"the path must be absolute (start with /): {quoted(path)!r}")
-        if "\x00" in path or "\n" in path:
-            raise ToolFailure("the path contains a NUL or newline character")
-        self._guard_remote(path, access, action)
-        run = await self._run(_PROBE.format(path=quote(path)))
-        fields = run.exchange.stdout.decode("utf-8", "surrogateescape").split("\0")
-        if len(fields) < 5 or not fields[0].startswith("/"):
+        target, _ = await self._resolve(path, access, action, None)
+        return target
+
+    async def _resolve(
+        self, path: str, access: Access, action: str, read: int | None
+    ) -> tuple[Target, bytes | None]:
+        """``resolve``; with ``read``, the same call also reads up to that many bytes of the file when
+        the path as given (which the guard has checked) is already the resolved path of a regular
+        file: then nothing is read that the guard did not allow."""
+        self.check(path, access, action)
+        script = _PROBE.format(path=quote(path))
+        if read is not None:
+            script += _READ_IF_RESOLVED.format(count=read)
+        run = await self._run(script, max_output=META_CAPTURE + (read or 0))
+        fields = run.exchange.stdout.split(b"\0", 5)
+        if len(fields) < 6 or not fields[0].startswith(b"/"):
             raise ToolFailure(f"could not resolve {path} in the distro")
-        resolved, kind, parent, size, mode = fields[:5]
+        resolved, kind, parent, size, mode = (f.decode("utf-8", "surrogateescape") for f in fields[:5])
         if resolved != path:
             self._guard_remote(resolved, access, f"{action} (resolves to {resolved})")
-        return Target(
+        target = Target(
             path, resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None
         )
+        return target, fields[5] if read is not None and resolved == path and kind == "f" else None
 
     # -- tools ----------------------------------------------------------------------------------
 
-    async def read(self, path: str, limit: int) -> ReadResult:
-        target = await self.resolve(path, "read", f"read {path}")
+    def _regular(self, target: Target, path: str) -> None:
         if target.kind == "-":
             raise ToolFailure(f"no such file: {path}")
         if target.kind == "d":
             raise ToolFailure(f"{path} is a directory; use wsl_list_dir")
         if target.kind != "f":
             raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
+
+    async def read(self, path: str, limit: int) -> ReadResult:
+        target = await self.resolve(path, "read", f"read {path}")
+        self._regular(target, path)
         run = await self._run(
             _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
         )
         data = run.exchange.stdout
         return ReadResult(target, data[:limit], len(data) > limit)
 
+    async def read_lines(self, path: str, limit: int, offset: int, count: int | None) -> ReadResult:
+        """Lines from ``offset`` (1-based; negative: that many from the end), at most ``count`` of
+        them and ``limit`` bytes, with the file's line count."""
+        target = await self.resolve(path, "read", f"read {path}")
+        self._regular(target, path)
+        script = _READ_LINES.format(
+            target=quote(target.resolved),
+            start=f"+{offset}" if offset > 0 else str(-offset),
+            first=f"head -n {count}" if count is not None else "cat",
+            count=limit + 1,
+        )
+        run = await self._run(script, max_output=limit + 32)
+        total_field, _, data = run.exchange.stdout.partition(b"\0")
+        total = int(total_field) if total_field.isdigit() else 0
+        first = offset if offset > 0 else max(1, total + offset + 1)
+        kept = data[:limit]
+        shown = kept.count(b"\n") + (1 if kept and not kept.endswith(b"\n") else 0)
+        return ReadResult(target, kept, len(data) > limit, Lines(first, first + shown - 1, total))
+
     async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
         self._writable(target, path)
+        await self._commit(target, _WRITE, content, append=1 if append else 0)
+        return target, len(content)
+
+    async def _commit(self, target: Target, script: str, content: bytes, **fields: object) -> None:
+        """Run a writing ``script`` (``_WRITE``, ``_REPLACE``) with ``content`` on stdin: a hidden
+        file beside the target, in the ledger until the script has renamed or removed it."""
         temp = self._temp_for(target.resolved)
-        script = _WRITE.format(
-            target=quote(target.resolved),
-            temp=quote(temp),
-            append=1 if append else 0,
-            size=len(content),
-            digest=hashlib.sha256(content).hexdigest(),
-        )
         self._track(temp)
         try:
-            await self._run(script, stdin=content)
+            await self._run(
+                script.format(
+                    target=quote(target.resolved),
+                    temp=quote(temp),
+                    size=len(content),
+                    digest=hashlib.sha256(content).hexdigest(),
+                    **fields,
+                ),
+                stdin=content,
+            )
         except BaseException:
             await self._remove(temp)  # a run killed at its deadline never reached its EXIT trap
             raise
         self._untrack(temp)
-        return target, len(content)
+
+    async def read_whole(self, path: str, limit: int, access: Access, action: str) -> tuple[Target, bytes]:
+        """A regular file read whole, refused when it holds more than ``limit`` bytes."""
+        target, data = await self._resolve(path, access, action, limit + 1)
+        self._regular(target, path)
+        if target.size is not None and target.size > limit:
+            raise ToolFailure(
+                f"{path} is {target.size} bytes, over WSL_MAX_READ_BYTES ({limit}); nothing was changed"
+            )
+        if data is None:  # the path resolved elsewhere: read it there, now that the guard allowed that
+            run = await self._run(
+                _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
+            )
+            data = run.exchange.stdout
+        if len(data) > limit:
+            raise ToolFailure(
+                f"{path} grew past WSL_MAX_READ_BYTES ({limit}) while it was read; nothing was changed"
+            )
+        return target, data
+
+    async def replace(self, target: Target, content: bytes, before: bytes) -> None:
+        """Replace ``target`` with ``content`` atomically, keeping its mode and owner, only if it
+        still holds ``before`` (checked just before the rename)."""
+        mode = int(target.mode, 8) if target.mode and target.mode.isdigit() else None
+        plain = mode is not None and not mode & 0o7111  # no execute, setuid, setgid or sticky bit
+        await self._commit(
+            target,
+            _REPLACE,
+            content,
+            before=hashlib.sha256(before).hexdigest(),
+            umask=f"{0o666 & ~mode:03o}" if plain and mode is not None else "077",
+            chmod="" if plain else 'chmod --reference="$t" -- "$tmp" 2>/dev/null\n',
+        )
 
     def _temp_for(self, resolved: str) -> str:
         """The new file written beside ``resolved``: hidden, named after a fresh run token."""

@@ -7,25 +7,33 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from wslmcp.arguments import quoted
 from wslmcp.catalogue import Reply, error_reply
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.execution import CWD_FAILURE, Stream
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
+from wslmcp.shell.processes import View
 from wslmcp.shell.results import (
     Checked,
     Closed,
+    Edited,
+    EditMismatch,
     Failed,
     FileRead,
     Hosts,
     Listed,
     NotSetUp,
     Opened,
+    Processes,
+    ProcessOutput,
     Ran,
     Refusal,
     Result,
+    Searched,
     SessionRow,
     Sessions,
+    Stopped,
     Transferred,
     Wrote,
 )
@@ -92,6 +100,21 @@ def render(result: Result) -> Reply:
                 f"{verb} {format_bytes(t.size)} ({t.size} bytes): {ends[0]} → {ends[1]}\nsha256: {t.sha256}",
                 {"local": t.local, "remote": t.remote, "bytes": t.size, "sha256": t.sha256},
             )
+        case Edited():
+            return Reply(_edited(result), _edited_data(result))
+        case EditMismatch():
+            return Reply(_mismatch(result), _mismatch_data(result), is_error=True)
+        case Searched():
+            return Reply(_searched(result), _searched_data(result))
+        case ProcessOutput():
+            return Reply(_process_output(result), _process_output_data(result))
+        case Stopped(view, ending):
+            return Reply(
+                _stopped(view, ending.killed, ending.sweep_error, ending.already_ended),
+                {**_process_data(view), "signal": ending.signal, "killed": list(ending.killed)},
+            )
+        case Processes():
+            return Reply(_processes(result), _processes_data(result))
         case NotSetUp(plain_linux):
             return Reply(LINUX_SETUP_TEXT if plain_linux else SETUP_TEXT, {"configured": False})
         case Hosts():
@@ -184,7 +207,15 @@ def _file_read(r: FileRead) -> dict[str, Any]:
         "truncated": r.result.truncated,
         "utf8": _is_utf8(data),
         "content": text,
-    }
+    } | _lines_data(r)
+
+
+def _lines_data(r: FileRead) -> dict[str, Any]:
+    """A ranged read's lines: which were returned, how many the file has, whether it holds more."""
+    lines = r.result.lines
+    if lines is None:
+        return {}
+    return {"firstLine": lines.first, "lastLine": lines.last, "totalLines": lines.total, "cut": r.result.cut}
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -221,6 +252,14 @@ def _sessions(s: Sessions) -> str:
 def _read(r: FileRead) -> str:
     target, data = r.result.target, r.result.data
     shown = shown_path(r.path, target.resolved)
+    lines = r.result.lines
+    if lines is not None:
+        header = f"{shown} — {format_bytes(target.size or 0)}, {lines.total} lines; " + (
+            f"lines {lines.first}-{lines.last}" if lines.last >= lines.first else f"no line at {lines.first}"
+        )
+        if r.result.truncated:
+            header += f", cut at {r.limit} bytes"
+        return f"{header}\n\n{data.decode('utf-8', errors='replace')}"
     if target.size:
         header = f"{shown} — {format_bytes(target.size)}"
     else:
@@ -231,6 +270,207 @@ def _read(r: FileRead) -> str:
     if "\x00" in text or "\ufffd" in text:
         header += "\nNote: the content is not valid UTF-8 text (binary bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
     return f"{header}\n\n{text}"
+
+
+def process_status(v: View) -> str:
+    """``<id> running`` / ``exited with code N`` / ``killed by wsl_stop (signal N)``, and its runtime."""
+    if v.state == "running":
+        said = "running"
+    elif v.state == "exited":
+        said = f"exited with code {v.exit_code}"
+    else:
+        said = "killed" + (f" by {v.stopped_by}" if v.stopped_by else "")
+        if v.exit_code is not None:
+            said += f" (exit code {v.exit_code})"
+        elif v.signal is not None:
+            said += f" (signal {v.signal})"
+    if v.failure:
+        said += f": {v.failure}"
+    return f"{v.id} {said} · {v.runtime_s:.1f}s"
+
+
+def _process_output(r: ProcessOutput) -> str:
+    v, got = r.process, r.read
+    head = f"{process_status(v)} · bytes {got.offset}-{got.next_offset} of {v.output_bytes}"
+    lines = [head]
+    if r.sent is not None:
+        lines.append(
+            f"Sent {r.sent} bytes to its stdin" + ("; stdin is now closed." if r.closed_stdin else ".")
+        )
+    if got.skipped:
+        lines.append(
+            f"{got.skipped} bytes before byte {got.offset} were pushed out of its output ring "
+            "(WSL_PROCESS_OUTPUT_BYTES) before they were read."
+        )
+    if r.more:
+        lines.append(f"{r.more} more bytes follow: wsl_read_output goes on from byte {got.next_offset}.")
+    elif v.state == "running" and r.tool == "wsl_start":
+        lines.append("Still running: wait for more with wsl_read_output (waitMs), end it with wsl_stop.")
+    text = got.text
+    return "\n".join([*lines, "", text if text else "(no new output)"])
+
+
+def _stopped(v: View, killed: tuple[str, ...], error: str | None, already: bool) -> str:
+    lines = [f"{process_status(v)} · {v.output_bytes} bytes of output (wsl_read_output reads what is left)"]
+    if already:
+        lines[0] = lines[0].replace(f"{v.id} ", f"{v.id} had already ended: ", 1)
+        if killed:
+            lines.append(f"Killed {len(killed)} process(es) it left running: {', '.join(killed)}.")
+    elif killed:
+        lines.append(f"Signalled {len(killed)} process(es) inside the distro: {', '.join(killed)}.")
+    if error:
+        lines.append(f"The sweep inside the distro failed, so processes may survive: {error}")
+    return "\n".join(lines)
+
+
+def _processes(r: Processes) -> str:
+    if not r.rows:
+        return f"No background processes. Start one with wsl_start (at most {r.limit} run at once)."
+    running = sum(1 for v in r.rows if v.state == "running")
+    lines = [f"{len(r.rows)} background process(es), {running} running (at most {r.limit} at once):"]
+    for v in r.rows:
+        row = f"{process_status(v)} · {format_bytes(v.output_bytes)} · {v.command}"
+        if v.id in r.last:
+            row += "  (read to its end: not listed again)"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def _edited(e: Edited) -> str:
+    counts = ", ".join(str(c) for c in e.counts)
+    said = "Dry run, nothing was written: would edit" if e.dry_run else "Edited"
+    head = f"{said} {shown_path(e.path, e.resolved)}: {len(e.counts)} edit(s), replacements {counts}; {e.size_before} → {e.size_after} bytes"
+    if not e.diff:
+        return head + "\nThe edits leave the file as it was; nothing was written."
+    more = f"\n… {e.left_out} more diff lines" if e.left_out else ""
+    return f"{head}\n\n{e.diff}{more}"
+
+
+def _mismatch(m: EditMismatch) -> str:
+    x = m.mismatch
+    old = m.edit.old_text
+    shown = quoted(old, 80).replace("\n", "\\n")
+    lines = [
+        f'wsl_edit_file changed nothing: edit {x.index + 1} of {m.edits} (oldText "{shown}") matched '
+        f"{x.found} time(s), expected {x.expected}."
+    ]
+    if x.found:
+        where = ", ".join(str(n) for n in x.lines) + (" …" if x.found > len(x.lines) else "")
+        lines.append(
+            f"Matches start at line(s) {where}: add surrounding text to oldText to pick one, or set "
+            f"expectedReplacements to {x.found}."
+        )
+    elif x.near is not None:
+        near = x.near
+        lines += [
+            f"Closest text: line {near.line}, similarity {near.similarity:.2f}; [-sent-]{{+in the file+}}: {near.diff}",
+            "Copy oldText exactly from the file (wsl_read_file with offset/limit shows those lines).",
+        ]
+    else:
+        lines.append("The file is empty.")
+    return "\n".join(lines)
+
+
+def _searched(r: Searched) -> str:
+    where = shown_path(r.root, r.resolved)
+    if not r.matches:
+        head = (
+            f"No matches under {where}"
+            if not r.found
+            else f"No matches from {r.offset} on ({r.found} found) under {where}"
+        )
+        return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+    last = r.offset + len(r.matches)
+    lines = [f"Matches {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''} under {where}:"]
+    current = None
+    for m in r.matches:
+        if m.path != current:
+            current = m.path
+            lines.append(m.path)
+        lines += [f"  {m.line - len(m.before) + i}- {text}" for i, text in enumerate(m.before)]
+        lines.append(f"  {m.line}: {m.text}")
+        lines += [f"  {m.line + 1 + i}- {text}" for i, text in enumerate(m.after)]
+    if r.next_offset is not None:
+        lines.append(f"More matches: pass offset {r.next_offset}.")
+    if r.cut:
+        lines.append(f"The search was cut short ({r.cut}); narrow the path, glob or pattern.")
+    return "\n".join(lines)
+
+
+def _process_data(v: View) -> dict[str, Any]:
+    return {
+        "process": v.id,
+        "state": v.state,
+        "exitCode": v.exit_code,
+        "runtimeMs": round(v.runtime_s * 1000),
+        "outputBytes": v.output_bytes,
+        "droppedBytes": v.dropped_bytes,
+    }
+
+
+def _process_output_data(r: ProcessOutput) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        **_process_data(r.process),
+        "output": r.read.text,
+        "offset": r.read.offset,
+        "nextOffset": r.read.next_offset,
+        "moreBytes": r.more,
+    }
+    if r.sent is not None:
+        data["sentBytes"] = r.sent
+        data["stdinClosed"] = r.closed_stdin
+    return data
+
+
+def _processes_data(r: Processes) -> dict[str, Any]:
+    return {
+        "processes": [
+            {**_process_data(v), "command": v.command, "lastListing": v.id in r.last} for v in r.rows
+        ],
+        "limit": r.limit,
+    }
+
+
+def _edited_data(e: Edited) -> dict[str, Any]:
+    return {
+        "path": e.path,
+        "resolved": e.resolved,
+        "replacements": list(e.counts),
+        "diff": e.diff,
+        "dryRun": e.dry_run,
+        "written": not e.dry_run and bool(e.diff),
+        "bytesBefore": e.size_before,
+        "bytesAfter": e.size_after,
+    }
+
+
+def _mismatch_data(m: EditMismatch) -> dict[str, Any]:
+    x = m.mismatch
+    code = "no_match" if x.found == 0 else "match_count"
+    near = x.near
+    return {
+        "error": {"code": code, "message": _mismatch(m)},
+        "edit": x.index,
+        "matches": x.found,
+        "expected": x.expected,
+        "lines": list(x.lines),
+        "nearMiss": None
+        if near is None
+        else {"line": near.line, "similarity": near.similarity, "text": near.text, "diff": near.diff},
+    }
+
+
+def _searched_data(r: Searched) -> dict[str, Any]:
+    return {
+        "path": r.root,
+        "matches": [
+            {"path": m.path, "line": m.line, "text": m.text, "before": list(m.before), "after": list(m.after)}
+            for m in r.matches
+        ],
+        "found": r.found,
+        "truncated": r.truncated,
+        "nextOffset": r.next_offset,
+    }
 
 
 def policy_lines(config: ShellConfig) -> list[str]:
@@ -379,8 +619,9 @@ the MCP client configuration:
 
 WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
 WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
-WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every
-command runs under bubblewrap), WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
+WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
+WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every command runs under bubblewrap),
+WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
 Restart this server after changing it — environment variables are fixed for the life of the process."""
 
 LINUX_SETUP_TEXT = """This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other
@@ -393,5 +634,5 @@ bash. Set WSL_DISTRO to any label to turn the tools on (WSL_USER, if set, must b
 
 Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY, WSL_ALLOW_SUDO, WSL_ALLOW_COMMANDS,
 WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS, WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES,
-WSL_MCP_LOG_LEVEL. Restart this server after changing it: environment variables are fixed for the
+WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES, WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL. Restart this server after changing it: environment variables are fixed for the
 life of the process."""

@@ -6,10 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.edits import Edit, Mismatch
 from wslmcp.shell.errors import Refused
 from wslmcp.shell.execution import ExecOutcome
 from wslmcp.shell.files import Listing, ReadResult, Transfer
+from wslmcp.shell.processes import Ending, View
+from wslmcp.shell.ring import Read
 from wslmcp.shell.sandbox import SandboxView
+from wslmcp.shell.search import Match
 from wslmcp.shell.status import DistroState, Facts
 
 
@@ -97,9 +101,82 @@ class Wrote:
 
 
 @dataclass(frozen=True)
+class Edited:
+    """wsl_edit_file applied every edit (``counts``: the replacements of each) or, with
+    ``dry_run``, would have; ``diff`` is cut after ``MAX_DIFF_LINES`` (``left_out`` more)."""
+
+    path: str  # as given
+    resolved: str
+    counts: tuple[int, ...]
+    diff: str
+    left_out: int
+    dry_run: bool
+    size_before: int
+    size_after: int
+
+
+@dataclass(frozen=True)
+class EditMismatch:
+    """An edit matched another number of times than expected: nothing was changed."""
+
+    path: str
+    mismatch: Mismatch
+    edit: Edit
+    edits: int
+
+
+@dataclass(frozen=True)
+class Searched:
+    """wsl_search: one page of matches (from ``offset``), where the next page starts (None: this is
+    the last), how many were found, and why the search was cut short (None: it ran to its end)."""
+
+    root: str  # as given (or defaulted)
+    resolved: str
+    matches: tuple[Match, ...]
+    offset: int
+    next_offset: int | None
+    found: int
+    cut: str | None
+
+    @property
+    def truncated(self) -> bool:
+        return self.next_offset is not None or self.cut is not None
+
+
+@dataclass(frozen=True)
 class Transferred:
     direction: str  # "upload" or "download"
     transfer: Transfer
+
+
+@dataclass(frozen=True)
+class ProcessOutput:
+    """wsl_start, wsl_read_output, wsl_send_input: the process as it stood, and output read from it.
+    ``sent``: bytes written to its stdin (wsl_send_input); ``more``: unread bytes after this read."""
+
+    tool: str
+    process: View
+    read: Read
+    more: int
+    sent: int | None = None
+    closed_stdin: bool = False
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """wsl_stop: the process as it ended, and what the sweeps did."""
+
+    process: View
+    ending: Ending
+
+
+@dataclass(frozen=True)
+class Processes:
+    """wsl_list_processes: every process kept, the ids shown for the last time, the limit."""
+
+    rows: tuple[View, ...]
+    last: tuple[str, ...]
+    limit: int
 
 
 @dataclass(frozen=True)
@@ -155,7 +232,13 @@ Result = (
     | Listed
     | FileRead
     | Wrote
+    | Edited
+    | EditMismatch
+    | Searched
     | Transferred
+    | ProcessOutput
+    | Stopped
+    | Processes
     | NotSetUp
     | Hosts
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -27,11 +27,15 @@ from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, Transp
 MAX_CONCURRENT = 32
 SWEEP_TIMEOUT_S = 10.0
 _TOKEN_RE = re.compile(r"[0-9a-f]{8,64}")
+_HEX_RE = re.compile(r"[0-9a-f]{1,64}")
 
 # Carriers of run token T: processes whose environment holds WSLMCP_RUN=T (everything the command
 # started), and processes whose command line holds the script's first line "export WSLMCP_RUN=T"
 # (the script's own top-level shell, whose /proc environ predates its export). The command-line
 # pattern is written "=[x]yz..." so that neither this script's shell nor grep matches itself.
+# Several tokens are swept at once (one pattern each). KILL stops every carrier first (three rounds,
+# to catch children forked meanwhile), names them, then kills them; another signal (INT, TERM) is
+# sent without stopping, so the carriers can act on it.
 _SWEEP = r"""t='WSLMCP_RUN={token}'
 c='export WSLMCP_RUN=[{head}]{tail}'
 if printf 'a\0' | grep -qzx a 2>/dev/null; then
@@ -46,14 +50,15 @@ for round in 1 2 3; do
   for f in $(carriers); do
     p=${{f#/proc/}}; p=${{p%/*}}
     [ "$p" = $$ ] && continue
-    case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac
+    case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; {freeze} ;; esac
   done
   [ "$new" = 0 ] && break
 done
 for p in $all; do printf '%s %s\n' "$p" "$(cat /proc/$p/comm 2>/dev/null)"; done
-for p in $all; do kill -KILL "$p" 2>/dev/null; done
+for p in $all; do kill -{signal} "$p" 2>/dev/null; done
 exit 0"""
 
+SIGNALS = ("INT", "TERM", "KILL")
 
 # Under a sandbox the command's processes sit in a PID namespace of their own (and a user namespace
 # whose processes' environments the sweep, in a sandbox of its own, may not read): the carriers found
@@ -63,16 +68,26 @@ _DESCENDANTS = r"""  for s in /proc/[0-9]*/stat; do
     read -r l < "$s" 2>/dev/null || continue
     p=${{l%% *}}; l=${{l##*) }}; set -- $l
     [ "$p" = $$ ] && continue
-    case "$all" in *" $2 "*) case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; kill -STOP "$p" 2>/dev/null ;; esac ;; esac
+    case "$all" in *" $2 "*) case "$all" in *" $p "*) ;; *) all="$all$p "; new=1; {freeze} ;; esac ;; esac
   done
 """
 _SWEEP_TREE = _SWEEP.replace('  [ "$new" = 0 ] && break\n', _DESCENDANTS + '  [ "$new" = 0 ] && break\n')
 
 
-def sweep_script(token: str, *, descendants: bool = False) -> str:
-    """The kill sweep for ``token`` (see ``_SWEEP``); with ``descendants``, also every process
-    descending from one found (``_DESCENDANTS``)."""
-    return (_SWEEP_TREE if descendants else _SWEEP).format(token=token, head=token[0], tail=token[1:])
+def sweep_script(*tokens: str, signal: str = "KILL", descendants: bool = False) -> str:
+    """The sweep for ``tokens`` (see ``_SWEEP``): ``signal`` (``INT``, ``TERM`` or ``KILL``) to
+    every process that carries one of them; with ``descendants``, also to every process descending
+    from one found (``_DESCENDANTS``). Several tokens are several grep patterns, one a line."""
+    if signal not in SIGNALS or not tokens or not all(_HEX_RE.fullmatch(t) for t in tokens):
+        raise ValueError(f"a sweep needs run tokens and one of {', '.join(SIGNALS)}")
+    freeze = 'kill -STOP "$p" 2>/dev/null' if signal == "KILL" else ":"
+    return (_SWEEP_TREE if descendants else _SWEEP).format(
+        token="\nWSLMCP_RUN=".join(tokens),
+        head=tokens[0][0],
+        tail="\nexport WSLMCP_RUN=".join([tokens[0][1:], *(f"[{t[0]}]{t[1:]}" for t in tokens[1:])]),
+        freeze=freeze,
+        signal=signal,
+    )
 
 
 def quote(text: str) -> str:
@@ -128,19 +143,22 @@ class Runner:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._interrupted: set[str] = set()
 
-    async def run(self, call: ScriptCall, *, token: str | None = None) -> Run:
+    async def run(self, call: ScriptCall, *, token: str | None = None, bounded: bool = True) -> Run:
         """Run ``call`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
-        for fixed scripts that need no profile."""
+        for fixed scripts that need no profile. ``bounded=False`` (a background process, which
+        WSL_MAX_PROCESSES bounds) takes no concurrency slot."""
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
         if self.gate is not None and call.confine != "probe":
             await self.gate.check(self)
+        tagged = replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
         try:
-            async with self._slots:
-                exchange = await self.transport.run(
-                    replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
-                )
+            if bounded:
+                async with self._slots:
+                    exchange = await self.transport.run(tagged)
+            else:
+                exchange = await self.transport.run(tagged)
         except BaseException:
             self._interrupted.add(token)  # cancelled (shutdown) or failed: swept by ``shutdown``
             raise
@@ -150,22 +168,24 @@ class Runner:
         already = {line.split(" ", 1)[0] for line in exchange.killed}
         return Run(exchange, token, tuple(s for s in swept if s.split(" ", 1)[0] not in already), error)
 
-    async def shutdown(self) -> tuple[str, ...]:
+    async def shutdown(self, also: Iterable[str] = ()) -> tuple[tuple[str, ...], str | None]:
         """Kill what runs of every interrupted run (a call cancelled when the server shuts down
-        leaves its distro side running behind a killed wsl.exe); returns who was killed."""
-        killed: list[str] = []
-        while self._interrupted:
-            swept, _ = await self.sweep(self._interrupted.pop())
-            killed += swept
-        return tuple(killed)
+        leaves its distro side running behind a killed wsl.exe) and of the runs ``also`` names, in
+        one sweep; returns who was killed, and why the sweep failed if it did."""
+        tokens = sorted(self._interrupted.union(also))
+        self._interrupted.clear()
+        if not tokens:
+            return (), None
+        return await self.sweep(*tokens)
 
-    async def sweep(self, token: str) -> tuple[tuple[str, ...], str | None]:
-        """Kill every process in the distro whose environment carries ``WSLMCP_RUN=token``."""
+    async def sweep(self, *tokens: str, signal: str = "KILL") -> tuple[tuple[str, ...], str | None]:
+        """Send ``signal`` to every process in the distro whose environment carries
+        ``WSLMCP_RUN=<one of tokens>`` (``KILL`` by default); returns who, and why it failed if it did."""
         confined = self.transport.confinement is not None
         try:
             exchange = await self.transport.run(
                 ScriptCall(
-                    sweep_script(token, descendants=confined),
+                    sweep_script(*tokens, signal=signal, descendants=confined),
                     timeout_s=SWEEP_TIMEOUT_S,
                     max_output=1 << 20,
                     login=False,

@@ -10,27 +10,42 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec
 
 from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 from wslmcp.shell import results
-from wslmcp.shell.audit import Audit, AuditUnavailable, arguments, audited
+from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, audited
 from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.edits import Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
+from wslmcp.shell.processes import Process, ProcessTable, Signal, first_line
+from wslmcp.shell.progress import ProgressSender, Watched
 from wslmcp.shell.results import Result
-from wslmcp.shell.runner import Runner
+from wslmcp.shell.runner import Run, Runner, quote
 from wslmcp.shell.sandbox import HIDDEN_NOTE, SandboxView, is_hidden, stopped_by, summary, under, view
 from wslmcp.shell.sandbox_gate import SandboxGate
+from wslmcp.shell.search import (
+    DEFAULT_RESULTS,
+    MAX_CONTEXT,
+    MAX_OUTPUT,
+    MAX_RESULTS,
+    Match,
+    Query,
+    engine_of,
+    matches,
+    search_script,
+    shown,
+)
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
     FACTS_SCRIPT,
@@ -42,6 +57,10 @@ from wslmcp.shell.status import (
 )
 
 FAILURES = (ToolFailure, SessionError, TransportError, OSError)
+
+DEFAULT_START_WAIT_MS = 1000
+DEFAULT_SEND_WAIT_MS = 500
+DEFAULT_READ_BYTES = 20_000
 
 _P = ParamSpec("_P")
 
@@ -76,6 +95,30 @@ def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
     return wrap
 
 
+def _edit_text(path: str, data: bytes) -> str:
+    """A file's bytes as the text wsl_edit_file edits; ``ToolFailure`` for binary or non-UTF-8."""
+    if b"\x00" in data:
+        raise ToolFailure(f"{path} is a binary file (it holds NUL bytes); nothing was changed")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ToolFailure(
+            f"{path} is not UTF-8 text (byte {exc.start}, line {line}); nothing was changed"
+        ) from None
+
+
+def _requested_cwd(command: str, cwd: str | None) -> str | None:
+    """The cwd a command asks for (None: the session's or the default); ``ToolFailure`` for a NUL
+    byte or a relative path."""
+    if "\x00" in command or (cwd and "\x00" in cwd):
+        raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
+    requested = cwd.strip() if cwd and cwd.strip() else None
+    if requested is not None and not requested.startswith("/"):
+        raise ToolFailure(f"cwd must be an absolute directory path, got {quoted(requested)!r}")
+    return requested
+
+
 NOT_CONFIGURED = (
     "not configured: no WSL distro is registered for this server. Set WSL_DISTRO (and optionally "
     "WSL_USER) in this server's env block, then restart it; see wsl_list_hosts."
@@ -108,28 +151,41 @@ class ShellService:
         self.guard = guard
         self.clock = clock
         self.log = log
+        self.local_files = local_files
         self.sessions = SessionStore(clock, config.name)
-        self.files = (
-            FileTools(
+        self.files: FileTools | None = None
+        self.processes: ProcessTable | None = None
+        if runner is not None:
+            where = f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}"
+            self.files = FileTools(
                 runner,
                 guard,
                 local_files,
                 timeout_s=config.exec_timeout_ms / 1000,
-                where=f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}",
+                where=where,
                 **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}),
             )
-            if runner is not None
-            else None
-        )
+            self.processes = ProcessTable(
+                runner,
+                clock,
+                name=config.name,
+                max_running=config.max_processes,
+                ring_bytes=config.process_output_bytes,
+                max_s=config.process_max_ms / 1000,
+                local=local_files,
+                where=where,
+            )
 
     async def startup(self) -> None:
         """Probe the sandbox (on the local transport; through wsl.exe before the first call, never
-        starting a stopped distro just for that) and clean up after servers that were killed
-        mid-transfer: their local partial files now, their temp files beside targets now on the local
-        transport, else before the first file-tool call."""
-        if self.files is None:
+        starting a stopped distro just for that) and clean up after servers that were killed: their
+        local partial files now, their temp files beside targets now on the local transport, else
+        before the first file-tool call; the background processes they started now, unless the
+        distro is stopped (which ended them)."""
+        if self.files is None or self.processes is None or self.runner is None:
             return
-        self.files.reclaim()
+        reclaimed = self.local_files.reclaim()
+        self.files.reclaim(reclaimed)
         if self.transport_kind == "local":
             gate = self.sandbox
             if gate is not None and self.runner is not None:
@@ -139,15 +195,38 @@ class ShellService:
                         "the sandbox cannot run; every tool that runs something refuses", reason=failure
                     )
             await self.files.remove_orphans()
+        tokens = self.processes.reclaim(reclaimed)
+        if tokens:
+            await self._sweep_reclaimed(self.runner, tokens)
+
+    async def _sweep_reclaimed(self, runner: Runner, tokens: list[str]) -> None:
+        try:
+            running = (await self._distro_state()).state == "Running"
+        except TransportError as exc:
+            self.log.warn("could not sweep the processes of a server that was killed", error=str(exc))
+            return
+        if running:
+            killed, error = await runner.sweep(*tokens)
+            if error is not None:
+                self.log.warn("could not sweep the processes of a server that was killed", error=error)
+                return
+            if killed:
+                self.log.info("killed the processes of a server that was killed", killed=list(killed))
+        assert self.processes is not None
+        self.processes.swept(tokens)
 
     async def shutdown(self) -> None:
-        """After the last request: kill what interrupted calls left running and remove their temp
-        files (a cancelled call's own cleanup may not have run)."""
+        """After the last request: end every background process, kill what interrupted calls left
+        running (one sweep) and remove their temp files (a cancelled call's own cleanup may not
+        have run)."""
         try:
             if self.runner is not None:
-                killed = await self.runner.shutdown()
+                tokens = await self.processes.shutdown() if self.processes is not None else []
+                killed, error = await self.runner.shutdown(also=tokens)
                 if killed:
                     self.log.info("killed at shutdown", killed=list(killed))
+                if error is None and self.processes is not None:
+                    self.processes.swept(tokens)
             if self.files is not None:
                 await self.files.shutdown()
         except Exception as exc:  # the process is ending: say what failed, in one line
@@ -275,36 +354,41 @@ class ShellService:
         session: str | None = None,
         cwd: str | None = None,
         timeout_ms: int | None = None,
+        progress: ProgressSender | None = None,
     ) -> Result:
         runner, _ = self._require()
         sess = self._session(session)
-        if "\x00" in command or (cwd and "\x00" in cwd):
-            raise ToolFailure("the command or cwd contains a NUL byte, which bash cannot receive")
-        requested = cwd.strip() if cwd and cwd.strip() else None
-        if requested is not None and not requested.startswith("/"):
-            raise ToolFailure(f"cwd must be an absolute directory path, got {quoted(requested)!r}")
+        requested = _requested_cwd(command, cwd)
         limit = self.config.exec_timeout_ms
         effective = min(timeout_ms, limit) if timeout_ms else limit
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
-            ran = await self._exec(runner, command, sess, run_cwd, effective)
+            ran = await self._exec(runner, command, sess, run_cwd, effective, progress=progress)
         return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
     async def _exec(
-        self, runner: Runner, command: str, sess: Session | None, cwd: str | None, timeout_ms: int
+        self,
+        runner: Runner,
+        command: str,
+        sess: Session | None,
+        cwd: str | None,
+        timeout_ms: int,
+        *,
+        progress: ProgressSender | None = None,
     ) -> results.Ran:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
-        run = await runner.run(
-            ScriptCall(
-                build_script(command, cwd=cwd, marker=marker),
-                timeout_s=timeout_ms / 1000,
-                max_output=self.config.hard_output_cap,
-            ),
-            token=token,
+        call = ScriptCall(
+            build_script(command, cwd=cwd, marker=marker),
+            timeout_s=timeout_ms / 1000,
+            max_output=self.config.hard_output_cap,
         )
+        if progress is None:
+            run = await runner.run(call, token=token)
+        else:
+            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token)
         outcome = shape(run, max_chars=self.config.max_output, marker=marker)
         self.log.info(
             "command finished",
@@ -364,6 +448,105 @@ class ShellService:
             )
         sess.cwd = reported
         return None, reported
+
+    # -- background processes ---------------------------------------------------------------------
+
+    def _table(self) -> ProcessTable:
+        self._require()
+        assert self.processes is not None
+        return self.processes
+
+    def _output(
+        self,
+        tool: str,
+        table: ProcessTable,
+        p: Process,
+        offset: int | None,
+        max_bytes: int | None,
+        **sent: Any,
+    ) -> results.ProcessOutput:
+        got = table.read(p, offset, max_bytes or DEFAULT_READ_BYTES)
+        return results.ProcessOutput(tool, table.view(p), got, p.ring.end - got.next_offset, **sent)
+
+    @_answers("wsl_start")
+    async def start(
+        self,
+        command: str,
+        *,
+        cwd: str | None = None,
+        session: str | None = None,
+        wait_ms: int | None = None,
+        progress: ProgressSender | None = None,
+    ) -> Result:
+        table = self._table()
+        sess = self._session(session)
+        requested = _requested_cwd(command, cwd)
+        async with self._using(sess):
+            run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
+            self._check_command(command, run_cwd)
+            p = table.start(command, run_cwd)
+        self.log.info("process started", process=p.id)
+        self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
+        wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000
+        await table.wait(p, wait_s, beyond=None, progress=progress)
+        return self._output("wsl_start", table, p, None, None)
+
+    @_answers("wsl_read_output")
+    async def read_output(
+        self,
+        process: str,
+        *,
+        offset: int | None = None,
+        max_bytes: int | None = None,
+        wait_ms: int | None = None,
+        progress: ProgressSender | None = None,
+    ) -> Result:
+        table = self._table()
+        p = table.get(process)
+        acted_on({"process": p.id, "command": p.command})
+        if wait_ms:
+            table.observe(p)
+            beyond = p.cursor if offset is None else offset if offset >= 0 else max(0, p.ring.end + offset)
+            await table.wait(p, wait_ms / 1000, beyond=beyond, progress=progress)
+        return self._output("wsl_read_output", table, p, offset, max_bytes)
+
+    @_answers("wsl_send_input")
+    async def send_input(
+        self, process: str, text: str, *, close_stdin: bool = False, wait_ms: int | None = None
+    ) -> Result:
+        table = self._table()
+        p = table.get(process)
+        if "\x00" in text:
+            raise ToolFailure("the input contains a NUL byte; send text only")
+        if text:  # judged as the process's whole stdin so far, as if it had been piped into its command
+            everything = p.sent + text
+            piped = f"printf '%s' {quote(everything)} | {{ {p.command}\n}}"  # a group: every part reads it
+            decision = self.guard.check_command(piped, p.cwd)
+            if not decision.allowed:
+                raise Refused(decision, f"send {quoted(text)!r} to {p.id} ({first_line(p.command)})")
+        table.send(p, text.encode("utf-8"), close=close_stdin)
+        p.sent += text
+        beyond = p.ring.end
+        wait_s = (DEFAULT_SEND_WAIT_MS if wait_ms is None else wait_ms) / 1000
+        await table.wait(p, wait_s, beyond=beyond, progress=None)
+        return self._output(
+            "wsl_send_input", table, p, None, None, sent=len(text.encode("utf-8")), closed_stdin=close_stdin
+        )
+
+    @_answers("wsl_stop")
+    async def stop(self, process: str, *, signal: Signal = "TERM") -> Result:
+        table = self._table()
+        p = table.get(process)
+        acted_on({"process": p.id, "command": p.command})
+        ending = await table.stop(p, signal)
+        self.log.info("process stopped", process=p.id, signal=signal, killed=len(ending.killed))
+        return results.Stopped(table.view(p), ending)
+
+    @_answers("wsl_list_processes")
+    async def list_processes(self) -> Result:
+        table = self._table()
+        rows, last = table.listing()
+        return results.Processes(tuple(rows), tuple(last), self.config.max_processes)
 
     # -- sessions ---------------------------------------------------------------------------------
 
@@ -445,11 +628,52 @@ class ShellService:
             return results.Listed(path, await files.list_dir(path))
 
     @_answers("wsl_read_file")
-    async def read_file(self, path: str, session: str | None = None, max_bytes: int | None = None) -> Result:
+    async def read_file(
+        self,
+        path: str,
+        session: str | None = None,
+        max_bytes: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> Result:
         files = self._files(session)
-        limit = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
+        ceiling = min(max_bytes, self.config.max_read_bytes) if max_bytes else self.config.max_read_bytes
+        if offset == 0:
+            raise ToolFailure(
+                "offset counts lines from 1 (the first line); -1 is the last line, -50 the last 50"
+            )
         with self._on_path(path):
-            return results.FileRead(path, await files.read(path, limit), limit)
+            if offset is None and limit is None:
+                return results.FileRead(path, await files.read(path, ceiling), ceiling)
+            return results.FileRead(path, await files.read_lines(path, ceiling, offset or 1, limit), ceiling)
+
+    @_answers("wsl_edit_file")
+    async def edit_file(
+        self, path: str, edits: Sequence[Edit], dry_run: bool = False, session: str | None = None
+    ) -> Result:
+        files = self._files(session)
+        if not edits:
+            raise ToolFailure("no edits were given")
+        if any(not e.old_text for e in edits):
+            raise ToolFailure("an edit's oldText is empty; give the exact text to replace")
+        if any("\x00" in e.new_text for e in edits):
+            raise ToolFailure("an edit's newText holds a NUL byte; wsl_edit_file keeps text files text")
+        await self._inside_writable_root(path)
+        with self._on_path(path):
+            target, before = await files.read_whole(
+                path, self.config.max_read_bytes, "write", f"edit {path}"
+            )
+        text = _edit_text(path, before)
+        done = apply_edits(text, edits)
+        if isinstance(done, Mismatch):
+            return results.EditMismatch(path, done, edits[done.index], len(edits))
+        diff, left_out = unified_diff(path, text, done.text)
+        after = done.text.encode("utf-8")
+        if not dry_run and after != before:
+            await files.replace(target, after, before)
+        return results.Edited(
+            path, target.resolved, done.counts, diff, left_out, dry_run, len(before), len(after)
+        )
 
     @_answers("wsl_write_file")
     async def write_file(
@@ -471,6 +695,87 @@ class ShellService:
         files = self._files(session)
         with self._on_path(remote_path):
             return results.Transferred("download", await files.download(remote_path, local_path))
+
+    @_answers("wsl_search")
+    async def search(
+        self,
+        pattern: str,
+        path: str | None = None,
+        *,
+        glob: str | None = None,
+        literal: bool = False,
+        ignore_case: bool = False,
+        context_lines: int = 0,
+        max_results: int | None = None,
+        offset: int = 0,
+        session: str | None = None,
+    ) -> Result:
+        runner, files = self._require()
+        sess = self._session(session)
+        if "\n" in pattern or "\x00" in pattern:
+            raise ToolFailure("the pattern holds a line break or a NUL byte; matches are within one line")
+        if glob is not None and ("/" in glob or "{" in glob or "\x00" in glob):
+            raise ToolFailure(
+                f"glob matches file names ('*.py'), so it takes no '/' or braces: {quoted(glob)!r}"
+            )
+        root = path or (sess.cwd if sess else None) or self.config.cwd or await self._home(runner)
+        query = Query(pattern, literal, ignore_case, min(context_lines, MAX_CONTEXT), glob)
+        files.check(root, "read", f"search {root}")
+        resolved = root
+        run = await self._search(runner, resolved, query)
+        engine, out = engine_of(run.exchange.stdout)
+        if engine == "resolved":  # a symlink on the way: the guard judges where it leads first
+            resolved = out.rstrip(b"\0").decode("utf-8", "surrogateescape")
+            files.check(resolved, "read", f"search {root} (resolves to {resolved})")
+            run = await self._search(runner, resolved, query)
+            engine, out = engine_of(run.exchange.stdout)
+        ex = run.exchange
+        found = matches(out, query.context)
+        cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
+        if cut and found:  # the last file may be incomplete
+            found = [m for m in found if m[0] != found[-1][0]]
+        if not found and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
+            said = ex.stderr.decode("utf-8", "replace").strip()
+            raise ToolFailure(f"the search failed: {quoted(said, 300)}")
+        limit = min(max_results or DEFAULT_RESULTS, MAX_RESULTS)
+        page = tuple(self._shown([shown(f) for f in found[offset : offset + limit]]))
+        more = len(found) > offset + len(page)
+        self.log.debug("searched", engine=engine, matches=len(found), cut=cut)
+        return results.Searched(
+            root, resolved, page, offset, offset + len(page) if more else None, len(found), cut
+        )
+
+    async def _search(self, runner: Runner, root: str, query: Query) -> Run:
+        return await runner.run(
+            ScriptCall(
+                search_script(root, query),
+                timeout_s=self.config.exec_timeout_ms / 1000,
+                max_output=MAX_OUTPUT,
+                login=False,
+            )
+        )
+
+    def _shown(self, page: list[Match]) -> list[Match]:
+        """A page of matches without any the guard would not let a file tool read: a safety net (the
+        walk never enters operator paths, nor leaves the root), one check per file."""
+        plain = Guard(self.guard.policy)  # not the audited guard: these are no requests of the caller
+        verdicts: dict[str, bool] = {}
+        for m in page:
+            if m.path not in verdicts:
+                verdicts[m.path] = plain.check_path(m.path, "read").allowed
+        return [m for m in page if verdicts[m.path]]
+
+    async def _home(self, runner: Runner) -> str:
+        """The user's home directory in the distro (a search's root when nothing else is given)."""
+        run = await runner.run(
+            ScriptCall('printf %s "$HOME"', timeout_s=FACTS_TIMEOUT_S, max_output=4096, login=False)
+        )
+        home = run.exchange.stdout.decode("utf-8", "replace")
+        if not home.startswith("/"):
+            raise ToolFailure(
+                "give an absolute path: there is no session, WSL_CWD or home directory to search"
+            )
+        return home
 
     # -- host status ------------------------------------------------------------------------------
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from wslmcp.catalogue import Hints, ServerSpec, ToolSpec, nullable, output_schema
 
-INSTRUCTIONS = """Runs commands and moves files in ONE WSL distro as ONE Linux user, both fixed by this server's configuration; no tool takes a distro or user.
+INSTRUCTIONS = """Runs commands and works on files in ONE WSL distro as ONE Linux user, fixed by this server's configuration; no tool takes a distro or user.
 Start with wsl_list_hosts: it shows the distro, its state and the guard policy that decides what the other tools accept.
-One-off commands: wsl_exec. Several related commands: wsl_connect, then wsl_exec with its session (only the working directory persists), then wsl_disconnect.
-Prefer wsl_read_file / wsl_write_file / wsl_list_dir over cat, heredocs and ls in wsl_exec; use wsl_upload / wsl_download for binary or large files.
-There is no TTY and stdin is closed: use non-interactive flags (apt-get -y, sudo -n, top -bn1). A job that must outlive its call needs: nohup cmd > log 2>&1 < /dev/null &
+Short commands: wsl_exec (wsl_connect gives a session whose working directory persists). Long or interactive ones (builds, tests, servers): wsl_start, then wsl_read_output with waitMs, wsl_send_input, wsl_stop.
+Files: wsl_read_file (offset/limit for lines), wsl_edit_file for changes, wsl_write_file for new files, wsl_search to find text, wsl_list_dir; wsl_upload / wsl_download for binary or large files.
+There is no TTY and wsl_exec's stdin is closed: use non-interactive flags (apt-get -y, sudo -n).
 A refusal by the guard is a policy decision: do not retry it in another spelling. A non-zero exit code is normal output, not a tool error. Ask the operator before irreversible actions."""
 
 # Hints: (readOnly, destructive, idempotent, openWorld). openWorld: a command reaches whatever the
@@ -29,6 +29,8 @@ _FORGETS = Hints(read_only=False, destructive=False, idempotent=True, open_world
 _RUNS = Hints(read_only=False, destructive=True, idempotent=False, open_world=True)
 _WRITES = Hints(read_only=False, destructive=True, idempotent=False, open_world=False)
 _COPIES = Hints(read_only=False, destructive=True, idempotent=True, open_world=False)
+_READS_ON = Hints(read_only=True, destructive=False, idempotent=False, open_world=False)  # moves a cursor
+_ENDS = Hints(read_only=False, destructive=True, idempotent=True, open_world=False)
 
 
 def _text(description: str, *, min_length: int = 1) -> dict[str, Any]:
@@ -87,6 +89,43 @@ _ENTRY = {
     "properties": {"name": _STRING, "kind": _STRING, "mode": _STRING, "size": _INTEGER, "mtime": _STRING},
     "required": ["name", "kind", "mode", "size", "mtime"],
 }
+_WAIT = {"type": "integer", "minimum": 0, "maximum": 60000}
+_PROCESS_ID = _text("Process id from wsl_start (<name>#p<n>).")
+_PROCESS = {
+    "process": _STRING,
+    "state": {"type": "string", "enum": ["running", "exited", "killed"]},
+    "exitCode": nullable("integer"),
+    "runtimeMs": _INTEGER,
+    "outputBytes": _INTEGER,
+    "droppedBytes": _INTEGER,
+}
+_OUTPUT = output_schema(
+    {
+        **_PROCESS,
+        "output": _STRING,
+        "offset": _INTEGER,
+        "nextOffset": _INTEGER,
+        "moreBytes": _INTEGER,
+        "sentBytes": _INTEGER,
+        "stdinClosed": _BOOLEAN,
+    },
+    ("process", "state", "exitCode", "output", "offset", "nextOffset", "droppedBytes"),
+)
+_MATCH = {
+    "type": "object",
+    "properties": {"path": _STRING, "line": _INTEGER, "text": _STRING, "before": _STRINGS, "after": _STRINGS},
+    "required": ["path", "line", "text", "before", "after"],
+}
+_EDIT = {
+    "type": "object",
+    "properties": {
+        "oldText": _text("Exact text to replace, as in the file."),
+        "newText": _text("Replacement text.", min_length=0),
+        "expectedReplacements": _positive("How many matches oldText must have (default 1)."),
+    },
+    "required": ["oldText", "newText"],
+    "additionalProperties": False,
+}
 _TRANSFER = output_schema(
     {"local": _STRING, "remote": _STRING, "bytes": _INTEGER, "sha256": _STRING},
     ("local", "remote", "bytes", "sha256"),
@@ -96,11 +135,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_list_hosts",
         "Show the WSL distro and policy",
-        "Show the one WSL distro and Linux user this server works in, its state (running or stopped, "
-        "WSL version, networking mode, whether systemd is PID 1, kernel) and the guard policy: read-only, "
-        "sudo, Windows interop, allowed commands and paths, limits. Call it first; the policy decides what "
-        "every other tool accepts. A stopped distro is reported, not started. In mirrored networking a port "
-        "Windows holds cannot be bound inside the distro. Without WSL_DISTRO it returns setup instructions.",
+        "Show the distro and Linux user this server works in, its state (running or stopped, WSL "
+        "version, networking, systemd, kernel) and the guard policy: read-only, sudo, Windows interop, "
+        "allowed commands and paths, limits. Call it first, rather than probing with wsl_exec: the "
+        "policy decides what the other tools accept. A stopped distro is reported, not started. Without WSL_DISTRO it explains the setup.",
         _arguments({}),
         output_schema(
             {
@@ -121,15 +159,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_connect",
         "Open a WSL session",
-        "Open a session and return its id. A session remembers one thing: the working directory, so "
-        "'cd /opt/app' in one wsl_exec applies to the next wsl_exec that passes the session. Environment "
-        "variables, shell functions and background jobs do not persist (each call is a new process). Use "
-        "it for a series of related commands; for one command, call wsl_exec without a session. Fails if "
-        "the directory does not exist or the guard refuses it, or when 32 sessions are open. Sessions idle "
-        "for 15 minutes are forgotten; close with wsl_disconnect.",
-        _arguments(
-            {"cwd": _text("Absolute directory to start in. Defaults to WSL_CWD, else the login directory.")}
-        ),
+        "Open a session: it remembers only the working directory, so 'cd dir' in one wsl_exec applies "
+        "to the next wsl_exec with that session (variables and jobs do not persist). For one command, "
+        "call wsl_exec without a session. Fails on a missing or refused directory or at 32 sessions; "
+        "idle sessions are forgotten after 15 minutes.",
+        _arguments({"cwd": _text("Absolute start directory (default WSL_CWD, else the login directory).")}),
         output_schema(
             {"session": _STRING, "cwd": _MAYBE_STRING, "readOnly": _BOOLEAN}, ("session", "cwd", "readOnly")
         ),
@@ -138,9 +172,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_disconnect",
         "Close a WSL session",
-        "Forget a session opened with wsl_connect. Nothing runs in the distro and no process is killed; "
-        "only this server's memory of the directory goes. An unknown or expired id is an error that "
-        "lists the open sessions.",
+        "Forget a session opened with wsl_connect (no exit through wsl_exec needed). Nothing runs in "
+        "the distro and no process is killed (background processes have wsl_stop).",
         _arguments({"session": _text("Session id returned by wsl_connect.")}, ("session",)),
         output_schema({"session": _STRING}, ("session",)),
         _FORGETS,
@@ -148,9 +181,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_list_sessions",
         "List open WSL sessions",
-        "List this server's open sessions with their working directory, command count, idle time and "
-        "time left before idle expiry. Use it to recover a session id; use wsl_list_hosts for the distro "
-        "itself.",
+        "List open sessions with their directory, command count, idle time and time before expiry; "
+        "use it to recover a session id for wsl_exec.",
         _arguments({}),
         output_schema(
             {"sessions": {"type": "array", "items": _SESSION_ROW}, "limit": _INTEGER}, ("sessions", "limit")
@@ -160,31 +192,18 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_exec",
         "Run a command in WSL",
-        "Run a bash command in the distro (login shell, as the configured user) and return exit code, "
-        "duration, stdout and stderr. A non-zero exit code is normal output, not a tool error: read it. "
-        "Pass 'session' to run in, and update, that session's directory. stdin is closed and there is no "
-        "TTY, so prompts fail at once: use -y / sudo -n / top -bn1. On timeout the processes the command "
-        "started are killed and the reply names them (one that drops its environment, as under sudo or "
-        "env -i, can escape); a job meant to outlive the call must detach all "
-        "three streams: nohup cmd > log 2>&1 < /dev/null &. Output past WSL_MAX_OUTPUT characters per "
-        "stream is cut with a marker; a runaway writer is killed. Refused before anything runs: "
-        "catastrophic commands (wiping /, formatting disks, shutting the distro down) and whatever the "
-        "policy in wsl_list_hosts forbids (read-only, sudo, Windows .exe interop and /mnt writes by "
-        "default). For files prefer wsl_read_file, wsl_write_file and wsl_list_dir.",
+        "Run a bash command (login shell, as the configured user) and return exit code, duration, "
+        "stdout and stderr; a non-zero exit code is output, not an error. stdin is closed and there is "
+        "no TTY: use -y, sudo -n. On timeout (WSL_EXEC_TIMEOUT_MS) every process it started is killed "
+        "and named. For builds, tests and servers that may run longer or need input use wsl_start; to "
+        "change a file use wsl_edit_file; to find text, wsl_search. Refused before anything runs: "
+        "catastrophic commands and what the policy forbids (see wsl_list_hosts).",
         _arguments(
             {
-                "command": _text(
-                    "Bash command text, as typed in a terminal; ';', '&&', '||' and pipes are allowed "
-                    "and every part is screened."
-                ),
+                "command": _text("Bash command text; every part of it is screened."),
                 "session": _SESSION,
-                "cwd": _text(
-                    "Absolute directory to run in; with a session, the session moves there too. "
-                    "Defaults to the session's directory, else WSL_CWD, else the login directory."
-                ),
-                "timeoutMs": _positive(
-                    "Lower the timeout for this call (milliseconds); capped by WSL_EXEC_TIMEOUT_MS."
-                ),
+                "cwd": _text("Absolute directory to run in (with a session, the session moves there)."),
+                "timeoutMs": _positive("Lower timeout for this call (ms), at most WSL_EXEC_TIMEOUT_MS."),
             },
             ("command",),
         ),
@@ -207,15 +226,98 @@ TOOLS: tuple[ToolSpec, ...] = (
         _RUNS,
     ),
     ToolSpec(
-        "wsl_list_dir",
-        "List a directory in WSL",
-        "List a directory in the distro: type, octal mode, size and modification time (UTC) per entry, "
-        "directories first; at most 1000 entries (the reply says when more exist). Cheaper and more "
-        "exact than 'ls -la' through wsl_exec, and allowed on a read-only profile. Symlinks in the path "
-        "are resolved and the reply shows the resolved path. Fails on a missing path or a file.",
+        "wsl_start",
+        "Start a background process in WSL",
+        "Start a command in the background (a build, test run, server or REPL) and return after waitMs "
+        "or when it exits, with its output so far and an id. Use it instead of wsl_exec with nohup or & "
+        "for anything long or interactive: WSL_EXEC_TIMEOUT_MS does not apply, stdout and stderr are "
+        "merged, stdin stays open. Then wsl_read_output (waitMs to block), wsl_send_input, wsl_stop. "
+        "Same guard and cwd rules as wsl_exec.",
         _arguments(
             {
-                "path": _text("Absolute directory path in the distro (inside WSL_ALLOWED_PATHS if set)."),
+                "command": _text("Bash command text; every part of it is screened."),
+                "cwd": _text("Absolute directory to run in."),
+                "session": _SESSION,
+                "waitMs": {**_WAIT, "description": "Wait up to this long for output or exit (default 1000)."},
+            },
+            ("command",),
+        ),
+        _OUTPUT,
+        _RUNS,
+    ),
+    ToolSpec(
+        "wsl_read_output",
+        "Read a background process's output",
+        "Read a background process's output from where the last read ended, or from offset (negative: "
+        "the last N bytes); at most maxBytes (default 20000). With waitMs it blocks until new output "
+        "arrives or the process ends. Use it rather than tail or cat of a log in wsl_exec. An ended "
+        "process stays readable until read to its end and listed once more.",
+        _arguments(
+            {
+                "process": _PROCESS_ID,
+                "offset": {
+                    "type": "integer",
+                    "description": "Absolute byte offset; negative: the last N bytes.",
+                },
+                "maxBytes": _positive("Most bytes to return (default 20000)."),
+                "waitMs": {**_WAIT, "description": "Block up to this long for new output (default 0)."},
+            },
+            ("process",),
+        ),
+        _OUTPUT,
+        _READS_ON,
+    ),
+    ToolSpec(
+        "wsl_send_input",
+        "Send input to a background process",
+        "Write text to a background process's stdin (end a line with \\n) and return what it printed "
+        "within waitMs (default 500); closeStdin ends its input. The text is screened by the guard as "
+        "that process's input. For a new command use wsl_exec or wsl_start instead.",
+        _arguments(
+            {
+                "process": _PROCESS_ID,
+                "input": _text("Text to write.", min_length=0),
+                "closeStdin": {"type": "boolean", "description": "Close stdin after the text."},
+                "waitMs": {**_WAIT, "description": "Wait up to this long for its answer (default 500)."},
+            },
+            ("process", "input"),
+        ),
+        _OUTPUT,
+        _RUNS,
+    ),
+    ToolSpec(
+        "wsl_stop",
+        "Stop a background process",
+        "End a background process and everything it started inside the distro: TERM (default, then KILL "
+        "after 3 s), INT or KILL. Returns its final state and exit code. Use it instead of kill or pkill "
+        "in wsl_exec; its output stays readable.",
+        _arguments(
+            {"process": _PROCESS_ID, "signal": {"type": "string", "enum": ["INT", "TERM", "KILL"]}},
+            ("process",),
+        ),
+        output_schema({**_PROCESS, "signal": _STRING, "killed": _STRINGS}, ("process", "state", "exitCode")),
+        _ENDS,
+    ),
+    ToolSpec(
+        "wsl_list_processes",
+        "List background processes",
+        "List background processes: id, command, state (running, exited, killed), exit code, runtime "
+        "and output bytes. Use it instead of ps in wsl_exec to find a process id.",
+        _arguments({}),
+        output_schema(
+            {"processes": {"type": "array", "items": {"type": "object"}}, "limit": _INTEGER},
+            ("processes", "limit"),
+        ),
+        _READS_ON,
+    ),
+    ToolSpec(
+        "wsl_list_dir",
+        "List a directory in WSL",
+        "List a directory: type, octal mode, size and modified time (UTC) per entry, directories first, "
+        "at most 1000 entries. Use it rather than ls in wsl_exec; allowed on a read-only profile.",
+        _arguments(
+            {
+                "path": _text("Absolute directory path in the distro."),
                 "session": _FILE_SESSION,
             },
             ("path",),
@@ -235,16 +337,19 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_read_file",
         "Read a file in WSL",
-        "Read a text file in the distro and return its leading bytes as UTF-8, up to WSL_MAX_READ_BYTES "
-        "(or maxBytes if lower); a longer file is cut and the reply says so, so large logs are safe. "
-        "/proc and /sys files that report size 0 are read. Invalid UTF-8 is shown as U+FFFD with a note: "
-        "use wsl_download for binary files. Fails on a missing path, a directory (use wsl_list_dir) or a "
-        "device/FIFO.",
+        "Read a text file as UTF-8, up to WSL_MAX_READ_BYTES (or maxBytes); offset and limit pick lines "
+        "(offset -50: the last 50) and the reply gives totalLines. Use it rather than cat, head or tail "
+        "in wsl_exec. Binary files: wsl_download.",
         _arguments(
             {
                 "path": _text("Absolute file path in the distro."),
                 "session": _FILE_SESSION,
-                "maxBytes": _positive("Lower the byte ceiling for this call; capped by WSL_MAX_READ_BYTES."),
+                "maxBytes": _positive("Lower byte ceiling for this call."),
+                "offset": {
+                    "type": "integer",
+                    "description": "First line, from 1; negative counts from the end.",
+                },
+                "limit": _positive("Most lines to return."),
             },
             ("path",),
         ),
@@ -257,6 +362,10 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "truncated": _BOOLEAN,
                 "utf8": _BOOLEAN,
                 "content": _STRING,
+                "firstLine": _INTEGER,
+                "lastLine": _INTEGER,
+                "totalLines": _INTEGER,
+                "cut": _BOOLEAN,
             },
             ("path", "resolved", "size", "bytesRead", "truncated", "utf8", "content"),
         ),
@@ -265,12 +374,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_write_file",
         "Write a file in WSL",
-        "Write (or append) UTF-8 text to a file in the distro, atomically: the text goes to a new file "
-        "beside the target, is verified, takes the target's mode and replaces it in one rename, so a "
-        "failure never leaves a half-written file. The content never passes through a shell: prefer this "
-        "to heredocs or echo in wsl_exec. The parent directory must exist. Refused on a read-only profile, "
-        "outside WSL_ALLOWED_PATHS, and under /mnt/<drive>/ unless Windows writes are allowed. For binary "
-        "data use wsl_upload.",
+        "Write or append UTF-8 text to a file atomically: a verified new file beside it takes its mode "
+        "and replaces it in one rename. Use it rather than heredocs or echo in wsl_exec; to change part "
+        "of a file use wsl_edit_file. The parent directory must exist. Binary data: wsl_upload.",
         _arguments(
             {
                 "path": _text("Absolute file path in the distro."),
@@ -278,7 +384,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "append": {
                     "type": "boolean",
                     "default": False,
-                    "description": "Append to the file instead of replacing it.",
+                    "description": "Append instead of replacing.",
                 },
                 "session": _FILE_SESSION,
             },
@@ -291,18 +397,79 @@ TOOLS: tuple[ToolSpec, ...] = (
         _WRITES,
     ),
     ToolSpec(
+        "wsl_edit_file",
+        "Edit a file in WSL",
+        "Replace exact text in a text file: each edit's oldText must occur expectedReplacements times "
+        "(default 1); the edits apply in order, all or none, atomically. Returns a unified diff; a miss "
+        "says where the closest text is. Use it instead of sed -i in wsl_exec or rewriting the file "
+        "with wsl_write_file. dryRun shows the diff only.",
+        _arguments(
+            {
+                "path": _text("Absolute file path in the distro."),
+                "edits": {"type": "array", "items": _EDIT, "minItems": 1},
+                "dryRun": {"type": "boolean", "description": "Show the diff, write nothing."},
+                "session": _FILE_SESSION,
+            },
+            ("path", "edits"),
+        ),
+        output_schema(
+            {
+                "path": _STRING,
+                "resolved": _STRING,
+                "replacements": {"type": "array", "items": _INTEGER},
+                "diff": _STRING,
+                "dryRun": _BOOLEAN,
+                "written": _BOOLEAN,
+                "bytesBefore": _INTEGER,
+                "bytesAfter": _INTEGER,
+            },
+            ("path", "replacements", "diff", "dryRun", "written"),
+        ),
+        _WRITES,
+    ),
+    ToolSpec(
+        "wsl_search",
+        "Search files in WSL",
+        "Search file contents under a path (default: the session's directory) with ripgrep, or grep: "
+        "regex or literal, glob on file names, context lines, pages of maxResults (default 100) from "
+        "offset. Skips binary files, .git and protected credential paths. Use it instead of grep -r or "
+        "rg in wsl_exec.",
+        _arguments(
+            {
+                "pattern": _text("Regular expression (ripgrep syntax), or text with literal."),
+                "path": _text("Absolute file or directory to search."),
+                "glob": _text("File name pattern, such as *.py."),
+                "literal": {"type": "boolean", "description": "Match pattern as plain text."},
+                "ignoreCase": _BOOLEAN,
+                "contextLines": {"type": "integer", "minimum": 0, "maximum": 10},
+                "maxResults": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "offset": {"type": "integer", "minimum": 0, "description": "Skip this many matches."},
+                "session": _SESSION,
+            },
+            ("pattern",),
+        ),
+        output_schema(
+            {
+                "matches": {"type": "array", "items": _MATCH},
+                "truncated": _BOOLEAN,
+                "nextOffset": nullable("integer"),
+                "found": _INTEGER,
+                "path": _STRING,
+            },
+            ("matches", "truncated", "nextOffset"),
+        ),
+        _LOOKS,
+    ),
+    ToolSpec(
         "wsl_upload",
         "Upload a file into WSL",
-        "Copy a file from this machine into the distro, byte-exact (binary is fine, any size). The "
-        "destination is replaced atomically only after its SHA-256 matches. The reply gives the resolved "
-        "local path (check it: on Windows '/tmp/x' means <current drive>:\\tmp\\x), the size and the "
-        "SHA-256. The remote parent directory must exist. Refused: local credential files and MCP "
-        "configuration, read-only profiles, paths outside WSL_ALLOWED_PATHS. For text you already hold, "
-        "wsl_write_file is simpler.",
+        "Copy a file from this machine into the distro, byte-exact, any size; replaced atomically after "
+        "its SHA-256 matches. The reply gives the resolved local path, size and SHA-256. Use it for "
+        "binary or large files rather than encoding them through wsl_exec; for text, wsl_write_file.",
         _arguments(
             {
                 "localPath": _text("File on this machine; '~' is expanded."),
-                "remotePath": _text("Absolute destination FILE path in the distro (not a directory)."),
+                "remotePath": _text("Absolute destination file path in the distro."),
                 "session": _FILE_SESSION,
             },
             ("localPath", "remotePath"),
@@ -313,12 +480,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "wsl_download",
         "Download a file from WSL",
-        "Copy a file from the distro to this machine, byte-exact (binary is fine, any size). It lands in "
-        "a partial file that replaces the destination only when complete and its SHA-256 matches, so a "
-        "failure leaves any existing file untouched. The reply gives the resolved local path (check it), "
-        "the size and the SHA-256. The local directory must already exist. Refused: local credential and "
-        "MCP configuration locations, paths outside WSL_ALLOWED_PATHS. To just look at text, "
-        "wsl_read_file is cheaper.",
+        "Copy a file from the distro to this machine, byte-exact, any size; the destination is replaced "
+        "only when complete and its SHA-256 matches. The local directory must exist. To look at text, "
+        "wsl_read_file is cheaper than cat in wsl_exec.",
         _arguments(
             {
                 "remotePath": _text("Absolute source file path in the distro."),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from fakes.clock import FakeClock
+from fakes.clock import PacedClock
 from fakes.docker_api import RecordingDockerApi
 from fakes.pdh import RecordingPdhCounters
 from fakes.procfs import RecordingProcSource
@@ -55,9 +55,10 @@ def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wa
     """What ``wslmcp scenario record --area shell`` runs on: the real wsl.exe (``WSLMCP_WSL_EXE``:
     on Linux, the stand-in) with every exchange written by ``writer``; the run tokens and the clock
     a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
-    by the calls' ``advance_s``), so the replay asks exactly what was recorded. The server's
+    by the calls' ``advance_s`` and by every sleep by what it asked for: a background process is
+    waited for in real time), so the replay asks exactly what was recorded. The server's
     environment is ``environ``."""
-    clock = FakeClock(0.0, start_wall)
+    clock = PacedClock(0.0, start_wall)
     wsl_exe = RecordingWslExe(WslExeCli(wsl_exe_path(environ), kill_on_overflow=True), writer)
     boundaries = replace(
         real(environ),

@@ -1,4 +1,4 @@
-"""The 30 checks, one module per family (each registered beside its rule text: ``base.Checks``), and
+"""The 32 checks, one module per family (each registered beside its rule text: ``base.Checks``), and
 the registry ``REGISTRY`` (id -> spec) in report order."""
 
 from __future__ import annotations
