@@ -86,7 +86,11 @@ class FakeWslExe:
             item
             for item in self._items
             if item.args == key[0]
-            and (item.looks is not None if live else item.looks is None and same_script(item.stdin_sha256) == digest)
+            and (
+                item.looks is not None
+                if live
+                else item.looks is None and same_script(item.stdin_sha256) == digest
+            )
         ]
         if not matches:
             asked = f"{self.executable} {' '.join(args)[:200]}"
