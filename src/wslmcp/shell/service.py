@@ -660,9 +660,7 @@ class ShellService:
             raise ToolFailure("an edit's newText holds a NUL byte; wsl_edit_file keeps text files text")
         await self._inside_writable_root(path)
         with self._on_path(path):
-            target, before = await files.read_whole(
-                path, self.config.max_read_bytes, "write", f"edit {path}"
-            )
+            target, before = await files.read_whole(path, self.config.max_read_bytes, "write", f"edit {path}")
         text = _edit_text(path, before)
         done = apply_edits(text, edits)
         if isinstance(done, Mismatch):
