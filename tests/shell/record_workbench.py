@@ -1,6 +1,6 @@
 """Record scenarios/shell-workbench: a build started in the background and read while it runs, an
 edit that misses (the closest text is shown) then the right one, a search, a ranged read, input to
-a background process and its stop, recorded against the wsl.exe stand-in by the product recorder.
+a background process and its stop, recorded on Linux through a wsl.exe substitute by the product recorder.
 Run: .venv/bin/python -m tests.shell.record_workbench [OUT_DIR]
 
 The replay check ``shell-exchanges`` serves the same calls from the recorded exchanges (a
@@ -85,7 +85,7 @@ def main() -> None:
     description = (
         "The workbench tools: a build started in the background and read while it runs, an edit that "
         "misses then the right one, a search, a ranged read, input to a background process and its stop, "
-        "replayed from wsl.exe exchanges recorded against the wsl.exe stand-in"
+        "replayed from wsl.exe exchanges recorded on Linux through a wsl.exe substitute"
     )
     replies = asyncio.run(
         record_calls(out, CALLS, ENV, SANDBOX, description, recorder="tests/shell/record_workbench.py")

@@ -2,11 +2,11 @@
 
 Contract
 --------
-``HostProbe.read()``  the facts as they are now, or ``None`` when this host cannot tell (part 1 has
-                      no Windows collector). Numbers are plain: CPU percentages 0..100 of the whole
+``HostProbe.read()``  the facts as they are now, or ``None`` when this host cannot tell (a server
+                      not on Windows has no Windows collector). Numbers are plain: CPU percentages 0..100 of the whole
                       host, memory in bytes. It never raises for a missing fact; it leaves it ``None``.
 
-The real probe arrives with observe part 2 (PDH and psutil on Windows). A scenario can state the
+On Windows the facts come from PDH and psutil (observe's Windows side). A scenario can state the
 facts its host had (``observe.host``); ``fakes.host_facts.StatedHost`` serves them.
 """
 

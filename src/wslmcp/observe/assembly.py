@@ -4,7 +4,7 @@ Linux (inside a distro or plain Linux): the primary is the local /proc; other ru
 read through wsl.exe when it is reachable. Windows: the primary is ``--distro`` (or WSL's default)
 read through wsl.exe. The Windows side (process tables, PDH counters) comes from its boundaries,
 which wiring provides only on Windows; the Docker Engine and wslc.exe are always wired and say
-themselves when they are absent. A scenario of part 1 may state host facts instead
+themselves when they are absent. A scenario may state host facts instead
 (``host_facts``). Docker samples are kept warm, and the history sampled, in the background only in real time
 (``host.real_time``, stated by wiring): on a replay's virtual clock a background poller would
 move time itself (the history sampler then follows the scenario's ``host.first_request_s``).

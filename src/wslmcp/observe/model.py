@@ -1,9 +1,8 @@
 """What one collection observed, before the snapshot store gives it IDs.
 
-Part 1 collects WSL processes; Windows processes and applications, Docker and WSLC containers and
-their processes, and the VM host rows arrive in part 2 as more ``Observed`` rows (with ``parents``
-naming the rows they were *observed* to belong to) and more environment observations. Nothing
-here assumes only WSL exists.
+WSL processes, Windows processes and applications, Docker and WSLC containers and their processes,
+and the VM host rows are all ``Observed`` rows (with ``parents`` naming the rows they were
+*observed* to belong to), beside the environment observations. Nothing here assumes only WSL exists.
 """
 
 from __future__ import annotations

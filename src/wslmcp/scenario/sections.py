@@ -11,7 +11,7 @@ The ``observe`` section:
   "platform": "linux" | "windows",  where the server ran (windows: the primary is read via wsl.exe)
   "distro": "Ubuntu",               the local distribution's name (WSL_DISTRO_NAME)
   "wsl_interop": true,              wsl.exe was reachable (additional distros are listed)
-  "host": {                         host facts until part 2 brings the Windows collectors
+  "host": {                         host facts a scenario states instead of Windows collectors
     "logical_cpus": 16,
     "cpu_breakdown": {"total": 25.1, "windows": 3.2, "virtual_machines": 21.4, "other": 0.5},
     "memory": {"total_bytes": 34359738368, "available_bytes": 6120328192}
