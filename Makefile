@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/wslmcp scenario replay scenarios
 
+# Two workers (pytest-xdist), one test file per worker at a time; sources compiled first, so the
+# servers the tests spawn do not compile them again each time (PYTHONDONTWRITEBYTECODE may be set).
 test: setup lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m compileall -q src fakes tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check .

@@ -14,7 +14,7 @@ from wslmcp.wording import counted, one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 EVAL_SHELL = ROOT / "scenarios" / "eval-shell"
-RUNS = 3
+RUNS = 2
 
 
 def _wslmcp(*args: str) -> subprocess.CompletedProcess[str]:
