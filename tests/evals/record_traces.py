@@ -832,10 +832,11 @@ SHELL_SPECS = [
 QB = "My build was slow a few minutes ago. What was busy during the last five minutes?"
 QM = "The machine feels slow. Is memory the problem?"
 BUSY_GOOD = (
-    "Over the last five minutes the most CPU went to python (62.4 CPU seconds, other work on this machine, "
-    "still running). Your build shows up as cc1, the C compiler: 8.9 CPU seconds in 2 processes, and it "
-    "ended about 20 seconds ago, so it no longer runs. The WSL kernel was almost fully busy throughout "
-    "(99.2 % on average), so the build most likely waited for CPU behind python."
+    "Over the last five minutes your build was nearly all of the work: make's compiler processes, each too "
+    "short-lived to sample on its own, used 58.2 CPU seconds (charged to make as its exited children), plus "
+    "6.3 seconds of cc1, the C compiler, caught running. The WSL kernel was almost fully busy (99.8 %) for "
+    "about 30 seconds while it ran; the build ended about 30 seconds ago and nothing else competed "
+    "(python 1.1 CPU seconds), so the build was CPU-bound on this machine's 2 cores."
 )
 MEMORY_GOOD = (
     "Memory is probably not the problem. 19.6 GiB of 23.5 GiB is still available, nothing was swapped in "

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shutil
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from wslmcp.boundaries.process import Streams, run_process
@@ -110,3 +114,33 @@ async def test_merged_stderr_arrives_in_stdout_in_the_order_written() -> None:
     script = "for i in 1 2 3; do echo out$i; echo err$i >&2; done"
     ex = await run_process(["bash", "-c", script], Streams(merge_stderr=True))
     assert ex.stdout == b"out1\nerr1\nout2\nerr2\nout3\nerr3\n" and ex.stderr == b""
+
+
+async def test_a_run_cancelled_while_its_child_starts_ends_the_whole_group(tmp_path: Path) -> None:
+    """Cancelled after the fork but before asyncio has connected the child's pipes (a background
+    process started and the server shut down at once): asyncio's own cleanup would kill only the
+    child and then wait for pipes its own child still holds, for ever. The run ends, and nothing of
+    the group survives."""
+    pidfile = tmp_path / "grandchild.pid"
+    task = asyncio.ensure_future(
+        run_process(["bash", "-c", f"sleep 300 & echo $! > {pidfile}; wait"], Streams(timeout_s=None))
+    )
+    while not _child_running(str(pidfile)):  # turn by turn until it is forked; its pipes connect later
+        await asyncio.sleep(0)
+    deadline = time.monotonic() + 30  # a hang guard: the grandchild is forked while the loop is held
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(30):  # a hang guard, not a timing assertion
+            await task
+    assert not alive(int(pidfile.read_text()))
+
+
+def _child_running(marker: str) -> bool:
+    def argv(child: psutil.Process) -> str:
+        with contextlib.suppress(psutil.Error):
+            return " ".join(child.cmdline())
+        return ""
+
+    return any(marker in argv(child) for child in psutil.Process().children())

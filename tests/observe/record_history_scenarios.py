@@ -55,11 +55,12 @@ class Plan:
 
 @contextmanager
 def build(work: Path) -> Iterator[None]:
-    """Six generated C units compiled by ``make -j2`` at -O2 (the compiler is cc1); it must have
-    finished when the recording ends (on a machine too busy for that, record again later)."""
+    """Thirty-two generated C units compiled by ``make -j2`` at -O2 (the compiler is cc1; about
+    40 s on two cores, so the build spans several samples); it must have finished when the recording
+    ends (on a machine too busy for that, record again later)."""
     rng = random.Random(21)
     units = []
-    for u in range(6):
+    for u in range(32):
         body = [f"int f{u}(int x) {{", "  int a = x, b = 1, c = 2;"]
         for _ in range(1200):
             body.append(
@@ -172,6 +173,15 @@ PLANS = {
 
 def record(plan: Plan) -> Path:
     root = ROOT / plan.name
+    # the eval section is not the recorder's: kept as it is (tests.evals.record_traces re-records traces)
+    evals = (
+        json.loads((root / "scenario.json").read_text(encoding="utf-8")).get("eval")
+        if root.exists()
+        else None
+    )
+    kept = tempfile.TemporaryDirectory(prefix="wslmcp-history-eval-")
+    if (root / "eval").is_dir():
+        shutil.copytree(root / "eval", Path(kept.name) / "eval")
     if root.exists():
         shutil.rmtree(root)
     with tempfile.TemporaryDirectory(prefix="wslmcp-history-") as work, plan.workload(Path(work)):
@@ -198,6 +208,11 @@ def record(plan: Plan) -> Path:
         "calls": calls,
     }
     manifest["expect"] = [{"kind": "procfs-replay"}, {"kind": "observe-tools"}]
+    if evals is not None:
+        manifest["eval"] = evals
+        manifest["expect"].append({"kind": "eval-traces"})
+        shutil.copytree(Path(kept.name) / "eval", root / "eval")
+    kept.cleanup()
     (root / "scenario.json").write_text(
         json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

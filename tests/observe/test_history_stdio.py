@@ -28,12 +28,14 @@ BALLAST_MIB = 256
 
 
 @contextmanager
-def named(tmp_path: Path, name: str, code: str, *args: str) -> Iterator[subprocess.Popen[bytes]]:
+def named(
+    tmp_path: Path, name: str, code: str, *args: str, stdout: int | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """A Python process whose kernel name is ``name`` (started through a symlink so named)."""
     link = tmp_path / name
     if not link.exists():
         link.symlink_to(os.path.realpath(sys.executable))
-    proc = subprocess.Popen([str(link), "-c", code, *args])
+    proc = subprocess.Popen([str(link), "-c", code, *args], stdout=stdout)
     try:
         yield proc
     finally:
@@ -109,6 +111,53 @@ async def test_burners_ballast_and_ended_processes_are_in_the_history(tmp_path: 
         )
         assert by_cpu["usage"]["wsl"]["cpu_percent"]["max"] > 0
         assert len(json.dumps(body(await client.call_tool("get_history", {})), separators=(",", ":"))) < 3000
+
+
+SPAWN = (
+    "import os, resource, subprocess, sys, time\n"
+    "for _ in range(int(sys.argv[2])):\n"
+    "    subprocess.run([sys.argv[1], '-c', sys.argv[3], '0.05'], check=True)\n"
+    "used = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(used.ru_utime + used.ru_stime, flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+async def test_children_too_short_lived_to_sample_are_charged_to_their_parent(tmp_path: Path) -> None:
+    """A parent (wslmcpspawner) runs many children (wslmcpchild) one after another, each living far
+    less than the 500 ms interval: most begin and end between two samples. What the history shows
+    of them, as the children themselves or as the parent's exited children, adds up to the CPU the
+    parent's own accounting says its children used, without counting any of it twice."""
+    link = tmp_path / "wslmcpchild"
+    link.symlink_to(os.path.realpath(sys.executable))
+    params = StdioServerParameters(command=sys.executable, args=ARGS)
+    async with Client(params, read_timeout_seconds=60) as client:
+        with named(
+            tmp_path, "wslmcpspawner", SPAWN, str(link), "30", BURN, stdout=subprocess.PIPE
+        ) as spawner:
+            assert spawner.stdout is not None
+            used = float(await asyncio.to_thread(spawner.stdout.readline))  # its children's CPU seconds
+
+            def seen(got: dict[str, Any]) -> float:
+                return sum(
+                    e["cpu_seconds"]
+                    for e in got["top"]
+                    if e["name"] == "wslmcpchild"
+                    or (e["name"] == "wslmcpspawner" and e["kind"] == "exited_children")
+                )
+
+            got = await until(client, {"window_s": 120, "top": 50}, lambda g: seen(g) >= 0.9 * used)
+            assert seen(got) <= used * 1.1 + 0.2, (used, got["top"])
+            parent = next(e for e in got["top"] if e["kind"] == "exited_children")
+            assert parent["name"] == "wslmcpspawner" and parent["alive"] is False
+            by_process = body(
+                await client.call_tool(
+                    "get_history", {"window_s": 120, "top": 50, "resource_kind": "process"}
+                )
+            )
+            assert any(
+                e["kind"] == "exited_children" and e.get("pid") == spawner.pid for e in by_process["top"]
+            )
 
 
 async def test_a_metric_series_and_the_pressure_figures_of_this_machine() -> None:

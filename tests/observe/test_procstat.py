@@ -187,3 +187,38 @@ def test_a_light_sample_reuses_what_the_previous_one_read_for_the_same_process()
     assert now.processes[1][1].args == "/bin/editor --x" and now.cwds[1] == b"/mnt/c/src"  # carried over
     assert now.processes[2][0].utime == 99 and now.processes[2][1].name == "make"
     assert now.processes[3][1].name is None and 3 not in now.cwds  # another process: nothing carried
+
+
+def _stat(pid: int, ppid: int, start: int, ticks: int, children: int = 0) -> bytes:
+    """A stat line with utime ``ticks`` and cutime ``children`` (the ticks of reaped children)."""
+    rest = ["S", ppid, pid, pid, 0, -1, 0, 0, 0, 0, 0, ticks, 0, children, 0, 20, 0, 1, 0, start, 0, 10, "0"]
+    return b"%d (p) " % pid + " ".join(map(str, [*rest, *[0] * 29])).encode() + b"\n"
+
+
+def _sample(t: float, uptime: float, *lines: bytes) -> RawSample:
+    fs = {f"{line.split()[0].decode()}/stat": line for line in lines}
+    fs["uptime"] = b"%.2f 0.00\n" % uptime
+    return RawSample(t, parse_sample(ProcSample.build(fs, clk_tck=100, page_size=4096)))
+
+
+def test_children_no_sample_saw_are_charged_to_the_parent_that_reaped_them() -> None:
+    """make (PID 10) reaped, inside the window, gcc (PID 11: 30 ticks seen in the opening sample,
+    50 in all), the cc1 gcc had reaped (PID 15: 40 seen, 60 in all) and compilers no sample saw (250
+    ticks): its children counter grew by 50 + 60 + 250, of which the samples saw 30 + 40. PID 12,
+    born inside the window, reaped 80 ticks of children; PID 13 reaped nothing; PID 14 ran before
+    the window but is not in its opening sample: unknown."""
+    before = _sample(0.0, 100.0, _stat(10, 1, 5, 40, 100), _stat(11, 10, 9_950, 30), _stat(15, 11, 9_960, 40))
+    after = _sample(
+        2.0,
+        102.0,
+        _stat(10, 1, 5, 45, 100 + 50 + 60 + 250),
+        _stat(12, 1, 10_100, 5, 80),
+        _stat(13, 1, 10_150, 5),
+        _stat(14, 1, 2_000, 5, 70),
+    )
+    rows = {r.pid: r for r in process_rows(before, after, host_cpus=2)}
+    assert rows[10].exited_children_cpu_s == pytest.approx(2.9)
+    assert rows[12].exited_children_cpu_s == pytest.approx(0.8)
+    assert rows[13].exited_children_cpu_s == 0.0
+    assert rows[14].exited_children_cpu_s is None
+    assert 11 not in rows and parse_pid_stat(_stat(10, 1, 5, 45, 400)).children_ticks == 400  # type: ignore[union-attr]

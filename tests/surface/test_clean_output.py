@@ -70,3 +70,16 @@ def test_counts_and_one_line_cells() -> None:
     assert one_line("a\nb\t c") == "a b c"
     cut = one_line("word " * 100, 50)
     assert len(cut) <= 50 and cut.endswith("word…")
+
+
+def test_eval_table_columns_fit_the_longest_trace_and_case() -> None:
+    from wslmcp.evals.report_human import table
+
+    def trace(name: str, case: str) -> dict[str, object]:
+        return {"id": name, "case": case, "verdict": "pass", "checks": [], "calls": []}
+
+    traces = [trace("t1", "busy-last-five-minutes-and-then-some"), trace("t" * 45, "c")]
+    summary = {"traces": 2, "passed": 2, "failed": 0, "errors": 0}
+    header, *rows, _ = table(traces, summary).splitlines()
+    at = header.index("VERDICT")
+    assert all(row[at:].startswith("pass") and row[at - 1] == " " for row in rows), rows

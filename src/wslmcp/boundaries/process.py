@@ -191,15 +191,28 @@ async def run_process(
     import asyncio
 
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE if streams.stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT if streams.merge_stderr else asyncio.subprocess.PIPE,
-        env=None if env is None else {**os.environ, **env},
-        cwd=cwd,
-        start_new_session=os.name == "posix",
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if streams.stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if streams.merge_stderr else asyncio.subprocess.PIPE,
+            env=None if env is None else {**os.environ, **env},
+            cwd=cwd,
+            start_new_session=os.name == "posix",
+        )
     )
+    try:
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # cancelled while the child starts: asyncio's own cleanup would kill the child alone, then
+        # wait for pipes a child of its own may hold, for ever. Let it start; end its whole group.
+        with contextlib.suppress(Exception):
+            started_run = _Running(await spawn, streams, kill_on_overflow=False, name_killed=False)
+            started_run.group.kill()
+            await started_run.settle()
+            started_run.group.close()
+        raise
     run = _Running(proc, streams, kill_on_overflow=kill_on_overflow, name_killed=name_killed)
     timed_out = await run.wait(streams.timeout_s, kill_group_on_exit=kill_group_on_exit)
     exchange = Exchange(

@@ -16,11 +16,14 @@ def _short_args(arguments: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...}"
 
 
-def block(trace: Mapping[str, Any], verbose: bool = False) -> list[str]:
+def block(trace: Mapping[str, Any], verbose: bool = False, widths: tuple[int, int] = (40, 19)) -> list[str]:
+    """One trace's line (``widths``: of the trace and case columns) and its failures below."""
     failed = [c for c in trace["checks"] if c["status"] == "fail"]
     verdict = {"pass": "pass", "fail": "FAIL", "error": "ERROR"}[trace["verdict"]]
     names = ", ".join(c["id"] + ("" if c["severity"] == "error" else " (warn)") for c in failed)
-    lines = [f"{trace['id']:<40}{(trace.get('case') or '-'):<19}{verdict:<9}{names}".rstrip()]
+    lines = [
+        f"{trace['id']:<{widths[0]}}{(trace.get('case') or '-'):<{widths[1]}}{verdict:<9}{names}".rstrip()
+    ]
     if trace["verdict"] == "error":
         lines.append(f"  {trace.get('error')}")
         return lines
@@ -70,9 +73,13 @@ def _failing_calls(calls: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def table(traces: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], verbose: bool = False) -> str:
-    lines = [f"{'TRACE':<40}{'CASE':<19}{'VERDICT':<9}FAILED CHECKS"]
+    widths = (
+        max([40, *(len(t["id"]) + 2 for t in traces)]),
+        max([19, *(len(t.get("case") or "-") + 2 for t in traces)]),
+    )
+    lines = [f"{'TRACE':<{widths[0]}}{'CASE':<{widths[1]}}{'VERDICT':<9}FAILED CHECKS"]
     for trace in traces:
-        lines.extend(block(trace, verbose))
+        lines.extend(block(trace, verbose, widths))
     lines.append(
         f"{counted(summary['traces'], 'trace')}: {summary['passed']} passed, {summary['failed']} failed, "
         f"{counted(summary['errors'], 'error')}"

@@ -8,6 +8,11 @@ of the window it lived: its start time (``starttime`` ticks after boot) against 
 opening sample (a distro sampled for the first time, a changed tick rate) has no rate
 (``cpu_percent`` null). Percentages use the host-wide scale: all ``host_cpus`` logical CPUs are 100.
 
+Children that begin and end between two samples are in no sample; the parent that waits for one
+adds its CPU to its own children counter (``cutime`` + ``cstime``). That counter's growth, less what
+the samples saw of the children that ended, is the process's ``exited_children_cpu_s``: compiler
+churn under ``make`` is charged to ``make`` rather than lost.
+
 A WSL process's parent is the process its ``ppid`` names when that process is in the same
 sample and started no later than the child (a reused PID is never taken for a parent).
 """
@@ -139,6 +144,43 @@ class _Window:
             for pid, (stat, _) in prev.processes.items()
         }
 
+    def vanished(self) -> dict[int, int]:
+        """Per surviving PID, the last ticks seen (own and children's) of the processes the opening
+        sample listed and the closing one does not: the part of their CPU a sample already saw, which
+        comes back in the children counter of the nearest ancestor still running (a compiler's
+        through its compiler driver's, when that ended too)."""
+        prev = self.prev
+        out: dict[int, int] = {}
+        if prev is None:
+            return out
+        gone = {
+            pid: stat
+            for pid, (stat, _) in prev.processes.items()
+            if (found := self.now.processes.get(pid)) is None or found[0].starttime != stat.starttime
+        }
+        for stat in gone.values():
+            heir, hops = stat.ppid, 0
+            while heir in gone and hops < len(gone):  # hops: a PID cycle in garbled samples ends
+                heir, hops = gone[heir].ppid, hops + 1
+            out[heir] = out.get(heir, 0) + stat.utime + stat.stime + stat.children_ticks
+        return out
+
+    def exited_children(self, stat: PidStat, vanished: Mapping[int, int]) -> float | None:
+        """CPU seconds of the children ``stat``'s process reaped inside the window beyond what a
+        sample saw of them: those that began and ended between two samples, and the last part of
+        those that ended after one. None when the opening sample has no reading of the process."""
+        prev = self.prev
+        if prev is None or prev.clk_tck != self.now.clk_tck:
+            return None
+        found = prev.processes.get(stat.pid)
+        if found is not None and found[0].starttime == stat.starttime:
+            before = found[0].children_ticks
+        elif self.birth(stat) is not None:
+            before = 0
+        else:
+            return None
+        return max(0, stat.children_ticks - before - vanished.get(stat.pid, 0)) / self.clk
+
     def birth(self, stat: PidStat) -> Reading | None:
         """A new process's first reading (zero CPU when it started), when it started inside the
         window; None when it was already running before (it should have been in the opening sample)."""
@@ -155,7 +197,7 @@ class _Window:
 
 
 def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus: int) -> list[Observed]:
-    earlier = window.earlier()
+    earlier, vanished = window.earlier(), window.vanished()
     on_drive = _DriveLookup(now.linux.mounts if now.linux is not None else None)
     names = {pid: process_name(stat.comm, cmd) for pid, (stat, cmd) in now.processes.items()}
     identities = {
@@ -185,6 +227,7 @@ def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus
                 parents=(identities[parent],) if parent is not None else (),
                 cwd_on_windows_drive=on_drive(now.cwds.get(pid)),
                 cpu_seconds_used=spent(first, last, clk),
+                exited_children_cpu_s=window.exited_children(stat, vanished),
             )
         )
     return rows

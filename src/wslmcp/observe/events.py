@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from wslmcp.observe.history import METRIC_INDEX, Event, Frame, History
+from wslmcp.observe.history import EXITED_CHILDREN, METRIC_INDEX, Event, Frame, History
 from wslmcp.observe.history_queries import By, rank
 
 MIN_SAMPLES = 2
@@ -121,4 +121,7 @@ class EventTracker:
 def top_three(history: History, event: Event, by: By) -> tuple[str, ...]:
     end = event.end_ms
     frames = [f for f in history.frames if event.start_ms < f.wall_ms and (end is None or f.wall_ms <= end)]
-    return tuple(r.key.name for r in rank(history, frames, "application", by, limit=3))
+    return tuple(
+        f"{r.key.name} (exited children)" if r.key.kind == EXITED_CHILDREN else r.key.name
+        for r in rank(history, frames, "application", by, limit=3)
+    )

@@ -5,7 +5,9 @@ Every sample becomes one ``Frame``: the host and environment scalars and every p
 biggest consumers of the interval at three levels (processes, applications, containers). A
 consumer is a ``Key``, a stable identity: a process is (environment, source, PID, start time), so a
 reused PID is another process; an application is (environment, source, name), so short-lived
-compiler processes add up under their name; a container is its ID. Per level a frame keeps the
+compiler processes add up under their name; a container is its ID. Children that began and ended
+between two samples are a consumer of their own beside their parent (kind ``exited_children``, the
+parent's name and PID; ``accounting``), so a build's compiler churn is never left unaccounted. Per level a frame keeps the
 ``TOP_CPU`` consumers by CPU seconds in the interval and the ``TOP_MEMORY`` by resident memory
 (Netdata's cardinality limit): whatever runs, a frame has a bounded size, and a consumer that
 never made a frame's top contributes to no top list (it still counts in the environment totals
@@ -52,7 +54,9 @@ class Key:
     name: str
     native: str  # PID, container ID, or the name again for an application
     start: int | None = None  # a process's start time (ticks or FILETIME)
-    kind: str = "process"  # the catalog's kind: process, infra, host, application, container
+    kind: str = (
+        "process"  # the catalog's kind (process, infra, host, application, container) or exited_children
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,27 +234,39 @@ def frame_parts(obs: Observation, at: float, seconds: float, first_seen: Mapping
     containers = [
         (container_key(r), _usage(r, host_cpus, seconds)) for r in rows if r.identity.kind == "container"
     ]
-    applications = _applications(processes)
-    alive = [k for k, _ in (*processes, *applications, *containers)]
+    alive = [k for k, _ in (*processes, *_applications(processes), *containers)]
+    processes += [
+        (process_key(r, EXITED_CHILDREN), Usage(0, r.exited_children_cpu_s, 0))
+        for r in rows
+        if r.exited_children_cpu_s  # never alive: they ended
+    ]
     return FrameParts(
         at=at,
         wall_ms=wall_ms,
         seconds=seconds,
         host_cpus=host_cpus,
         scalars=scalars(summary),
-        levels=(_top(processes), _top(applications), _top(containers)),
+        levels=(_top(processes), _top(_applications(processes)), _top(containers)),
         residual_s=_residuals(summary, processes, host_cpus, seconds),
         first_seen={k: first_seen.get(k, wall_ms) for k in alive},
     )
 
 
 _PROCESS_KINDS = ("process", "infra", "host")
+#: the kind of a process's children that began and ended between two samples (named after the parent)
+EXITED_CHILDREN = "exited_children"
 
 
-def process_key(row: Observed) -> Key:
+def process_key(row: Observed, kind: str | None = None) -> Key:
     ident = row.identity
     return Key(
-        "process", ident.environment, ident.source, row.name, ident.native_id, ident.start_id, ident.kind
+        "process",
+        ident.environment,
+        ident.source,
+        row.name,
+        ident.native_id,
+        ident.start_id,
+        kind or ident.kind,
     )
 
 
@@ -268,17 +284,24 @@ def _usage(row: Observed, host_cpus: int, seconds: float) -> Usage:
 
 
 def _applications(processes: Sequence[tuple[Key, Usage]]) -> list[tuple[Key, Usage]]:
-    """Processes grouped by (environment, source, name): CPU and memory summed, members counted."""
-    groups: dict[tuple[str, str | None, str], list[Usage]] = {}
+    """Processes grouped by (environment, source, name): CPU and memory summed, members counted;
+    exited children apart, grouped by their parents' name."""
+    groups: dict[tuple[str, str | None, str, str], list[Usage]] = {}
     for key, usage in processes:
         if key.kind != "host":  # a VM host is not an application of its own
-            groups.setdefault((key.environment, key.source, key.name), []).append(usage)
+            kind = EXITED_CHILDREN if key.kind == EXITED_CHILDREN else "application"
+            groups.setdefault((key.environment, key.source, key.name, kind), []).append(usage)
     return [
         (
-            Key("application", env, source, name, name, None, "application"),
-            Usage(0, sum(u.cpu_s for u in us), sum(u.memory for u in us), len(us)),
+            Key("application", env, source, name, name, None, kind),
+            Usage(
+                0,
+                sum(u.cpu_s for u in us),
+                sum(u.memory for u in us),
+                len(us) if kind == "application" else 1,
+            ),
         )
-        for (env, source, name), us in groups.items()
+        for (env, source, name, kind), us in groups.items()
     ]
 
 

@@ -49,6 +49,9 @@ class Observed:
     cwd_on_windows_drive: bool | None = None
     # CPU seconds used inside the window (the rate times the part of it the row lived); not shown
     cpu_seconds_used: float | None = None
+    # CPU seconds of children that began and ended inside the window, unseen by any sample, that this
+    # process waited for (its children counter's growth less what the samples saw of them); not shown
+    exited_children_cpu_s: float | None = None
 
     def usage(self) -> dict[str, Any]:
         """The ``usage`` object: absent optional fields are omitted, ``pid`` is always present."""

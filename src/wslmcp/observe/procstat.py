@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 # Field positions counted after the closing parenthesis (0 = state, man 5 proc field 3).
-_STATE, _PPID, _UTIME, _STIME, _STARTTIME, _RSS = 0, 1, 11, 12, 19, 21
+_STATE, _PPID, _UTIME, _STIME, _CUTIME, _CSTIME, _STARTTIME, _RSS = 0, 1, 11, 12, 13, 14, 19, 21
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,9 @@ class PidStat:
     starttime: int
     rss_pages: int
     state: str = "?"  # R running, S sleeping, D waiting on I/O (uninterruptible), Z zombie, ...
+    # cutime + cstime: the ticks of the children it waited for (each adds its own and its waited-for
+    # descendants' ticks when it is reaped)
+    children_ticks: int = 0
 
 
 def decode_name(raw: bytes) -> str:
@@ -50,6 +53,7 @@ def parse_pid_stat(data: bytes) -> PidStat | None:
             starttime=int(fields[_STARTTIME]),
             rss_pages=max(0, int(fields[_RSS])),
             state=fields[_STATE].decode("ascii", errors="replace"),
+            children_ticks=max(0, int(fields[_CUTIME]) + int(fields[_CSTIME])),
         )
     except ValueError:
         return None

@@ -273,7 +273,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         'What was busy since the server started: use it after the fact ("during my build", "the '
         'last five minutes"); a snapshot shows only now. For window_s: host and environment CPU '
         "avg/p95/max and memory avg/max, the top consumers by CPU seconds or peak memory "
-        "(applications group processes by name; ended processes still count), CPU no process "
+        "(applications group processes by name; ended processes still count; kind exited_children: "
+        "children too short-lived to sample, named after their parent), CPU no process "
         "accounts for, and pressure events (CPU >= 90 %, low memory, memory stalls, busy disks). "
         "resource_id (with snapshot_id) is given for consumers still alive. Events and pressure "
         "figures are evidence, not proof.",
