@@ -148,8 +148,10 @@ async def test_children_too_short_lived_to_sample_are_charged_to_their_parent(tm
 
             got = await until(client, {"window_s": 120, "top": 50}, lambda g: seen(g) >= 0.9 * used)
             assert seen(got) <= used * 1.1 + 0.2, (used, got["top"])
-            parent = next(e for e in got["top"] if e["kind"] == "exited_children")
-            assert parent["name"] == "wslmcpspawner" and parent["alive"] is False
+            children = [
+                e for e in got["top"] if e["name"] == "wslmcpspawner" and e["kind"] == "exited_children"
+            ]
+            assert [e["alive"] for e in children] == [False]  # they ended; the spawner itself still runs
             by_process = body(
                 await client.call_tool(
                     "get_history", {"window_s": 120, "top": 50, "resource_kind": "process"}
