@@ -18,11 +18,12 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/wslmcp scenario replay scenarios
 
-# Two workers (pytest-xdist), one test file per worker at a time; sources compiled first, so the
-# servers the tests spawn do not compile them again each time (PYTHONDONTWRITEBYTECODE may be set).
+# Three workers (pytest-xdist; on two cores the tests' waits on servers and processes leave room for
+# a third), idle ones taking tests from busy ones; sources compiled first, so the servers the tests
+# spawn do not compile them again each time (PYTHONDONTWRITEBYTECODE may be set).
 test: setup lint
 	$(BIN)/python -m compileall -q src fakes tests
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 3 --dist worksteal
 
 lint: setup
 	$(BIN)/ruff check .

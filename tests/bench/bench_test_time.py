@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 TARGET_S = 240.0
-MAKE_TEST = ("-n", "2", "--dist", "loadfile")  # the Makefile's test target runs pytest so
+MAKE_TEST = ("-n", "3", "--dist", "worksteal")  # the Makefile's test target runs pytest so
 SHOWN = 10
 
 
