@@ -124,6 +124,7 @@ def main() -> None:
             "HOME": str(home),
         }
         env.pop("WSL_USER", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # else the warm-up writes none and every run compiles
         servers = {
             "stdlib JSON-RPC server (floor)": [
                 sys.executable,

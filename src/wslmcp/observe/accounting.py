@@ -169,6 +169,8 @@ class _Window:
         """CPU seconds of the children ``stat``'s process reaped inside the window beyond what a
         sample saw of them: those that began and ended between two samples, and the last part of
         those that ended after one. None when the opening sample has no reading of the process."""
+        if not stat.children_ticks:  # it never reaped a child (most processes): nothing, known
+            return 0.0
         prev = self.prev
         if prev is None or prev.clk_tck != self.now.clk_tck:
             return None

@@ -234,19 +234,22 @@ def frame_parts(obs: Observation, at: float, seconds: float, first_seen: Mapping
     containers = [
         (container_key(r), _usage(r, host_cpus, seconds)) for r in rows if r.identity.kind == "container"
     ]
-    alive = [k for k, _ in (*processes, *_applications(processes), *containers)]
     processes += [
         (process_key(r, EXITED_CHILDREN), Usage(0, r.exited_children_cpu_s, 0))
         for r in rows
-        if r.exited_children_cpu_s  # never alive: they ended
+        if r.exited_children_cpu_s
     ]
+    applications = _applications(processes)
+    alive = [
+        k for k, _ in (*processes, *applications, *containers) if k.kind != EXITED_CHILDREN
+    ]  # they ended
     return FrameParts(
         at=at,
         wall_ms=wall_ms,
         seconds=seconds,
         host_cpus=host_cpus,
         scalars=scalars(summary),
-        levels=(_top(processes), _top(_applications(processes)), _top(containers)),
+        levels=(_top(processes), _top(applications), _top(containers)),
         residual_s=_residuals(summary, processes, host_cpus, seconds),
         first_seen={k: first_seen.get(k, wall_ms) for k in alive},
     )
