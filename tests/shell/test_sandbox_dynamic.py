@@ -45,6 +45,7 @@ from wslmcp.boundaries.shell_transport import (
 from wslmcp.boundaries.wsl_exe import WslExeCli
 from wslmcp.shell.assembly import Options, build
 from wslmcp.shell.config import load_config
+from wslmcp.shell.execution import build_script
 from wslmcp.shell.replies import render, render_check
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.sandbox import launcher, profile_for
@@ -206,6 +207,46 @@ echo pwned > {outside}/keep.txt
 rm -f {outside}/keep.txt
 touch {outside}/new.txt
 echo pwned > ~/new-top-level-file"""
+
+
+# The hooks and configuration of a repository deep in the home, written from inside it (the call
+# starts there, as a session's or a given working directory makes it), its path built at run time.
+DEEP = "work/apps/proj"
+DEEP_WRITES = """h=.git/ho; h=${h}oks; echo pwned > $h/pre-commit
+g=.gi; echo pwned >> ${g}t/config
+cd .. && mv proj proj-old && mkdir -p proj/.git/hooks && echo pwned > proj/.git/hooks/pre-commit"""
+
+
+@pytest.mark.parametrize("kind", ["local", "wsl.exe-standin"])
+async def test_a_repository_worked_in_keeps_its_hooks_at_any_depth(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    repo = world.home / DEEP
+    (repo / ".git" / "hooks").mkdir(parents=True)
+    (repo / ".git" / "config").write_text("[core]\n")
+    (repo / "main.c").write_text("int main;\n")
+    plain, confined = transports(world, tmp_path, monkeypatch, kind)
+    before = snapshot(world.home)
+
+    async def run(transport: ShellTransport, line: str) -> str:
+        script = build_script(line, cwd=str(repo), marker=None)
+        call = ScriptCall(script, timeout_s=60, max_output=1 << 20, cwd=str(repo))
+        done = (await Runner(transport).run(call)).exchange
+        return (done.stdout + done.stderr).decode("utf-8", "replace")
+
+    for line in DEEP_WRITES.splitlines():  # each reachable without the sandbox
+        await run(plain, line)
+        assert snapshot(world.home) != before, f"not reachable without the sandbox: {line}"
+        shutil.rmtree(world.home / "work/apps")
+        (repo / ".git" / "hooks").mkdir(parents=True)
+        (repo / ".git" / "config").write_text("[core]\n")
+        (repo / "main.c").write_text("int main;\n")
+        assert snapshot(world.home) == before
+    said = await run(confined, DEEP_WRITES)
+    assert snapshot(world.home) == before, said
+    assert "Read-only file system" in said
+    said = await run(confined, "echo made > new.c && cat new.c")  # the project itself stays writable
+    assert "made" in said and (repo / "new.c").read_text() == "made\n"
 
 
 @pytest.mark.parametrize("kind", ["local", "wsl.exe-standin"])

@@ -111,13 +111,15 @@ def test_both_transports_build_the_same_command_and_nothing_changes_when_off() -
         "own",
         "-lc",
         "echo hi",
+        "",
     ]
-    sweep = ScriptCall("x", login=False, confine="distro-pids")
-    assert wsl_args("Ubuntu", None, distro_argv(sweep, confined))[-4:] == [
+    sweep = ScriptCall("x", login=False, confine="distro-pids", cwd="/srv/proj")
+    assert wsl_args("Ubuntu", None, distro_argv(sweep, confined))[-5:] == [
         "wslmcp-sandbox",
         "distro-pids",
         "-c",
         "x",
+        "/srv/proj",  # where it starts: the launcher keeps that project's own files read-only
     ]
     assert distro_argv(sweep, None) == ["bash", "-c", "x"]  # the confinement only matters under a sandbox
 

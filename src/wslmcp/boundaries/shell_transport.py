@@ -67,6 +67,9 @@ class ScriptCall(Streams):
     script: str
     login: bool = True
     confine: Confine = "own"
+    # the directory the script starts by entering (a sandbox keeps what runs later read-only there
+    # and in each directory above it within its writable root)
+    cwd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ def bash_flags(login: bool) -> str:
 
 def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
     """What runs in the distro for ``call``, whatever the transport: ``bash -lc SCRIPT`` (``-c``
-    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT``."""
+    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT CWD``."""
     if confinement is None:
         return ["bash", bash_flags(call.login), call.script]
     return [  # -p: the launcher runs outside the sandbox, so it takes no BASH_ENV, no exported function
@@ -105,6 +108,7 @@ def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
         call.confine,
         bash_flags(call.login),
         call.script,
+        call.cwd or "",
     ]
 
 

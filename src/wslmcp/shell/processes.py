@@ -334,6 +334,7 @@ class ProcessTable:
 
         call = ScriptCall(
             start_script(command, cwd, token),
+            cwd=cwd,
             stdin=p.input,
             timeout_s=self.max_s,
             max_output=UNBOUNDED,

@@ -24,11 +24,12 @@ The profile, in the order the mounts are made (deeper paths after shallower ones
   Windows drive only when Windows is allowed, and a drive under a writable root stays read-only
   unless it is;
 - inside writable roots, what runs later (``guard.paths.RUNS_LATER``, and ``RUNS_LATER_IN_PROJECT``
-  in each root and each directory directly in it) is read-only, and every directory between the
-  root and it is a mount point of its own, so it cannot be renamed away and made again; where such a
-  file is missing (or a symbolic link), its directory stays read-only and only the directories in it
-  are writable (each mounted on its own): the file cannot be made, nor anything else new there, and
-  the files directly in it stay read-only (in practice: the top of the home, and ``~/.config``
+  in each root, each directory directly in it, and the call's working directory and each directory
+  above it within its root: the project worked in, at any depth) is read-only, and every directory
+  between the root and it is a mount point of its own, so it cannot be renamed away and made again;
+  where such a file is missing (or a symbolic link), its directory stays read-only and only the
+  directories in it are writable (each mounted on its own): the file cannot be made, nor anything
+  else new there, and the files directly in it stay read-only (in practice: the top of the home, and ``~/.config``
   while ``~/.config/systemd`` or another of its entries is missing);
 - hidden (an empty directory or read-only file with mode 000, so reading says "Permission denied"):
   the operator paths the guard knows, under the home and under every Windows user profile, the
@@ -97,7 +98,8 @@ class Profile:
 
     writable: tuple[str, ...]
     runs_later: tuple[str, ...]  # read-only inside writable roots
-    runs_later_in_project: tuple[str, ...]  # the same, relative to each root and each directory in it
+    # the same, relative to each root, each directory in it, and the working directory and those above
+    runs_later_in_project: tuple[str, ...]
     hidden: tuple[str, ...]
     sockets: tuple[str, ...]  # hidden too
     read_only: tuple[str, ...]  # Windows drives kept read-only under a writable root
@@ -421,11 +423,12 @@ def _names_hidden(profile: Profile, stderr: str) -> bool:
 
 
 _LAUNCHER = r"""# wslmcp's sandbox launcher: confines one command with bubblewrap as the profile above says.
-# $1 own | distro-pids | probe; $2 the shell's flag (-lc or -c); $3 the script. Paths are looked up
-# at every call (builtins, no new process), so a file made after the server started is hidden too,
-# and nothing is ever created outside the sandbox: where a file that would run later is missing, its
-# directory stays read-only and only the directories in it are writable, each mounted on its own.
-m=$1 f=$2 s=$3 H=${HOME:-/nonexistent} here=$PWD
+# $1 own | distro-pids | probe; $2 the shell's flag (-lc or -c); $3 the script; $4 the directory it
+# starts in (or empty). Paths are looked up at every call (builtins, no new process), so a file made
+# after the server started is hidden too, and nothing is ever created outside the sandbox: where a
+# file that would run later is missing, its directory stays read-only and only the directories in it
+# are writable, each mounted on its own.
+m=$1 f=$2 s=$3 c=$4 H=${HOME:-/nonexistent} here=$PWD
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # no program of the user's runs here
 bw=; for x in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do [ -f "$x/bwrap" ] && [ -x "$x/bwrap" ] && { bw=$x/bwrap; break; }; done
 [ -n "$bw" ] || [ "$m" = probe ] || {
@@ -513,6 +516,14 @@ done
 for w in "${wr[@]}"; do
   for x in "$w" "$w"/*/; do x=${x%/}; for p in "${RP[@]}"; do [ -e "$x/$p" ] && keep "$x/$p"; done; done
 done
+if [ -n "$c" ] && res "$c" && root_of "$r"; then  # the working directory and each above it in its root
+  x=$r top=$root
+  while [[ $x == "$top" || $x == "${top%/}"/* ]]; do
+    for p in "${RP[@]}"; do [ -e "$x/$p" ] && keep "$x/$p"; done
+    [ "$x" = "$top" ] && break
+    x=${x%/*}
+  done
+fi
 for p in "${HH[@]}"; do hide "$H/$p"; done
 for u in $PROFILES/; do walk "${u%/}" ""; done
 for g in "${HA[@]}"; do for p in $g; do hide "$p"; done; done

@@ -384,6 +384,7 @@ class ShellService:
             build_script(command, cwd=cwd, marker=marker),
             timeout_s=timeout_ms / 1000,
             max_output=self.config.hard_output_cap,
+            cwd=cwd,
         )
         if progress is None:
             run = await runner.run(call, token=token)
