@@ -7,11 +7,12 @@ consumer is a ``Key``, a stable identity: a process is (environment, source, PID
 reused PID is another process; an application is (environment, source, name), so short-lived
 compiler processes add up under their name; a container is its ID. Children that began and ended
 between two samples are a consumer of their own beside their parent (kind ``exited_children``, the
-parent's name and PID; ``accounting``), so a build's compiler churn is never left unaccounted. Per level a frame keeps the
-``TOP_CPU`` consumers by CPU seconds in the interval and the ``TOP_MEMORY`` by resident memory
-(Netdata's cardinality limit): whatever runs, a frame has a bounded size, and a consumer that
-never made a frame's top contributes to no top list (it still counts in the environment totals
-and, for CPU, leaves nothing unaccounted: the residual is taken against every process).
+parent's name and PID; ``accounting``), so a build's compiler churn is never left unaccounted. Per
+level a frame keeps the ``TOP_CPU`` consumers by CPU seconds in the interval and the ``TOP_MEMORY``
+by resident memory (Netdata's cardinality limit): whatever runs, a frame has a bounded size, and a
+consumer that never made a frame's top contributes to no top list (it still counts in the
+environment totals and, for CPU, leaves nothing unaccounted: the residual is taken against every
+process).
 
 The ring holds ``capacity`` frames (``--history-minutes`` × 60 / interval); keys are kept while a
 frame in the ring refers to them. ``events`` keeps the last ``MAX_EVENTS`` pressure episodes.
@@ -54,9 +55,8 @@ class Key:
     name: str
     native: str  # PID, container ID, or the name again for an application
     start: int | None = None  # a process's start time (ticks or FILETIME)
-    kind: str = (
-        "process"  # the catalog's kind (process, infra, host, application, container) or exited_children
-    )
+    # the catalog's kind (process, infra, host, application, container), or exited_children
+    kind: str = "process"
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +240,8 @@ def frame_parts(obs: Observation, at: float, seconds: float, first_seen: Mapping
         if r.exited_children_cpu_s
     ]
     applications = _applications(processes)
-    alive = [
-        k for k, _ in (*processes, *applications, *containers) if k.kind != EXITED_CHILDREN
-    ]  # they ended
+    # every consumer alive now (exited children, by their nature, are not)
+    alive = [k for k, _ in (*processes, *applications, *containers) if k.kind != EXITED_CHILDREN]
     return FrameParts(
         at=at,
         wall_ms=wall_ms,
