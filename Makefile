@@ -18,12 +18,11 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/wslmcp scenario replay scenarios
 
-# Three workers (pytest-xdist; on two cores the tests' waits on servers and processes leave room for
-# a third), idle ones taking tests from busy ones; sources compiled first, so the servers the tests
-# spawn do not compile them again each time (PYTHONDONTWRITEBYTECODE may be set).
+# Sources compiled first, so the servers the tests spawn do not compile them again each time
+# (PYTHONDONTWRITEBYTECODE may be set); pytest's workers are set in pyproject.toml.
 test: setup lint
 	$(BIN)/python -m compileall -q src fakes tests
-	$(BIN)/python -m pytest -q -n 3 --dist worksteal
+	$(BIN)/python -m pytest -q
 
 lint: setup
 	$(BIN)/ruff check .

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ import threading
 import time
 from pathlib import Path
 
+from tests.bench import installed_env
 from tests.profile.homes import stdio_servers_home as _home
 
 
@@ -97,19 +97,11 @@ def _fresh(argv: list[str], home: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
-def _installed_env(cache: Path) -> dict[str, str]:
-    """Both sides with bytecode, as an installed package has it (pip compiles mcp-top's at install;
-    ours lives in a source tree, so its bytecode goes to ``cache``, written by the warm-up run)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(cache)
-    env["WSLMCP_CACHE_DIR"] = str(cache.with_name("wslmcp-cache"))  # token ranks, as a second run has them
-    return env
-
-
 def _fresh_case(label: str, home: Path, target: float, repeat: int) -> None:
     ours_argv = [sys.executable, "-m", "wslmcp", "profile"]
     theirs_argv = [sys.executable, "-c", _MCP_TOP]
-    env = _installed_env(home.parent / "pycache")
+    env = installed_env(home.parent / "pycache")
+    env["WSLMCP_CACHE_DIR"] = str(home.parent / "wslmcp-cache")  # token ranks, as a second run has them
     _fresh(ours_argv, home, env)  # bytecode, and a warm page cache for both
     _fresh(theirs_argv, home, env)
     runs = [(_fresh(ours_argv, home, env), _fresh(theirs_argv, home, env)) for _ in range(repeat)]

@@ -9,7 +9,6 @@ a collection to exit (target <= 0.5 s)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import statistics
 import subprocess
@@ -18,6 +17,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from tests.bench import installed_env
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 7
@@ -115,16 +116,11 @@ def _median(samples: list[tuple[float, float, float]], i: int) -> float:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        env = {
-            **os.environ,
-            "PYTHONPYCACHEPREFIX": str(home / "pycache"),  # bytecode, as an installed package has it
-            "WSLMCP_SHELL_TRANSPORT": "local",
-            "WSL_DISTRO": "Ubuntu",
-            "WSL_MCP_LOG_LEVEL": "silent",
-            "HOME": str(home),
-        }
+        env = installed_env(home / "pycache")
+        env.update(
+            WSLMCP_SHELL_TRANSPORT="local", WSL_DISTRO="Ubuntu", WSL_MCP_LOG_LEVEL="silent", HOME=str(home)
+        )
         env.pop("WSL_USER", None)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)  # else the warm-up writes none and every run compiles
         servers = {
             "stdlib JSON-RPC server (floor)": [
                 sys.executable,

@@ -13,7 +13,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 TARGET_S = 240.0
-MAKE_TEST = ("-n", "3", "--dist", "worksteal")  # the Makefile's test target runs pytest so
 SHOWN = 10
 
 
@@ -30,16 +29,7 @@ def _times(report: Path) -> dict[str, float]:
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-test-time-") as tmp:
         report = Path(tmp) / "junit.xml"
-        argv = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            *MAKE_TEST,
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-        ]
+        argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
         started = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True)
         wall = time.perf_counter() - started

@@ -101,7 +101,6 @@ def test_observe_ends_in_the_middle_of_a_collection(how: str) -> None:
     server = Server(
         [*observe_command()[:-2], "--wsl-only", "--no-docker", "--no-wslc", "--interval-ms", "60000"]
     )
-    started = time.monotonic()
     server.handshake()
     server.send_line(b"{")  # answered only once the server has loaded (the front door parks it)
     assert server.wait_for(None)["error"]["code"] == -32700
@@ -115,8 +114,7 @@ def test_observe_ends_in_the_middle_of_a_collection(how: str) -> None:
     )
     assert "result" in server.ping("p")  # the call was read and dispatched before this ping
     assert end(server, how) == 0
-    assert time.monotonic() - started < 60  # the 60 s interval was not waited out (a hang guard)
-    assert "error" in server.wait_for("c")
+    assert "error" in server.wait_for("c")  # cut short: a collection that waited out 60 s would answer
     assert server.stderr == b""
 
 

@@ -172,50 +172,46 @@ PLANS = {
 
 
 def record(plan: Plan) -> Path:
+    """Record into a new directory, then put it in place of the scenario (whose eval section, not the
+    recorder's, is kept: ``tests.evals.record_traces`` re-records its traces)."""
     root = ROOT / plan.name
-    # the eval section is not the recorder's: kept as it is (tests.evals.record_traces re-records traces)
-    evals = (
-        json.loads((root / "scenario.json").read_text(encoding="utf-8")).get("eval")
-        if root.exists()
-        else None
-    )
-    kept = tempfile.TemporaryDirectory(prefix="wslmcp-history-eval-")
-    if (root / "eval").is_dir():
-        shutil.copytree(root / "eval", Path(kept.name) / "eval")
-    if root.exists():
-        shutil.rmtree(root)
-    with tempfile.TemporaryDirectory(prefix="wslmcp-history-") as work, plan.workload(Path(work)):
-        subprocess.run(
-            [sys.executable, "-m", "wslmcp", "scenario", "record", "--area", "observe", "--out", str(root),
-             "--duration", str(plan.duration_s), "--interval-ms", str(INTERVAL_MS), "--name", plan.name,
-             "--description", plan.description],
-            check=True,
-        )  # fmt: skip
-    manifest: dict[str, Any] = json.loads((root / "scenario.json").read_text(encoding="utf-8"))
-    last = manifest["timeline"][-1]["t_ms"]
-    calls = [
-        dict(c, expected=f"expected/{i:02d}-{c['tool']}.json") for i, c in enumerate(plan.calls, start=1)
-    ]
-    manifest["hold_last_ms"] = 60_000
-    manifest["recorder"] = (
-        f"{manifest.get('recorder', '')}; observe section by tests/observe/record_history_scenarios.py"
-    )
-    # the first request one interval before the last sample: its collection pairs the last two
-    manifest["observe"] = {
-        "args": ARGS,
-        "platform": "linux",
-        "first_request_ms": last - INTERVAL_MS,
-        "calls": calls,
-    }
-    manifest["expect"] = [{"kind": "procfs-replay"}, {"kind": "observe-tools"}]
-    if evals is not None:
-        manifest["eval"] = evals
-        manifest["expect"].append({"kind": "eval-traces"})
-        shutil.copytree(Path(kept.name) / "eval", root / "eval")
-    kept.cleanup()
-    (root / "scenario.json").write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    with tempfile.TemporaryDirectory(prefix="wslmcp-history-") as work:
+        new = Path(work) / plan.name
+        with plan.workload(Path(work)):
+            subprocess.run(
+                [sys.executable, "-m", "wslmcp", "scenario", "record", "--area", "observe", "--out", str(new),
+                 "--duration", str(plan.duration_s), "--interval-ms", str(INTERVAL_MS), "--name", plan.name,
+                 "--description", plan.description],
+                check=True,
+            )  # fmt: skip
+        manifest: dict[str, Any] = json.loads((new / "scenario.json").read_text(encoding="utf-8"))
+        last = manifest["timeline"][-1]["t_ms"]
+        calls = [
+            dict(c, expected=f"expected/{i:02d}-{c['tool']}.json") for i, c in enumerate(plan.calls, start=1)
+        ]
+        manifest["hold_last_ms"] = 60_000
+        manifest["recorder"] = (
+            f"{manifest.get('recorder', '')}; observe section by tests/observe/record_history_scenarios.py"
+        )
+        # the first request one interval before the last sample: its collection pairs the last two
+        manifest["observe"] = {
+            "args": ARGS,
+            "platform": "linux",
+            "first_request_ms": last - INTERVAL_MS,
+            "calls": calls,
+        }
+        manifest["expect"] = [{"kind": "procfs-replay"}, {"kind": "observe-tools"}]
+        old = root / "scenario.json"
+        evals = json.loads(old.read_text(encoding="utf-8")).get("eval") if old.exists() else None
+        if evals is not None:
+            manifest["eval"] = evals
+            manifest["expect"].append({"kind": "eval-traces"})
+            shutil.copytree(root / "eval", new / "eval")
+        (new / "scenario.json").write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.move(new, root)
     record_expected(root)
     return root
 

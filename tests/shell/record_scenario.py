@@ -27,7 +27,7 @@ START_WALL = 1_795_996_800.0
 ENV = {
     "WSL_DISTRO": "Ubuntu",
     "WSL_USER": "dev",
-    "WSL_DESCRIPTION": "recorded on Linux through a wsl.exe substitute",
+    "WSL_DESCRIPTION": "recorded against the wsl.exe stand-in",
     "WSL_EXEC_TIMEOUT_MS": "20000",
     "WSL_ALLOWED_PATHS": SANDBOX,
     "WSL_MCP_LOG_LEVEL": "silent",
@@ -67,7 +67,7 @@ async def record(out: Path) -> list[dict[str, Any]]:
         ENV,
         SANDBOX,
         "The shell server's ten-tool workflow (sessions, exec, file tools, a guard refusal, a timeout "
-        "with its kill sweep) replayed from wsl.exe exchanges recorded on Linux through a wsl.exe substitute",
+        "with its kill sweep) replayed from wsl.exe exchanges recorded against the wsl.exe stand-in",
     )
 
 

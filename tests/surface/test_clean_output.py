@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from wslmcp.evals.report_human import table
 from wslmcp.wording import counted, one_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,8 +74,6 @@ def test_counts_and_one_line_cells() -> None:
 
 
 def test_eval_table_columns_fit_the_longest_trace_and_case() -> None:
-    from wslmcp.evals.report_human import table
-
     def trace(name: str, case: str) -> dict[str, object]:
         return {"id": name, "case": case, "verdict": "pass", "checks": [], "calls": []}
 

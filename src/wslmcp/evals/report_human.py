@@ -16,7 +16,10 @@ def _short_args(arguments: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...}"
 
 
-def block(trace: Mapping[str, Any], verbose: bool = False, widths: tuple[int, int] = (40, 19)) -> list[str]:
+MIN_WIDTHS = (40, 19)  # the trace and case columns, wider when a name needs it
+
+
+def block(trace: Mapping[str, Any], verbose: bool = False, widths: tuple[int, int] = MIN_WIDTHS) -> list[str]:
     """One trace's line (``widths``: of the trace and case columns) and its failures below."""
     failed = [c for c in trace["checks"] if c["status"] == "fail"]
     verdict = {"pass": "pass", "fail": "FAIL", "error": "ERROR"}[trace["verdict"]]
@@ -74,8 +77,8 @@ def _failing_calls(calls: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def table(traces: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], verbose: bool = False) -> str:
     widths = (
-        max([40, *(len(t["id"]) + 2 for t in traces)]),
-        max([19, *(len(t.get("case") or "-") + 2 for t in traces)]),
+        max([MIN_WIDTHS[0], *(len(t["id"]) + 2 for t in traces)]),
+        max([MIN_WIDTHS[1], *(len(t.get("case") or "-") + 2 for t in traces)]),
     )
     lines = [f"{'TRACE':<{widths[0]}}{'CASE':<{widths[1]}}{'VERDICT':<9}FAILED CHECKS"]
     for trace in traces:

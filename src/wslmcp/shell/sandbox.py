@@ -513,16 +513,11 @@ for i in "${!RD[@]}"; do  # what runs later, a directory at a time
     for n in ${RN[$i]}; do keep "$d/$n"; done
   fi
 done
-for w in "${wr[@]}"; do
-  for x in "$w" "$w"/*/; do x=${x%/}; for p in "${RP[@]}"; do [ -e "$x/$p" ] && keep "$x/$p"; done; done
-done
+project() { local p; for p in "${RP[@]}"; do [ -e "$1/$p" ] && keep "$1/$p"; done; }
+for w in "${wr[@]}"; do for x in "$w" "$w"/*/; do project "${x%/}"; done; done
 if [ -n "$c" ] && res "$c" && root_of "$r"; then  # the working directory and each above it in its root
   x=$r top=$root
-  while [[ $x == "$top" || $x == "${top%/}"/* ]]; do
-    for p in "${RP[@]}"; do [ -e "$x/$p" ] && keep "$x/$p"; done
-    [ "$x" = "$top" ] && break
-    x=${x%/*}
-  done
+  until [ "$x" = "$top" ] || [ -z "$x" ]; do project "$x"; x=${x%/*}; done  # (a root of / ends at "")
 fi
 for p in "${HH[@]}"; do hide "$H/$p"; done
 for u in $PROFILES/; do walk "${u%/}" ""; done
