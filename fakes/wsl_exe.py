@@ -17,6 +17,7 @@ from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_outp
 from wslmcp.scenario.exchanges import Look, ProcessExchange, Stream
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
+from wslmcp.scenario.script_versions import as_today
 
 
 def stdin_digest(stdin: Stdin) -> str | None:
@@ -39,6 +40,12 @@ def same_script(digest: str | None) -> str | None:
     stands for today's (``procfs_wsl.EARLIER_SAMPLE_SCRIPTS``), so a recording made with it still
     answers a sample request; its frames hold the files that version read."""
     return SAMPLE_SCRIPT_SHA256 if digest in EARLIER_SAMPLE_SCRIPTS else digest
+
+
+def same_args(args: tuple[str, ...]) -> tuple[str, ...]:
+    """Recorded args as the matcher compares them: a script of an earlier version reads as today's
+    (``script_versions``), so a recording made with it still answers today's request."""
+    return (*args[:-1], as_today(args[-1])) if args else args
 
 
 async def _drain(stream: ByteStream, digest: Any) -> None:
@@ -71,7 +78,9 @@ class FakeWslExe:
     def __init__(self, scenario: Scenario, on_miss: Callable[[Sequence[str]], None] | None = None) -> None:
         self._scenario = scenario
         self._on_miss = on_miss  # told the argument vector of every miss (the replay's run tokens)
-        self._items = scenario.process_exchanges(self.boundary)
+        self._items = [
+            replace(item, args=same_args(item.args)) for item in scenario.process_exchanges(self.boundary)
+        ]
         self._served: dict[tuple[tuple[str, ...], str | None], int] = {}
         self.calls: list[tuple[str, ...]] = []
 

@@ -144,3 +144,47 @@ def _child_running(marker: str) -> bool:
         return ""
 
     return any(marker in argv(child) for child in psutil.Process().children())
+
+
+def _child_session(terminal: bool) -> tuple[bool, bool]:
+    """Run a child with ``run_process`` from a process with (or without) a controlling terminal, in
+    a session of its own: is the child its group's leader, and its session's?"""
+    import pty
+    import subprocess
+    import sys
+
+    report = 'read -r _ sid pgid <<< "$(ps -o pid=,sid=,pgid= -p $$)"; echo "$$ $sid $pgid"'
+    code = (
+        "import asyncio, fcntl, os, sys, termios\n"
+        "if sys.argv[1] == 'terminal': fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"  # the pty becomes its terminal
+        "from wslmcp.boundaries.process import run_process\n"
+        f"ex = asyncio.run(run_process(['bash', '-c', {report!r}]))\n"
+        "pid, sid, pgid = ex.stdout.split()\n"
+        "print(pgid == pid, sid == pid)\n"
+    )
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, "terminal" if terminal else "none"],
+            stdin=follower,
+            capture_output=True,
+            start_new_session=True,
+            timeout=60,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    group, session = done.stdout.split()
+    return group == b"True", session == b"True"
+
+
+def test_without_a_terminal_a_child_leads_a_group_of_its_own_in_the_same_session() -> None:
+    """A session of its own would give the child nothing but a scheduling autogroup of its own under
+    Linux, in which a parallel child (ripgrep) ran ~20 % slower: the deadline kills its group."""
+    assert _child_session(terminal=False) == (True, False)
+
+
+def test_with_a_terminal_a_child_gets_a_session_of_its_own() -> None:
+    """A server started from a terminal keeps its children off it (a password prompt fails at once
+    instead of stopping the call)."""
+    assert _child_session(terminal=True) == (True, True)

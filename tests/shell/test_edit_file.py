@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tests.shell.conftest import WrappedLocal, build
 from tests.shell.standin import transport_of
 from wslmcp.boundaries.process import Stdin
 from wslmcp.boundaries.shell_transport import ShellTransport
+from wslmcp.catalogue import Reply
 from wslmcp.shell.edits import Edit
 
 SOURCE = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -151,9 +153,10 @@ async def test_the_policy_applies_read_only_allowed_paths_and_operator_files(tmp
     assert _state(target) == before and secret.read_text() == "Host x\n"
 
 
+@pytest.mark.parametrize("known", [False, True], ids=["read by the edit", "known from a read before"])
 @pytest.mark.parametrize("when", ["before the write begins", "just before the rename"])
 async def test_a_change_of_the_file_between_read_and_write_is_detected_and_nothing_is_written(
-    tmp_path: Path, when: str
+    tmp_path: Path, when: str, known: bool
 ) -> None:
     target = tmp_path / "calc.py"
     target.write_text(SOURCE)
@@ -167,9 +170,11 @@ async def test_a_change_of_the_file_between_read_and_write_is_detected_and_nothi
             return script, stdin
 
     b = build(transport=Concurrent())
+    if known:
+        assert not (await b.service.read_file(str(target))).is_error
     reply = await b.service.edit_file(str(target), [Edit("a + b", "b + a")])
     assert reply.is_error and "the file changed after it was read, so nothing was written" in reply.text
-    assert target.read_text() == SOURCE + "theirs\n"  # the other writer's change, not ours
+    assert target.read_text() == SOURCE + "theirs\n" * (2 if known else 1)  # others' changes, not ours
     assert _leftovers(tmp_path) == []
 
 
@@ -195,3 +200,81 @@ async def test_ranged_reads_count_lines_from_either_end(transport: ShellTranspor
     assert whole.text.startswith(f"{target} — 812 B\n\nline 1\n")
     zero = await b.service.read_file(str(target), offset=0)
     assert zero.is_error and "offset counts lines from 1" in zero.text
+
+
+async def test_an_edit_of_what_was_just_read_or_written_runs_one_script(tmp_path: Path) -> None:
+    wrapped = WrappedLocal()
+    b = build(transport=wrapped)
+    target, other = tmp_path / "calc.py", tmp_path / "other.py"
+    target.write_text(SOURCE)
+    other.write_text(SOURCE)
+    assert not (await b.service.list_dir(str(tmp_path))).is_error  # the first call's own work done
+
+    async def scripts(call: Awaitable[Reply]) -> int:
+        before = wrapped.calls
+        reply = await call
+        assert not reply.is_error, reply.text
+        return wrapped.calls - before
+
+    await scripts(b.service.read_file(str(target)))
+    assert await scripts(b.service.edit_file(str(target), [Edit("a + b", "b + a")])) == 1
+    assert await scripts(b.service.edit_file(str(target), [Edit("b + a", "a * b")])) == 1
+    await scripts(b.service.write_file(str(other), SOURCE + "# more\n"))
+    assert await scripts(b.service.edit_file(str(other), [Edit("# more", "# less")])) == 1
+    assert target.read_text() == SOURCE.replace("a + b", "a * b")
+    assert other.read_text() == SOURCE + "# less\n"
+    fresh = tmp_path / "fresh.py"
+    fresh.write_text(SOURCE)
+    assert await scripts(b.service.edit_file(str(fresh), [Edit("a - b", "b - a")])) == 2  # read, then write
+    # a command may change any file (a formatter, say): what was known is read again, not tried first
+    await scripts(b.service.exec(f"echo '# formatted' >> {target}"))
+    assert await scripts(b.service.edit_file(str(target), [Edit("a * b", "a // b")])) == 2
+    assert target.read_text() == SOURCE.replace("a + b", "a // b") + "# formatted\n"
+
+
+@pytest.mark.parametrize("change", ["content", "mode", "a directory on the path became a link"])
+async def test_an_edit_after_the_file_changed_since_it_was_read_edits_the_file_as_it_is_now(
+    transport: ShellTransport, tmp_path: Path, change: str
+) -> None:
+    b = build(transport=transport)
+    work = tmp_path / "work"
+    work.mkdir()
+    target = work / "calc.py"
+    target.write_text(SOURCE)
+    target.chmod(0o644)
+    assert not (await b.service.read_file(str(target))).is_error
+    edit, expected, written = Edit("a + b", "b + a"), SOURCE.replace("a + b", "b + a"), target
+    if change == "content":  # the edit matches only in the file as it is now
+        target.write_text(SOURCE.replace("def sub", "def minus"))
+        edit, expected = Edit("def minus", "def diff"), SOURCE.replace("def sub", "def diff")
+    elif change == "mode":
+        target.chmod(0o755)
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (elsewhere / "calc.py").write_text(SOURCE + "# elsewhere\n")
+        work.rename(tmp_path / "was-work")
+        work.symlink_to(elsewhere)
+        expected, written = expected + "# elsewhere\n", elsewhere / "calc.py"
+    reply = await b.service.edit_file(str(target), [edit])
+    assert not reply.is_error, reply.text
+    assert written.read_text() == expected
+    assert stat.S_IMODE(written.stat().st_mode) == (0o755 if change == "mode" else 0o644)
+    if written != target:
+        assert (tmp_path / "was-work" / "calc.py").read_text() == SOURCE
+
+
+async def test_an_edit_of_known_content_is_judged_where_the_path_leads_now(tmp_path: Path) -> None:
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside"
+    (allowed / "work").mkdir(parents=True)
+    outside.mkdir()
+    target = allowed / "work" / "calc.py"
+    target.write_text(SOURCE)
+    (outside / "calc.py").write_text(SOURCE)  # the same content: only the path tells them apart
+    b = build({"WSL_ALLOWED_PATHS": str(allowed)})
+    assert not (await b.service.read_file(str(target))).is_error
+    (allowed / "work").rename(allowed / "was-work")
+    (allowed / "work").symlink_to(outside)
+    reply = await b.service.edit_file(str(target), [Edit("a + b", "b + a")])
+    assert reply.is_error and "Refused by this profile's guard policy" in reply.text
+    assert (outside / "calc.py").read_text() == SOURCE

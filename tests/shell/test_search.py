@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.shell.conftest import build
+from wslmcp.scenario.script_versions import EARLIER_SCRIPT_PARTS, as_today
 from wslmcp.shell import results
+from wslmcp.shell.search import Matches, Query, search_script, walk_exclusions
 
 needs_rg = pytest.mark.skipif(
     shutil.which("rg") is None, reason="ripgrep is not installed here (.ci/run installs it)"
@@ -163,3 +165,37 @@ async def test_a_root_reached_through_a_symlink_is_judged_where_it_leads(tmp_pat
         pattern="needle", path=str(tmp_path / "link")
     )
     assert outside.is_error and "allowed paths" in outside.text
+
+
+@pytest.mark.parametrize("context", [0, 1])
+def test_matches_come_in_walk_order_whatever_order_the_engine_printed_the_files_in(context: int) -> None:
+    """ripgrep searches files on several threads and prints each file's records together, files in
+    the order they finish: the parser puts files in walk order (each directory's names in byte
+    order), each file's records staying as printed."""
+    files = {
+        b"/r/b/x.py": [b"1:needle", b"2-after"],
+        b"/r/a.b/y.py": [b"4:needle"],
+        b"/r/a/z.py": [b"1-before", b"2:needle", b"3:needle"],
+        b"/r/a/b.py": [b"9:needle"],
+    }
+    out = b"".join(path + b"\0" + record + b"\n" for path, recs in files.items() for record in recs)
+    found = Matches(out, context)
+    assert found.total == 5
+    assert [(m.path, m.line, m.before, m.after) for m in found.page(0, 10)] == [
+        ("/r/a/b.py", 9, (), ()),
+        ("/r/a/z.py", 2, ("before",) * context, ("needle",) * context),  # a match is context too
+        ("/r/a/z.py", 3, ("needle",) * context, ()),
+        ("/r/a.b/y.py", 4, (), ()),
+        ("/r/b/x.py", 1, (), ("after",) * context),
+    ]
+    assert [m.line for m in found.page(3, 10)] == [4, 1]
+
+
+def test_recorded_search_scripts_of_earlier_versions_read_as_todays() -> None:
+    """The twin reads recorded scripts through ``script_versions``: each of its today parts must be
+    in today's script (else a recording of an earlier one would stop answering), and the walk's
+    exclusions must fit in one ripgrep glob."""
+    script = search_script("/home/dev/app", Query("needle"))
+    assert all(today in script for _, today in EARLIER_SCRIPT_PARTS)
+    assert all(earlier not in as_today(script) for earlier, _ in EARLIER_SCRIPT_PARTS)
+    assert not any(c in name for name in walk_exclusions() for c in ",{}")

@@ -1,8 +1,9 @@
 """A child that leads its own process group: signal the whole group, see it gone (POSIX).
 
 The one process-group implementation, shared by ``process.run_process`` (asyncio) and the MCP
-launcher (``mcp_stdio``, a thread per query). Both start the child with ``start_new_session``, so
-it leads a group holding everything it spawns, and wrap its pid in a ``Group``:
+launcher (``mcp_stdio``, a thread per query). Both start the child leading a process group of its
+own (``run_process`` in a session of its own only under a controlling terminal), so the group holds
+everything it spawns, and wrap its pid in a ``Group``:
 
 - ``Group.kill()`` SIGKILLs the group; ``kill_named()`` first stops
   the group (twice, for a child forked while the first stop was delivered), names its members
@@ -52,7 +53,7 @@ def group_members(pgid: int, proc_root: str = "/proc") -> list[tuple[int, str]]:
 
 
 class Group:
-    """The process group a started child leads (it was started with ``start_new_session``).
+    """The process group a started child leads (started with ``start_new_session`` or ``process_group=0``).
 
     ``exited`` tells whether the leader has exited, reaping it where the caller owns the reaping
     (``Popen.poll``); under asyncio its child watcher reaps and ``exited`` reads ``returncode``.

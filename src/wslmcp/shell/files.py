@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -39,6 +40,8 @@ from wslmcp.shell.runner import Run, Runner, quote
 CHUNK_BYTES = 64 * 1024 * 1024  # per call: bounds each call's time (memory is bounded by streaming)
 MAX_ENTRIES = 1000
 META_CAPTURE = 4 * 1024 * 1024
+KNOWN_FILES = 8  # whole contents kept for wsl_edit_file (the files last read, written or edited)
+CHANGED = 4  # a writing script's exit code: the target is not what the caller knew (``FileChanged``)
 
 _PROBE = r"""p={path}
 r=$(realpath -m -- "$p" 2>/dev/null) || r=$p
@@ -88,10 +91,12 @@ printf '%s\n' "$n"
 # by chmod), takes the owner only when it is not this user's already, and is renamed over the
 # target only when its SHA-256 is the content's and the target still holds what was read (one
 # sha256sum of both; it escapes a name holding a newline or backslash, so each is one line, marked
-# by a leading backslash).
+# by a leading backslash). An edit of content known from an earlier call (``FileTools.known``) adds
+# ``{unmoved}``, takes the mode by chmod, and exits ``{changed}`` = 4 (``FileChanged``) when the
+# path no longer resolves to itself or the file no longer holds that content.
 _REPLACE = r"""t={target}
 tmp={temp}
-[ -f "$t" ] || {{ printf 'not a regular file any more: %s\n' "$t" >&2; exit 3; }}
+{unmoved}[ -f "$t" ] || {{ printf 'not a regular file any more: %s\n' "$t" >&2; exit 3; }}
 [ -w "$t" ] || {{ printf 'permission denied: %s is not writable\n' "$t" >&2; exit 3; }}
 umask {umask}; set -C
 : > "$tmp" || {{ printf 'cannot create a file beside %s\n' "$t" >&2; exit 3; }}
@@ -102,7 +107,7 @@ cat > "$tmp" || exit 3
 sums=$(sha256sum -- "$tmp" "$t") || exit 3
 {{ read -r h _; read -r u _; }} <<< "$sums"
 [ "${{h#\\}}" = {digest} ] || {{ echo 'the new content did not arrive whole; the target was left unchanged' >&2; exit 3; }}
-[ "${{u#\\}}" = {before} ] || {{ echo 'the file changed after it was read, so nothing was written; read it again and redo the edit' >&2; exit 3; }}
+[ "${{u#\\}}" = {before} ] || {{ echo 'the file changed after it was read, so nothing was written; read it again and redo the edit' >&2; exit {changed}; }}
 mv -f -- "$tmp" "$t" || exit 3
 trap - EXIT
 """
@@ -228,6 +233,17 @@ class Transfer:
     sha256: str
 
 
+class FileChanged(ToolFailure):
+    """The target no longer holds, or its path no longer leads to, what the caller knew."""
+
+
+def _links_on(path: str) -> str:
+    """A test true when any component of the normalized absolute ``path`` is now a symbolic link
+    (builtins only: no process is started)."""
+    parts = path.strip("/").split("/")
+    return " || ".join(f"[ -L {quote('/' + '/'.join(parts[: i + 1]))} ]" for i in range(len(parts)))
+
+
 _KINDS = {"f": "file", "d": "directory", "l": "symlink"}
 _OWN_TEMP = re.compile(r"/\.[^/]*\.wslmcp-[0-9a-f]{8,64}$")  # the names ``_temp_for`` makes
 
@@ -241,6 +257,7 @@ class FileTools:
         *,
         timeout_s: float,
         chunk_bytes: int = CHUNK_BYTES,
+        known_bytes: int = 0,
         where: str = "",
     ) -> None:
         self.runner = runner
@@ -251,6 +268,8 @@ class FileTools:
         self.where = where or f"{runner.transport.kind}:{runner.transport.user or ''}"
         self._orphans: list[str] = []
         self._live: set[str] = set()  # temp files of calls in flight
+        self.known_bytes = known_bytes
+        self._known: OrderedDict[str, tuple[Target, bytes]] = OrderedDict()  # newest last
 
     def _track(self, temp: str) -> None:
         self._live.add(temp)
@@ -314,8 +333,36 @@ class FileTools:
             raise ToolFailure("the distro sent more output than expected; the operation was stopped")
         if checked and run.exchange.exit_code != 0:
             said = run.exchange.stderr.decode("utf-8", "replace").strip()
-            raise ToolFailure(said or f"exit code {run.exchange.exit_code}")
+            failure = FileChanged if run.exchange.exit_code == CHANGED else ToolFailure
+            raise failure(said or f"exit code {run.exchange.exit_code}")
         return run
+
+    # -- contents known from earlier calls ------------------------------------------------------
+
+    def known(self, path: str) -> tuple[Target, bytes] | None:
+        """The whole content this server last read, wrote or edited at ``path``, when the path
+        resolved to itself then; the file may have changed since (``replace(..., known=True)``
+        finds out before it writes)."""
+        entry = self._known.get(path)
+        if entry is not None:
+            self._known.move_to_end(path)
+        return entry
+
+    def _remember(self, target: Target, data: bytes) -> None:
+        if target.resolved != target.path or len(data) > self.known_bytes:
+            self.forget(target.resolved)
+            return
+        self._known[target.resolved] = (target, data)
+        self._known.move_to_end(target.resolved)
+        while len(self._known) > KNOWN_FILES:
+            self._known.popitem(last=False)
+
+    def forget(self, path: str | None = None) -> None:
+        """Forget what is known of ``path``; with None, of every file (a command may change any)."""
+        if path is None:
+            self._known.clear()
+        else:
+            self._known.pop(path, None)
 
     def check(self, path: str, access: Access, action: str) -> None:
         """A path in the distro as given: absolute, one line, and allowed by the guard."""
@@ -390,6 +437,8 @@ class FileTools:
             _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
         )
         data = run.exchange.stdout
+        if len(data) <= limit:
+            self._remember(target, data)
         return ReadResult(target, data[:limit], len(data) > limit)
 
     async def read_lines(self, path: str, limit: int, offset: int, count: int | None) -> ReadResult:
@@ -414,7 +463,10 @@ class FileTools:
     async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
         self._writable(target, path)
+        self.forget(target.resolved)
         await self._commit(target, _WRITE, content, append=1 if append else 0)
+        if not append:
+            self._remember(target, content)
         return target, len(content)
 
     async def _commit(self, target: Target, script: str, content: bytes, **fields: object) -> None:
@@ -433,6 +485,9 @@ class FileTools:
                 ),
                 stdin=content,
             )
+        except FileChanged:  # exit 4: before the temp file was made, or after its EXIT trap was set
+            self._untrack(temp)
+            raise
         except BaseException:
             await self._remove(temp)  # a run killed at its deadline never reached its EXIT trap
             raise
@@ -457,11 +512,14 @@ class FileTools:
             )
         return target, data
 
-    async def replace(self, target: Target, content: bytes, before: bytes) -> None:
+    async def replace(self, target: Target, content: bytes, before: bytes, *, known: bool = False) -> None:
         """Replace ``target`` with ``content`` atomically, keeping its mode and owner, only if it
-        still holds ``before`` (checked just before the rename)."""
-        mode = int(target.mode, 8) if target.mode and target.mode.isdigit() else None
+        still holds ``before`` (checked just before the rename). ``known``: ``target`` and
+        ``before`` come from ``known``, not from a read just now, so neither the path's resolution
+        nor the mode is trusted; ``FileChanged`` when either is not as known."""
+        mode = int(target.mode, 8) if target.mode and target.mode.isdigit() and not known else None
         plain = mode is not None and not mode & 0o7111  # no execute, setuid, setgid or sticky bit
+        self.forget(target.resolved)
         await self._commit(
             target,
             _REPLACE,
@@ -469,7 +527,12 @@ class FileTools:
             before=hashlib.sha256(before).hexdigest(),
             umask=f"{0o666 & ~mode:03o}" if plain and mode is not None else "077",
             chmod="" if plain else 'chmod --reference="$t" -- "$tmp" 2>/dev/null\n',
+            unmoved=f"if {_links_on(target.resolved)}; then echo 'the path leads elsewhere now' >&2; exit {CHANGED}; fi\n"
+            if known
+            else "",
+            changed=CHANGED if known else 3,
         )
+        self._remember(target, content)
 
     def _temp_for(self, resolved: str) -> str:
         """The new file written beside ``resolved``: hidden, named after a fresh run token."""
@@ -529,6 +592,7 @@ class FileTools:
         try:
             target = await self.resolve(remote_path, "write", action)
             self._writable(target, remote_path)
+            self.forget(target.resolved)
             return await self._upload(source, resolved_local, target)
         finally:
             source.close()

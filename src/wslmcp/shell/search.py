@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from wslmcp.shell.guard.paths import OPERATOR_PATHS
 from wslmcp.shell.runner import quote
@@ -45,8 +46,7 @@ class Query:
     glob: str | None = None
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):  # a tuple: a page builds up to a thousand of them
     path: str
     line: int
     text: str
@@ -54,29 +54,40 @@ class Match:
     after: tuple[str, ...]
 
 
-def _hidden() -> list[str]:
+def walk_exclusions() -> list[str]:
     """The walk's exclusions as ``*/a/b`` paths: VCS directories, then every operator path."""
     return [f"*/{name}" for name in VCS_DIRS] + sorted({"*/" + "/".join(seq) for _, seq in OPERATOR_PATHS})
 
 
+# the walk's exclusions for ripgrep: one glob (one matcher, where a glob each costs a few ms)
+_RG_HIDDEN = "!**/{" + ",".join(h[2:] for h in walk_exclusions()) + "}"
+
+# the root resolved: a directory by ``cd -P`` (a builtin), anything else by ``realpath -m``
+_RESOLVE = (
+    'if [ -d "$p" ] && cd -P -- "$p" 2>/dev/null; then r=$PWD; '
+    'else r=$(realpath -m -- "$p" 2>/dev/null) || r=$p; fi'
+)
+
+
 def search_script(root: str, q: Query) -> str:
-    """The fixed script: it resolves ``root`` (``realpath -m``, as the file tools' probe does) and
-    searches only when that changes nothing (the guard judged ``root`` as given), else prints
-    ``resolved NUL <path> NUL`` for the guard to judge that path first. It searches with ripgrep
-    when it is on PATH, else grep, printing the engine's name and a NUL, then the records."""
+    """The fixed script: it resolves ``root`` and searches only when that changes nothing (the
+    guard judged ``root`` as given), else prints ``resolved NUL <path> NUL`` for the guard to judge
+    that path first. It searches with ripgrep when it is on PATH, else grep, printing the engine's
+    name and a NUL, then the records. (A recording of an earlier version of it answers today's
+    request: ``scenario.script_versions``.)"""
     common = ["-n", "-H"] + (["-i"] if q.ignore_case else []) + (["-C", str(q.context)] if q.context else [])
-    hidden = _hidden()
+    hidden = walk_exclusions()
     rg = [
         "rg", "--no-config", "--no-heading", "--null", "--color", "never", "--hidden", "--no-ignore",
-        "--no-messages", "--sort", "path", "--no-context-separator", *common, *(["-F"] if q.literal else []),
-        *(["--glob", q.glob] if q.glob else []), *[a for h in hidden for a in ("--iglob", "!**/" + h[2:])],
+        "--no-messages", "--no-context-separator", *common, *(["-F"] if q.literal else []),
+        *(["--glob", q.glob] if q.glob else []), "--iglob", _RG_HIDDEN,
     ]  # fmt: skip
     grep = ["grep", "-Z", "-I", "-s", "--color=never", "--no-group-separator", *common]
     prune = " -o ".join(f"-ipath {quote(h)}" for h in hidden)
     name = f"-name {quote(q.glob)} " if q.glob else ""
     mode = "-F" if q.literal else '"$m"'
     return f"""p={quote(root)}
-r=$(realpath -m -- "$p" 2>/dev/null) || r=$p
+{_RESOLVE}
 [ "$r" = "$p" ] || {{ printf 'resolved\\0%s\\0' "$r"; exit 0; }}
 [ -e "$r" ] || {{ printf 'no such file or directory: %s\\n' "$r" >&2; exit 3; }}
 if command -v rg >/dev/null 2>&1; then
@@ -97,16 +108,15 @@ def _text(raw: bytes) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[: MAX_LINE_CHARS - 1] + "…"
 
 
-Record = tuple[bytes, int, bool, bytes]  # path, line, is_match, text (raw)
+Record = tuple[bytes, bytes, bytes, bytes]  # path, line number, b":" (a match) or b"-" (context), text
 
 
 def records(out: bytes) -> list[Record]:
     """Every complete record of an engine's output, in order (an unfinished last line is left out)."""
-    complete = out[: out.rfind(b"\n") + 1]
-    fast = _FAST.findall(complete)
-    if len(fast) == complete.count(b"\n"):  # the usual case: every line a record
-        return [(path, int(line), sep == b":", text) for path, line, sep, text in fast]
-    return _records_slowly(complete)
+    fast: list[Record] = _FAST.findall(out)  # records end in a newline: an unfinished last line is not one
+    if len(fast) == out.count(b"\n"):  # the usual case: every line a record
+        return fast
+    return _records_slowly(out[: out.rfind(b"\n") + 1])
 
 
 def _records_slowly(complete: bytes) -> list[Record]:
@@ -121,40 +131,50 @@ def _records_slowly(complete: bytes) -> list[Record]:
         head = _RECORD.match(raw, nul + 1)
         path, pending = pending + raw[:nul], b""
         if head is not None:
-            found.append((path, int(head.group(1)), head.group(2) == b":", raw[head.end() :]))
+            found.append((path, head.group(1), head.group(2), raw[head.end() :]))
     return found
 
 
-Found = tuple[bytes, int, bytes, tuple[bytes, ...], tuple[bytes, ...]]  # path, line, text, before, after
+class Matches:
+    """The matches of an engine's output in walk order: how many (``total``), and a page of them
+    decoded on demand (``page``). ripgrep prints each file's records together but files in the
+    order its threads finish them: records are put in walk order here (each directory's names in
+    byte order, a file's records as printed), so pages are the same from call to call and from
+    either engine. ``cut``: the output stopped early, so the last file printed may be incomplete
+    and is left out. ``context``: the lines around each match (as many as the engine printed)."""
 
+    def __init__(self, out: bytes, context: int, *, cut: bool = False) -> None:
+        found = records(out)
+        if cut and found:
+            last = found[-1][0]
+            found = [r for r in found if r[0] != last]
+        found.sort(key=lambda r: r[0].replace(b"/", b"\0"))  # '/' first: each directory's names in order
+        self._records = found
+        self._context = context
+        self._at = [i for i, r in enumerate(found) if r[2] == b":"]
+        self.total = len(self._at)
 
-def matches(out: bytes, context: int) -> list[Found]:
-    """The matches of an engine's output in walk order, each with up to ``context`` lines around
-    it, as bytes (``shown`` decodes the ones a reply shows)."""
-    if not context:
-        return [(path, line, text, (), ()) for path, line, is_match, text in records(out) if is_match]
-    by_file: dict[bytes, dict[int, tuple[bool, bytes]]] = {}
-    for path, line, is_match, text in records(out):
-        by_file.setdefault(path, {})[line] = (is_match, text)
-    found: list[Found] = []
-    for path, lines in by_file.items():
-        for line in sorted(lines):
-            if lines[line][0]:
-                before = tuple(lines[n][1] for n in range(line - context, line) if n in lines)
-                after = tuple(lines[n][1] for n in range(line + 1, line + context + 1) if n in lines)
-                found.append((path, line, lines[line][1], before, after))
-    return found
+    def page(self, offset: int, limit: int) -> list[Match]:
+        return [self._match(i) for i in self._at[offset : offset + limit]]
 
+    def _match(self, i: int) -> Match:
+        path, number, _, text = self._records[i]
+        line, c = int(number), self._context
+        before = self._around(i, path, range(line - c, line), -1)[::-1] if c else ()
+        after = self._around(i, path, range(line + 1, line + c + 1), 1) if c else ()
+        return Match(path.decode("utf-8", "surrogateescape"), line, _text(text), before, after)
 
-def shown(found: Found) -> Match:
-    path, line, text, before, after = found
-    return Match(
-        path.decode("utf-8", "surrogateescape"),
-        line,
-        _text(text),
-        tuple(_text(t) for t in before),
-        tuple(_text(t) for t in after),
-    )
+    def _around(self, i: int, path: bytes, lines: range, step: int) -> tuple[str, ...]:
+        """The texts of the records next to record ``i`` (going ``step``) of the same file whose
+        line numbers are in ``lines``, nearest first."""
+        texts = []
+        j = i + step
+        while (
+            0 <= j < len(self._records) and self._records[j][0] == path and int(self._records[j][1]) in lines
+        ):
+            texts.append(_text(self._records[j][3]))
+            j += step
+        return tuple(texts)
 
 
 def engine_of(out: bytes) -> tuple[str, bytes]:

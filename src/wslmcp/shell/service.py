@@ -21,10 +21,10 @@ from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, Transp
 from wslmcp.shell import results
 from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, audited
 from wslmcp.shell.config import ShellConfig
-from wslmcp.shell.edits import Edit, Mismatch, apply_edits, unified_diff
+from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import build_script, cwd_marker, shape
-from wslmcp.shell.files import FileTools
+from wslmcp.shell.files import FileChanged, FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
@@ -40,11 +40,10 @@ from wslmcp.shell.search import (
     MAX_OUTPUT,
     MAX_RESULTS,
     Match,
+    Matches,
     Query,
     engine_of,
-    matches,
     search_script,
-    shown,
 )
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
 from wslmcp.shell.status import (
@@ -162,6 +161,7 @@ class ShellService:
                 guard,
                 local_files,
                 timeout_s=config.exec_timeout_ms / 1000,
+                known_bytes=config.max_read_bytes,
                 where=where,
                 **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}),
             )
@@ -364,6 +364,7 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
+            self._files(None).forget()
             ran = await self._exec(runner, command, sess, run_cwd, effective, progress=progress)
         return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
@@ -485,6 +486,7 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
+            self._files(None).forget()
             p = table.start(command, run_cwd)
         self.log.info("process started", process=p.id)
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
@@ -525,6 +527,7 @@ class ShellService:
             decision = self.guard.check_command(piped, p.cwd)
             if not decision.allowed:
                 raise Refused(decision, f"send {quoted(text)!r} to {p.id} ({first_line(p.command)})")
+        self._files(None).forget()
         table.send(p, text.encode("utf-8"), close=close_stdin)
         p.sent += text
         beyond = p.ring.end
@@ -660,6 +663,8 @@ class ShellService:
         if any("\x00" in e.new_text for e in edits):
             raise ToolFailure("an edit's newText holds a NUL byte; wsl_edit_file keeps text files text")
         await self._inside_writable_root(path)
+        if not dry_run and (edited := await self._edit_known(files, path, edits)) is not None:
+            return edited
         with self._on_path(path):
             target, before = await files.read_whole(path, self.config.max_read_bytes, "write", f"edit {path}")
         text = _edit_text(path, before)
@@ -672,6 +677,32 @@ class ShellService:
             await files.replace(target, after, before)
         return results.Edited(
             path, target.resolved, done.counts, diff, left_out, dry_run, len(before), len(after)
+        )
+
+    async def _edit_known(self, files: FileTools, path: str, edits: Sequence[Edit]) -> Result | None:
+        """The edit in one script, when the content of ``path`` is known from an earlier call and
+        the edits apply to it and change it; None when the file must be read first (nothing known,
+        or the file or its path changed since: then nothing was written)."""
+        known = files.known(path)
+        if known is None:
+            return None
+        target, before = known
+        files.check(path, "write", f"edit {path}")
+        try:
+            text = _edit_text(path, before)
+        except ToolFailure:
+            text = ""
+        done = apply_edits(text, edits) if text else None
+        if not isinstance(done, Applied) or (after := done.text.encode("utf-8")) == before:
+            files.forget(path)  # a mismatch or no change: the file as it is now decides
+            return None
+        try:
+            await files.replace(target, after, before, known=True)
+        except FileChanged:
+            return None
+        diff, left_out = unified_diff(path, text, done.text)
+        return results.Edited(
+            path, target.resolved, done.counts, diff, left_out, False, len(before), len(after)
         )
 
     @_answers("wsl_write_file")
@@ -729,19 +760,22 @@ class ShellService:
             run = await self._search(runner, resolved, query)
             engine, out = engine_of(run.exchange.stdout)
         ex = run.exchange
-        found = matches(out, query.context)
         cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
-        if cut and found:  # the last file may be incomplete
-            found = [m for m in found if m[0] != found[-1][0]]
-        if not found and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
+        found = Matches(out, query.context, cut=cut is not None)
+        if not found.total and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
             said = ex.stderr.decode("utf-8", "replace").strip()
             raise ToolFailure(f"the search failed: {quoted(said, 300)}")
-        limit = min(max_results or DEFAULT_RESULTS, MAX_RESULTS)
-        page = tuple(self._shown([shown(f) for f in found[offset : offset + limit]]))
-        more = len(found) > offset + len(page)
-        self.log.debug("searched", engine=engine, matches=len(found), cut=cut)
+        taken = found.page(offset, min(max_results or DEFAULT_RESULTS, MAX_RESULTS))
+        end = offset + len(taken)
+        self.log.debug("searched", engine=engine, matches=found.total, cut=cut)
         return results.Searched(
-            root, resolved, page, offset, offset + len(page) if more else None, len(found), cut
+            root,
+            resolved,
+            tuple(self._shown(taken)),
+            offset,
+            end if found.total > end else None,
+            found.total,
+            cut,
         )
 
     async def _search(self, runner: Runner, root: str, query: Query) -> Run:

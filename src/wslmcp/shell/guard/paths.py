@@ -319,10 +319,13 @@ def operator_label(path: str, local: bool = False) -> str | None:
     return None
 
 
+_GLOB_CHAR = re.compile(r"([*?\[])")
+
+
 def as_pattern(path: str, glob: bool) -> str:
     """``path`` as the path predicates read it: a glob as written, any other name with its glob
     characters escaped, so that a literal ``*`` names only itself."""
-    return path if glob else re.sub(r"([*?\[])", r"[\1]", path)
+    return path if glob or not _GLOB_CHAR.search(path) else _GLOB_CHAR.sub(r"[\1]", path)
 
 
 def _split(path: str) -> tuple[str, ...]:

@@ -1,0 +1,47 @@
+"""Recorded scripts of earlier versions, read as today's.
+
+A scenario records each wsl.exe call with its exact arguments, a fixed script among them. When such
+a script changes in a way that cannot change what it prints, a recording of the earlier version
+still answers today's request: the twin (``fakes.wsl_exe``) reads each recorded script through
+``EARLIER_SCRIPT_PARTS``, each earlier part replaced with today's. Each today part is checked to be
+in today's script (``tests/shell/test_search.py``).
+"""
+
+from __future__ import annotations
+
+#: (earlier text, today's text) pairs, each specific enough to occur in one fixed script only.
+EARLIER_SCRIPT_PARTS: tuple[tuple[str, str], ...] = (
+    # wsl_search: ripgrep no longer sorts (``--sort path`` walks on one thread; the parser sorts) ...
+    (
+        "'rg' '--no-config' '--no-heading' '--null' '--color' 'never' '--hidden' '--no-ignore' '--no-messages' '--sort' 'path' ",
+        "'rg' '--no-config' '--no-heading' '--null' '--color' 'never' '--hidden' '--no-ignore' '--no-messages' ",
+    ),
+    # ... takes one glob for the walk's exclusions (one matcher, where each glob cost a few ms) ...
+    (
+        "'--iglob' '!**/.git' '--iglob' '!**/.hg' '--iglob' '!**/.svn' '--iglob' '!**/.aws' "
+        "'--iglob' '!**/.azure' '--iglob' '!**/.claude' '--iglob' '!**/.claude.json' '--iglob' "
+        "'!**/.claude.json.backup' '--iglob' '!**/.codex' '--iglob' '!**/.config/gcloud' "
+        "'--iglob' '!**/.config/gh' '--iglob' '!**/.cursor/mcp.json' '--iglob' "
+        "'!**/.docker/config.json' '--iglob' '!**/.gemini/settings.json' '--iglob' "
+        "'!**/.git-credentials' '--iglob' '!**/.gnupg' '--iglob' '!**/.kube' '--iglob' "
+        "'!**/.mcp.json' '--iglob' '!**/.netrc' '--iglob' '!**/.npmrc' '--iglob' '!**/.pypirc' "
+        "'--iglob' '!**/.ssh' '--iglob' '!**/.vscode/mcp.json' '--iglob' "
+        "'!**/appdata/roaming/claude' '--iglob' '!**/appdata/roaming/gcloud' '--iglob' "
+        "'!**/appdata/roaming/github cli' '--iglob' '!**/claude_desktop_config.json'",
+        "'--iglob' "
+        "'!**/{.git,.hg,.svn,.aws,.azure,.claude,.claude.json,.claude.json.backup,.codex,.config/gcloud,.config/gh,.cursor/mcp.json,.docker/config.json,.gemini/settings.json,.git-credentials,.gnupg,.kube,.mcp.json,.netrc,.npmrc,.pypirc,.ssh,.vscode/mcp.json,appdata/roaming/claude,appdata/roaming/gcloud,appdata/roaming/github "
+        "cli,claude_desktop_config.json}'",
+    ),
+    # ... and resolves a directory root with ``cd -P`` (a builtin) instead of ``realpath``
+    (
+        'r=$(realpath -m -- "$p" 2>/dev/null) || r=$p\n[ "$r" = "$p" ] || {',
+        'if [ -d "$p" ] && cd -P -- "$p" 2>/dev/null; then r=$PWD; else r=$(realpath -m -- "$p" 2>/dev/null) || r=$p; fi\n[ "$r" = "$p" ] || {',
+    ),
+)
+
+
+def as_today(script: str) -> str:
+    """``script`` with every earlier part in it replaced by today's."""
+    for earlier, today in EARLIER_SCRIPT_PARTS:
+        script = script.replace(earlier, today)
+    return script
