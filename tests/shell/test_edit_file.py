@@ -226,9 +226,10 @@ async def test_an_edit_of_what_was_just_read_or_written_runs_one_script(tmp_path
     fresh = tmp_path / "fresh.py"
     fresh.write_text(SOURCE)
     assert await scripts(b.service.edit_file(str(fresh), [Edit("a - b", "b - a")])) == 2  # read, then write
-    # a command may change any file (a formatter, say): what was known is read again, not tried first
+    # a command that changed the file (a formatter, say): the known content is tried, found changed,
+    # and the file read again
     await scripts(b.service.exec(f"echo '# formatted' >> {target}"))
-    assert await scripts(b.service.edit_file(str(target), [Edit("a * b", "a // b")])) == 2
+    assert await scripts(b.service.edit_file(str(target), [Edit("a * b", "a // b")])) == 3
     assert target.read_text() == SOURCE.replace("a + b", "a // b") + "# formatted\n"
 
 

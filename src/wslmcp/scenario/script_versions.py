@@ -28,9 +28,10 @@ EARLIER_SCRIPT_PARTS: tuple[tuple[str, str], ...] = (
         "'--iglob' '!**/.ssh' '--iglob' '!**/.vscode/mcp.json' '--iglob' "
         "'!**/appdata/roaming/claude' '--iglob' '!**/appdata/roaming/gcloud' '--iglob' "
         "'!**/appdata/roaming/github cli' '--iglob' '!**/claude_desktop_config.json'",
-        "'--iglob' "
-        "'!**/{.git,.hg,.svn,.aws,.azure,.claude,.claude.json,.claude.json.backup,.codex,.config/gcloud,.config/gh,.cursor/mcp.json,.docker/config.json,.gemini/settings.json,.git-credentials,.gnupg,.kube,.mcp.json,.netrc,.npmrc,.pypirc,.ssh,.vscode/mcp.json,appdata/roaming/claude,appdata/roaming/gcloud,appdata/roaming/github "
-        "cli,claude_desktop_config.json}'",
+        "'--iglob' '!**/{.git,.hg,.svn,.aws,.azure,.claude,.claude.json,.claude.json.backup,.codex,"
+        ".config/gcloud,.config/gh,.cursor/mcp.json,.docker/config.json,.gemini/settings.json,"
+        ".git-credentials,.gnupg,.kube,.mcp.json,.netrc,.npmrc,.pypirc,.ssh,.vscode/mcp.json,"
+        "appdata/roaming/claude,appdata/roaming/gcloud,appdata/roaming/github cli,claude_desktop_config.json}'",
     ),
     # ... and resolves a directory root with ``cd -P`` (a builtin) instead of ``realpath``
     (

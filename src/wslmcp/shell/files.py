@@ -357,12 +357,8 @@ class FileTools:
         while len(self._known) > KNOWN_FILES:
             self._known.popitem(last=False)
 
-    def forget(self, path: str | None = None) -> None:
-        """Forget what is known of ``path``; with None, of every file (a command may change any)."""
-        if path is None:
-            self._known.clear()
-        else:
-            self._known.pop(path, None)
+    def forget(self, path: str) -> None:
+        self._known.pop(path, None)
 
     def check(self, path: str, access: Access, action: str) -> None:
         """A path in the distro as given: absolute, one line, and allowed by the guard."""

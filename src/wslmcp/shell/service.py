@@ -364,7 +364,6 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
-            self._files(None).forget()
             ran = await self._exec(runner, command, sess, run_cwd, effective, progress=progress)
         return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
@@ -486,7 +485,6 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd)
-            self._files(None).forget()
             p = table.start(command, run_cwd)
         self.log.info("process started", process=p.id)
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
@@ -527,7 +525,6 @@ class ShellService:
             decision = self.guard.check_command(piped, p.cwd)
             if not decision.allowed:
                 raise Refused(decision, f"send {quoted(text)!r} to {p.id} ({first_line(p.command)})")
-        self._files(None).forget()
         table.send(p, text.encode("utf-8"), close=close_stdin)
         p.sent += text
         beyond = p.ring.end

@@ -50,7 +50,7 @@ class Decision:
 
     @staticmethod
     def allow() -> Decision:
-        return Decision("allow")
+        return _ALLOW
 
     @staticmethod
     def reject(rule: str, segment: str | None, reason: str) -> Decision:
@@ -58,3 +58,6 @@ class Decision:
 
     def as_json(self) -> dict[str, str | None]:
         return {"verdict": self.verdict, "rule": self.rule, "segment": self.segment, "reason": self.reason}
+
+
+_ALLOW = Decision("allow")  # one for every allowed request: a decision is a value
