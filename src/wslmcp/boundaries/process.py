@@ -7,6 +7,7 @@ process group the child leads is ``process_group.Group``, shared with the launch
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import time
@@ -177,9 +178,10 @@ def _own_group() -> dict[str, Any]:
         return {}
     try:
         os.close(os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY))
-    except OSError:
-        return {"process_group": 0}
-    return {"start_new_session": True}
+    except OSError as exc:
+        if exc.errno in (errno.ENXIO, errno.ENOENT):  # no controlling terminal (or no way to one)
+            return {"process_group": 0}
+    return {"start_new_session": True}  # a terminal, or no telling: keep the child off it
 
 
 async def run_process(

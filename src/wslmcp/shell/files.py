@@ -93,10 +93,10 @@ printf '%s\n' "$n"
 # sha256sum of both; it escapes a name holding a newline or backslash, so each is one line, marked
 # by a leading backslash). An edit of content known from an earlier call (``FileTools.known``) adds
 # ``{unmoved}``, takes the mode by chmod, and exits ``{changed}`` = 4 (``FileChanged``) when the
-# path no longer resolves to itself or the file no longer holds that content.
+# path no longer resolves to itself or to a regular file, or the file no longer holds that content.
 _REPLACE = r"""t={target}
 tmp={temp}
-{unmoved}[ -f "$t" ] || {{ printf 'not a regular file any more: %s\n' "$t" >&2; exit 3; }}
+{unmoved}[ -f "$t" ] || {{ printf 'not a regular file any more: %s\n' "$t" >&2; exit {changed}; }}
 [ -w "$t" ] || {{ printf 'permission denied: %s is not writable\n' "$t" >&2; exit 3; }}
 umask {umask}; set -C
 : > "$tmp" || {{ printf 'cannot create a file beside %s\n' "$t" >&2; exit 3; }}

@@ -393,7 +393,10 @@ def _searched(r: Searched) -> str:
     if r.next_offset is not None:
         lines.append(f"More matches: pass offset {r.next_offset}.")
     if r.cut:
-        lines.append(f"The search was cut short ({r.cut}); narrow the path, glob or pattern.")
+        lines.append(
+            f"The search was cut short ({r.cut}), so which files made it can differ from call to call; "
+            "narrow the path, glob or pattern."
+        )
     return "\n".join(lines)
 
 
