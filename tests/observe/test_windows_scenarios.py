@@ -5,15 +5,13 @@ to show are asserted explicitly."""
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from wslmcp.replay.observe import run
+from wslmcp.replay.observe import compared, run
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.sections import read_section
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 NAMES = ["docker-build-host", "no-hypervisor", "access-denied", "docker-500", "docker-absent"]
@@ -34,9 +32,8 @@ def warnings(name: str, call: int) -> list[str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_answers_equal_the_expected_files(name: str) -> None:
-    scenario = Scenario.load(SCENARIOS / name)
-    for call, got in zip(read_section(scenario).calls, answers(name), strict=True):
-        assert json.loads(scenario.file(str(call["expected"])).read_text(encoding="utf-8")) == got
+    for want, got in compared(Scenario.load(SCENARIOS / name)):
+        assert want == got
 
 
 def test_the_worked_example_separates_wsl_docker_and_wslc() -> None:

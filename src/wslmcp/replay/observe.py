@@ -116,19 +116,47 @@ def run(scenario: Scenario, section: ObserveSection | None = None) -> list[dict[
     return normalize(answers)
 
 
+#: What answers gained after some bundled expectations were written: per tool, keys of the
+#: answer's ``result.data`` (get_system_summary's pressure evidence). An answer is compared without
+#: such a key when its expectation lacks it, as the expectation was written before it existed.
+ADDED_SINCE: dict[str, tuple[str, ...]] = {"get_system_summary": ("pressure",)}
+
+
+def _as_expected(tool: str, answer: dict[str, Any], expected: Mapping[str, Any]) -> dict[str, Any]:
+    data, wanted = answer.get("result", {}).get("data"), expected.get("result", {}).get("data")
+    if not isinstance(data, dict) or not isinstance(wanted, dict):
+        return answer
+    predates = [key for key in ADDED_SINCE.get(tool, ()) if key not in wanted]
+    if not predates:
+        return answer
+    kept = {key: value for key, value in data.items() if key not in predates}
+    return {**answer, "result": {**answer["result"], "data": kept}}
+
+
+def compared(
+    scenario: Scenario, section: ObserveSection | None = None
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each call's (expected, answer), as ``make run`` compares them: both normalized, so files
+    written before resource IDs carried the server session's epoch (raw ``r1-…`` IDs) compare by
+    identity, not by spelling; the answer without what its expectation predates (``ADDED_SINCE``)."""
+    section = section or read_section(scenario)
+    got = run(scenario, section)
+    wanted = normalize(
+        [json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8")) for call in section.calls]
+    )
+    return [
+        (expected, _as_expected(call["tool"], answer, expected))
+        for call, answer, expected in zip(section.calls, got, wanted, strict=True)
+    ]
+
+
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     section = read_section(scenario)
     for i, call in enumerate(section.calls):
         if not isinstance(call.get("expected"), str):
             return CheckResult(KIND, False, f"observe.calls[{i}] names no expected file")
-    got = run(scenario, section)
-    # expected answers are normalized the same way, so files written before resource IDs carried the
-    # server session's epoch (raw ``r1-…`` IDs) still compare by identity, not by spelling
-    wanted = normalize(
-        [json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8")) for call in section.calls]
-    )
-    for i, (call, answer, expected) in enumerate(zip(section.calls, got, wanted, strict=True), start=1):
-        expected_file = call["expected"]
+    pairs = compared(scenario, section)
+    for i, (call, (expected, answer)) in enumerate(zip(section.calls, pairs, strict=True), start=1):
         if expected != answer:
-            return CheckResult(KIND, False, f"call {i} ({call['tool']}) differs from {expected_file}")
-    return CheckResult(KIND, True, f"{len(got)} tool calls match their expected answers")
+            return CheckResult(KIND, False, f"call {i} ({call['tool']}) differs from {call['expected']}")
+    return CheckResult(KIND, True, f"{len(pairs)} tool calls match their expected answers")

@@ -643,22 +643,17 @@ def _dpkg(name: str, args: list[Arg]) -> Effects:
     return Effects(mutation=f"'{name}' installs or removes packages")
 
 
-def _rpm(name: str, args: list[Arg]) -> Effects:
-    if any(
-        re.fullmatch(r"-q\w*|--query|-V\w*|--verify|--version|--help|--eval|-E|--showrc", a.text)
-        for a in args
-    ):
-        return Effects()
-    return Effects(mutation="'rpm' installs or removes packages")
+# package managers whose flags say what they do: the flags that only query
+_QUERY_FLAGS = {
+    "rpm": r"-q\w*|--query|-V\w*|--verify|--version|--help|--eval|-E|--showrc",
+    "pacman": r"-Q\w*|--query|-Ss\w*|-Si\w*|-F\w*|--files|-V|--version|-h|--help|-T|--deptest",
+}
 
 
-def _pacman(name: str, args: list[Arg]) -> Effects:
-    if any(
-        re.fullmatch(r"-Q\w*|--query|-Ss\w*|-Si\w*|-F\w*|--files|-V|--version|-h|--help|-T|--deptest", a.text)
-        for a in args
-    ):
+def _flagged_package(name: str, args: list[Arg]) -> Effects:
+    if any(re.fullmatch(_QUERY_FLAGS[name], a.text) for a in args):
         return Effects()
-    return Effects(mutation="'pacman' installs or removes packages")
+    return Effects(mutation=f"'{name}' installs or removes packages")
 
 
 def _firewall(name: str, args: list[Arg]) -> Effects:
@@ -774,7 +769,7 @@ _BY_NAMES: tuple[tuple[str, Analyzer], ...] = (
     ("dd", _dd), ("tee sponge", _tee), ("sed", _sed), ("sort", _sort),
     ("curl", _curl), ("wget", _wget), ("find", _find), ("awk gawk mawk nawk", _awk), ("git", _git),
     ("systemctl loginctl", _systemctl), ("service", _service), ("docker podman nerdctl", _docker),
-    ("kubectl oc", _kubectl), ("crontab", _crontab), ("dpkg dpkg-query", _dpkg), ("rpm", _rpm), ("pacman", _pacman), ("ssh-keygen", _ssh_keygen),
+    ("kubectl oc", _kubectl), ("crontab", _crontab), ("dpkg dpkg-query", _dpkg), ("rpm pacman", _flagged_package), ("ssh-keygen", _ssh_keygen),
     ("make cmake ninja", _cwd_builder(set())),
     ("vi vim nvim nano emacs ex ed pico micro sudoedit", _editor),
     ("fdisk sfdisk parted sgdisk wipefs blkdiscard", _disk_tool),
