@@ -101,19 +101,22 @@ def build_server(
             names = ", ".join(t.name for t in spec.tools)
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {quote(params.name, 80)}; this server has {names}")
         arguments = params.arguments or {}
-        try:
-            check_schema(tool.name, tool.input_schema, arguments)
-            answer = await dispatch(tool.name, arguments, _progress(ctx))
-        except InvalidArguments as exc:
-            return invalid_arguments(tool.name, str(exc), ctx.protocol_version)
-        except Exception as exc:
-            miss = replay_miss.find(exc)
-            if miss is not None:  # --replay: the scenario lacks what this call needs
-                raise MCPError(types.INTERNAL_ERROR, replay_miss.message(miss)) from None
-            say(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-            return to_result(
-                error_reply("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
-            )
+        with replay_miss.watch() as missed:
+            try:
+                check_schema(tool.name, tool.input_schema, arguments)
+                answer = await dispatch(tool.name, arguments, _progress(ctx))
+            except InvalidArguments as exc:
+                return invalid_arguments(tool.name, str(exc), ctx.protocol_version)
+            except Exception as exc:
+                miss = replay_miss.find(exc) or (missed[0] if missed else None)
+                if miss is not None:  # --replay: the scenario lacks what this call needs
+                    raise MCPError(types.INTERNAL_ERROR, replay_miss.message(miss)) from None
+                say(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+                return to_result(
+                    error_reply("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
+                )
+        if missed:  # the call met a miss and carried on: its answer is not what was recorded
+            raise MCPError(types.INTERNAL_ERROR, replay_miss.message(missed[0]))
         return to_result(answer)
 
     return Server(

@@ -15,6 +15,7 @@ import pytest
 from fakes.clock import FakeClock
 from tests.observe.helpers import ScriptedReader
 from tests.observe.scenario_factory import Kernel, Proc
+from wslmcp.boundaries.replay_miss import NotRecorded
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.errors import UnknownMetric
 from wslmcp.observe.handlers import answer
@@ -156,7 +157,8 @@ async def test_empty_history_is_an_answer_that_says_why() -> None:
     off = Rig([proc(10, "editor", 0.05, range(STEPS))], minutes=0)
     assert (await off.ask("get_history"))["history"]["why_empty"] == "history is off (--history-minutes 0)"
     replay = Rig([proc(10, "editor", 0.05, range(STEPS))], samples=None)  # a scenario without history
-    assert "first_request_ms" in (await replay.ask("get_history"))["history"]["why_empty"]
+    with pytest.raises(NotRecorded, match="first_request_ms"):  # a replay miss, not an empty history
+        await replay.ask("get_history")
 
 
 async def test_usage_stats_and_unattributed_cpu() -> None:

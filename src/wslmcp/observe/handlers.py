@@ -54,6 +54,7 @@ def _rings(service: ObserveService) -> tuple[History, Now]:
     if sampler is None:  # a service built without history (tests of the snapshot tools)
         empty = History(0, 1.0, clock.monotonic(), int(clock.wall() * 1000))
         return empty, Now(clock.monotonic(), int(clock.wall() * 1000), {}, "history is off")
+    sampler.recorded()
     sampler.events.current_top()
     now = Now(clock.monotonic(), int(clock.wall() * 1000), sampler.alive, sampler.why_disabled)
     return sampler.history, now

@@ -274,11 +274,25 @@ def _record_area(
         )
         recorded = recording_boundaries(writer, keep_cmdlines=args.keep_cmdlines)
         path = asyncio.run(
-            record_windows.record_host(recorded, writer, sources, args.duration, args.interval_ms)
+            record_windows.record_host(
+                recorded,
+                writer,
+                sources,
+                args.duration,
+                args.interval_ms,
+                local_distro=wiring.real_host().distro,
+            )
         )
     else:
         real = wiring.real()
         path = asyncio.run(
-            recording.record_observe(real.procfs, writer, real.clock, args.duration, args.interval_ms)
+            recording.record_observe(
+                real.procfs,
+                writer,
+                real.clock,
+                args.duration,
+                args.interval_ms,
+                local_distro=wiring.real_host().distro,
+            )
         )
     return f"recorded {len(writer.manifest['timeline'])} samples into {path}"

@@ -35,11 +35,20 @@ from wslmcp.wiring.recording import recording_shell
 
 
 async def record_observe(
-    source: ProcSource, writer: ScenarioWriter, clock: Clock, duration_s: float, interval_ms: int
+    source: ProcSource,
+    writer: ScenarioWriter,
+    clock: Clock,
+    duration_s: float,
+    interval_ms: int,
+    *,
+    local_distro: str | None = None,
 ) -> Path:
     """Sample ``source`` every ``interval_ms`` for ``duration_s`` (at least two samples). Samples
     start on a fixed schedule, so the time a read takes does not push the later ones back; each is
-    recorded at its scheduled time, so a replay that samples on the same interval reads each once."""
+    recorded at its scheduled time, so a replay that samples on the same interval reads each once
+    (the manifest's ``observe.args`` say that interval, and that no container engine was recorded)."""
+    from wslmcp.replay.record_windows import Sources, observe_section
+
     recording = RecordingProcSource(source, writer)
     try:
         start = clock.monotonic()
@@ -48,6 +57,7 @@ async def record_observe(
             if i:
                 await clock.sleep(start + i * interval_ms / 1000 - clock.monotonic())
             recording.read_at(first + i * interval_ms)
+        writer.manifest["observe"] = observe_section(Sources(), interval_ms, local_distro=local_distro)
         writer.expect({"kind": "procfs-replay"})
         return writer.commit()
     except BaseException:

@@ -7,7 +7,10 @@ The ``observe`` section:
 
 ```
 "observe": {
-  "args": ["--no-docker"],          startup options the replay check runs with
+  "args": ["--no-docker"],          startup options a replay runs with (``wslmcp observe --replay``,
+                                    the checks, ``wslmcp eval``); a recording made before its
+                                    manifest stated them gets them from what it holds
+                                    (``recorded_sources``)
   "platform": "linux" | "windows",  where the server ran (windows: the primary is read via wsl.exe)
   "distro": "Ubuntu",               the local distribution's name (WSL_DISTRO_NAME)
   "wsl_interop": true,              wsl.exe was reachable (additional distros are listed)
@@ -25,7 +28,8 @@ The ``observe`` section:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import itertools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +84,7 @@ def read_section(scenario: Scenario) -> ObserveSection:
     if first is not None and (isinstance(first, bool) or not isinstance(first, int) or first < 0):
         raise fail("first_request_ms", "an integer >= 0", first)
     return ObserveSection(
-        args=tuple(args),
+        args=tuple(args) + recorded_sources(scenario, args),
         platform=platform,
         distro=distro,
         wsl_interop=interop,
@@ -88,6 +92,25 @@ def read_section(scenario: Scenario) -> ObserveSection:
         calls=tuple(calls),
         first_request_ms=first,
     )
+
+
+def recorded_sources(scenario: Scenario, args: Sequence[str]) -> tuple[str, ...]:
+    """The options a recording made before its manifest stated them needs, read from what it holds
+    (a recording holds exactly what was recorded): the interval its /proc samples were taken at, and
+    no collector for a container engine it holds no answer of. Nothing for a hand-written scenario
+    (its ``args`` say what it means) or for what ``args`` state."""
+    if scenario.manifest.get("source") != "recorded":
+        return ()
+    derived: list[str] = []
+    times = [e.t_ms for e in scenario.timeline if "procfs" in e.data]
+    if len(times) >= 2 and not any(a.split("=", 1)[0] == "--interval-ms" for a in args):
+        gap = min(b - a for a, b in itertools.pairwise(times))
+        derived += ["--interval-ms", str(gap)]
+    exchanges = scenario.manifest.get("exchanges", {})
+    for flag, boundary in (("--no-docker", "docker_api"), ("--no-wslc", "wslc")):
+        if flag not in args and not exchanges.get(boundary):
+            derived.append(flag)
+    return tuple(derived)
 
 
 def _host(raw: object, fail: Callable[..., ScenarioError]) -> HostFacts:
