@@ -140,10 +140,10 @@ def test_harness_errors_exit_3_with_the_file_and_cause(tmp_path: Path) -> None:
     assert wslmcp("run", TRACES / "t01-most-cpu-good.jsonl", "--scenario", scenario).returncode == 3
 
 
-def test_unreplayable_calls_are_reported_and_strict_replay_exits_3(tmp_path: Path) -> None:
+def test_unreplayable_calls_are_reported_exit_4_and_strict_replay_exits_3(tmp_path: Path) -> None:
     trace = SHELL / "eval" / "traces" / "s04-shell-unrecorded.jsonl"
     done = wslmcp("run", trace, "--scenario", SHELL, "--case", "shell-cleanup", "--json", tmp_path / "r.json")
-    assert done.returncode == 0, done.stdout
+    assert done.returncode == 4, done.stdout
     got = report(tmp_path / "r.json")["traces"][0]
     assert got["unreplayable"] == [2] and got["calls"][1]["unreplayable"].startswith("replay miss: wsl_exe")
     assert "unreplayable" in done.stdout

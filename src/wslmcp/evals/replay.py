@@ -38,13 +38,14 @@ def to_result(answer: ToolAnswer) -> Result:
     return Result(answer.status, list(answer.content), answer.structured, answer.error)
 
 
-def _spec(kind: str, target: ReplayTarget) -> SessionSpec:
-    return SessionSpec(kind, target.root, target.observe_args if kind == "observe" else ())
+def _spec(kind: str, target: ReplayTarget, log: bool) -> SessionSpec:
+    return SessionSpec(kind, target.root, target.observe_args if kind == "observe" else (), log)
 
 
 async def replay(
-    sessions: McpSessions, session: Session, target: ReplayTarget, case: Case | None
+    sessions: McpSessions, session: Session, target: ReplayTarget, case: Case | None, *, log: bool = False
 ) -> ReplayOutcome:
+    """Replay ``session``'s calls; ``log``: the servers' own logs go to this process's stderr."""
     out = ReplayOutcome()
     aliases = sorted(
         {c.server for c in session.trace.calls if c.server is not None and c.server in session.kinds}
@@ -52,7 +53,9 @@ async def replay(
     async with contextlib.AsyncExitStack() as stack:
         live: dict[str, McpSession] = {}
         for alias in aliases:
-            live[alias] = await stack.enter_async_context(sessions.open(_spec(session.kinds[alias], target)))
+            live[alias] = await stack.enter_async_context(
+                sessions.open(_spec(session.kinds[alias], target, log))
+            )
             out.tools[alias] = set(await live[alias].list_tools())
         await _calls(session, live, out)
         if case is not None and case.names_top is not None:
