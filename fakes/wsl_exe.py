@@ -121,6 +121,7 @@ class FakeWslExe:
             stdout_total=_total(item.stdout, out),
             stderr_total=_total(item.stderr, err),
             overflowed=item.overflowed,
+            killed=item.killed,
         )
         if call.looks is not None:
             return await _live(call, call.looks, item.looks or (), out[:max_output], exchange)
@@ -301,6 +302,7 @@ class RecordingWslExe:
             duration_ms=round(ex.duration_s * 1000),
             timed_out=ex.timed_out,
             overflowed=ex.overflowed,
+            killed=ex.killed,
         )
 
     @staticmethod

@@ -233,6 +233,9 @@ def _record(args: argparse.Namespace) -> int:
     out = Path(args.out)
     clock = wiring.real().clock
     try:
+        if args.area == "shell":  # a transport that cannot start is refused before anything is written
+            environ = wiring.environment()
+            asyncio.run(recording.refuse_unless_shell_starts(environ, recording.shell_target(environ)))
         keep = args.keep_cmdlines or args.area == "shell"
         writer = ScenarioWriter(out, args.name or out.name, args.description, clock, keep_cmdlines=keep)
         print(_record_area(args, writer, calls, clock.wall()))

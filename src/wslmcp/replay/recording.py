@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fakes.procfs import RecordingProcSource
 from wslmcp import wiring
+from wslmcp.boundaries.bundle import Host
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.procfs import ProcSource
 from wslmcp.replay.client import connect
-from wslmcp.scenario.recorder import ScenarioWriter
+from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 from wslmcp.wiring.recording import recording_shell
 
 
@@ -93,43 +95,127 @@ def server_env(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in sorted(environ.items()) if k.startswith("WSL_") and k != "WSL_DISTRO_NAME"}
 
 
+@dataclass(frozen=True)
+class ShellTarget:
+    """Where a shell recording runs: the distro, the configured user, and the transport ``kind``
+    (``local``: this machine's bash as ``local_user``)."""
+
+    distro: str
+    user: str | None
+    kind: str
+    local_user: str | None = None
+
+
+def shell_target(environ: Mapping[str, str]) -> ShellTarget:
+    """The transport a shell recording runs over: ``WSLMCP_SHELL_TRANSPORT`` as the server reads it,
+    except that without one it is wsl.exe (local only inside the distro itself), so a recording
+    never takes this machine for a distro unasked. Raises ``RecordingRefused``."""
+    from wslmcp.boundaries.shell_transport import current_user
+    from wslmcp.shell.config import ConfigError, load_config
+
+    try:
+        config = load_config(environ)
+    except ConfigError as exc:
+        raise RecordingRefused(f"cannot record a shell session: {exc}; nothing was written") from None
+    if config.distro is None:
+        raise RecordingRefused(
+            "cannot record a shell session: WSL_DISTRO is not set (the distro the calls run in; to "
+            "record this machine, any label with WSLMCP_SHELL_TRANSPORT=local); nothing was written"
+        )
+    inside = environ.get("WSL_DISTRO_NAME", "").casefold() == config.distro.casefold()
+    given = environ.get("WSLMCP_SHELL_TRANSPORT")
+    kind = "local" if inside else "wsl.exe"
+    if given == "local" or (given == "auto" and not inside and not wiring.real_host(environ).wsl_reachable):
+        kind = "local"
+    return ShellTarget(config.distro, config.user, kind, current_user() if kind == "local" else None)
+
+
+async def refuse_unless_shell_starts(environ: Mapping[str, str], target: ShellTarget) -> None:
+    """Run nothing but ``exit 0`` through the transport the recording would use (unrecorded); a
+    transport that cannot start is a ``RecordingRefused`` naming what to set, before anything is
+    written."""
+    from wslmcp.boundaries.shell_transport import ScriptCall, TransportError
+
+    try:
+        transport = wiring.real(environ).shell_transport(target.kind, target.distro, target.user)
+        exchange = await transport.run(ScriptCall("exit 0", login=False, timeout_s=PROBE_TIMEOUT_S))
+        failure = None if exchange.exit_code == 0 else f"'exit 0' ended with {exchange.exit_code}"
+    except TransportError as exc:
+        failure = str(exc)
+    if failure is None:
+        return
+    if target.kind == "local":
+        raise RecordingRefused(
+            f"cannot record a shell session over the local transport (distro '{target.distro}'): {failure}; "
+            "nothing was written"
+        )
+    raise RecordingRefused(
+        f"cannot record a shell session in the distro '{target.distro}' through wsl.exe: {failure}. "
+        "Set WSLMCP_WSL_EXE to wsl.exe (or a stand-in of it), check WSL_DISTRO, or record this "
+        "machine's bash with WSLMCP_SHELL_TRANSPORT=local; nothing was written"
+    )
+
+
+PROBE_TIMEOUT_S = 60.0
+
+
 async def record_shell(
-    writer: ScenarioWriter, calls: Sequence[Mapping[str, Any]], environ: Mapping[str, str], start_wall: float
+    writer: ScenarioWriter,
+    calls: Sequence[Mapping[str, Any]],
+    environ: Mapping[str, str],
+    start_wall: float,
+    target: ShellTarget | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``calls`` through the shell server over the recording wsl.exe; writes the exchanges, the
-    expected replies and the ``shell`` section, and commits. Returns one ``{is_error, text}`` per call."""
+    """Run ``calls`` through the shell server over the recording transport; writes the exchanges, the
+    expected replies and the ``shell`` section (its environment with the sandbox as it ran, and the
+    transport), and commits. Returns one ``{is_error, text}`` per call."""
     from wslmcp.serving import build_server
     from wslmcp.shell.assembly import Options, build
-    from wslmcp.shell.handlers import dispatch
+    from wslmcp.shell.handlers import running
     from wslmcp.shell.tools import SERVER
 
     env = server_env(environ)
+    target = target or shell_target(environ)
     try:
-        run = recording_shell(writer, {**environ, **env, "WSLMCP_SHELL_TRANSPORT": "wsl.exe"}, start_wall)
+        run = recording_shell(writer, {**environ, **env}, start_wall, target.kind, target.local_user)
         service = build(run.boundaries, run.host, Options(quiet=True)).service
-        server = build_server(SERVER, dispatch(service))
+        env["WSL_SANDBOX"] = (
+            "on" if service.sandbox is not None else "off"
+        )  # as it ran (a default may change)
         replies: list[dict[str, Any]] = []
-        async with connect(server) as client:
+        # as the server runs: started (its sandbox probe on the local transport), then the calls, then
+        # shut down (background processes still running are ended, and that is recorded)
+        async with running(service) as dispatch, connect(build_server(SERVER, dispatch)) as client:
             for call in calls:
                 if call.get("advance_s"):
                     run.clock.advance(float(call["advance_s"]))
                 result = await client.call_tool(str(call["tool"]), dict(call.get("args", {})))
                 text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
                 replies.append({"is_error": bool(result.is_error), "text": text})
-        await service.shutdown()  # background processes still running are ended (and that is recorded)
         recorded = []
         for i, (call, reply) in enumerate(zip(calls, replies, strict=True)):
             rel = f"expected/{i:02d}-{call['tool']}.json"
             writer.add_file(rel, (json.dumps(reply, indent=2, ensure_ascii=False) + "\n").encode())
             recorded.append({**call, "expected": rel})
         writer.manifest["clock"] = {"start_wall": start_wall}
-        writer.manifest["shell"] = {"env": env, "calls": recorded}
+        writer.manifest["observe"] = host_section(run.host)
+        transport = {"kind": target.kind, **({"user": target.local_user} if target.local_user else {})}
+        writer.manifest["shell"] = {"env": env, "transport": transport, "calls": recorded}
         writer.expect({"kind": "shell-exchanges"})
         writer.commit()
     except BaseException:
         writer.abort()
         raise
     return replies
+
+
+def host_section(host: Host) -> dict[str, object]:
+    """The host a recording ran on, as a replay states it (``observe``'s host keys)."""
+    return {
+        "platform": host.platform,
+        "wsl_interop": host.wsl_reachable,
+        **({"distro": host.distro} if host.distro else {}),
+    }
 
 
 PROFILE_REPORT_ARGS = ["--query-project"]

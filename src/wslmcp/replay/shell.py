@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -63,9 +63,9 @@ async def replay_calls(
     _, calls = _calls(scenario)
     run = replaying(scenario)
     service = build(run.boundaries, run.host, Options()).service
-    server = build_server(SERVER, dispatch(service))
     replies = []
-    async with connect(server) as client:
+    await _outside_calls(service.startup(), crashed)  # as it starts: the local transport's sandbox probe
+    async with connect(build_server(SERVER, dispatch(service))) as client:
         for call in calls:
             advance = float(call.get("advance_s", 0))
             if advance:
@@ -82,14 +82,19 @@ async def replay_calls(
                         crashed.extend(found)
             text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
             replies.append({"is_error": bool(result.is_error), "text": text})
-    with crashes() as found:  # as recorded: background processes still running are ended
+    await _outside_calls(service.shutdown(), crashed)  # as recorded: what still runs is ended
+    return replies
+
+
+async def _outside_calls(step: Awaitable[None], crashed: list[BaseException] | None) -> None:
+    """The server's startup or shutdown, a crash (or replay miss) in it appended to ``crashed``."""
+    with crashes() as found:
         try:
-            await service.shutdown()
+            await step
         except ReplayMiss as exc:
             found.append(exc)
         if crashed is not None:
             crashed.extend(found)
-    return replies
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:

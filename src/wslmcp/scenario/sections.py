@@ -144,3 +144,11 @@ def shell_env(scenario: Scenario) -> dict[str, str]:
     """The shell server's recorded environment (``shell.env``), so a replay serves as recorded."""
     env = scenario.section("shell").get("env", {})
     return {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
+
+
+def shell_transport(scenario: Scenario) -> tuple[str, str | None]:
+    """The transport a shell scenario was recorded over (``shell.transport``: its kind, and for the
+    local transport the user who ran the scripts); ``("wsl.exe", None)`` when it does not say."""
+    stated = scenario.section("shell").get("transport", {})
+    kind, user = stated.get("kind", "wsl.exe"), stated.get("user")
+    return str(kind), user if isinstance(user, str) else None

@@ -16,7 +16,8 @@ from fakes.wsl_exe import RecordingWslExe
 from fakes.wslc import RecordingWslc
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import AdvancingClock
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.local_exchanges import LocalWslExe
+from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli
 from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.wiring import Wired
@@ -51,21 +52,31 @@ class Recording(Wired):
     clock: AdvancingClock
 
 
-def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wall: float) -> Recording:
-    """What ``wslmcp scenario record --area shell`` runs on: the real wsl.exe (``WSLMCP_WSL_EXE``:
-    on Linux, the stand-in) with every exchange written by ``writer``; the run tokens and the clock
-    a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
-    by the calls' ``advance_s`` and by every sleep by what it asked for: a background process is
-    waited for in real time), so the replay asks exactly what was recorded. The server's
-    environment is ``environ``."""
+def recording_shell(
+    writer: ScenarioWriter,
+    environ: Mapping[str, str],
+    start_wall: float,
+    kind: str = "wsl.exe",
+    local_user: str | None = None,
+) -> Recording:
+    """What ``wslmcp scenario record --area shell`` runs on: the transport ``kind`` with every run
+    written by ``writer`` as a wsl.exe exchange (the real wsl.exe, ``WSLMCP_WSL_EXE`` on Linux a
+    stand-in; or this machine's bash as ``local_user``, ``boundaries.local_exchanges``); the run
+    tokens and the clock a replay of the recording will have (a counter; virtual time from 0 at
+    ``start_wall``, moved on by the calls' ``advance_s`` and by every sleep by what it asked for: a
+    background process is waited for in real time), so the replay asks exactly what was recorded.
+    The server's environment is ``environ``."""
     clock = PacedClock(0.0, start_wall)
-    wsl_exe = RecordingWslExe(WslExeCli(wsl_exe_path(environ), kill_on_overflow=True), writer)
+    host = replace(real_host(environ), shell_env=dict(environ))
+    inner: WslExe = (
+        LocalWslExe(host.home) if kind == "local" else WslExeCli(wsl_exe_path(environ), kill_on_overflow=True)
+    )
+    wsl_exe = RecordingWslExe(inner, writer)
     boundaries = replace(
         real(environ),
         clock=clock,
         wsl_exe=wsl_exe,
-        shell_transport=recorded_transports(wsl_exe),
+        shell_transport=recorded_transports(wsl_exe, kind, local_user),
         tokens=CountingTokens(),
     )
-    host = replace(real_host(environ), shell_env=dict(environ))
     return Recording(boundaries, host, clock)
