@@ -268,8 +268,9 @@ def _record_area(
     if args.area == "profile":
         home = Path(args.home).resolve()
         project = Path(args.project).resolve() if args.project else home / "proj"
-        n = recording.record_profile(writer, home, project, args.fixture_home)
-        return f"recorded {home} with {n} server answers into {out}"
+        took, answers = recording.record_profile(writer, home, project, args.fixture_home)
+        listed = "".join(f"\n  {rel}" for rel in took)
+        return f"recorded {home} with {answers} server answers into {out}; took {len(took)} files:{listed}"
     if args.windows or args.docker or args.wslc:
         on_windows = wiring.real_host().platform == "windows"
         sources = record_windows.Sources(

@@ -21,8 +21,8 @@ A recording is written beside its target and renamed into place only when comple
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -219,55 +219,129 @@ def host_section(host: Host) -> dict[str, object]:
 
 
 PROFILE_REPORT_ARGS = ["--query-project"]
+#: A secret a config hands a server (an env or header value) is redacted where a copied file holds it
+#: as a quoted string of at least this many characters (shorter ones are too likely other values).
+SECRET_MIN_CHARS = 6
+REDACTED = "<redacted by wslmcp scenario record>"
 
 
-def copy_home(writer: ScenarioWriter, home: Path, fixture_home: str) -> dict[str, float]:
-    """Copy ``home``'s regular files into the scenario's ``home/`` (paths inside them rewritten to
-    ``fixture_home``); returns their modification times by relative path."""
+def copy_taken(
+    writer: ScenarioWriter, home: Path, fixture_home: str, taken: Iterable[str], secrets: Iterable[str]
+) -> dict[str, float]:
+    """Copy the regular files of ``taken`` that lie under ``home`` into the scenario's ``home/``
+    (paths inside them rewritten to ``fixture_home``, every quoted ``secrets`` value redacted);
+    returns their modification times by relative path."""
+    quoted = _quoted(secrets)
     mtimes: dict[str, float] = {}
-    for path in sorted(home.rglob("*")):
-        if path.is_symlink() or not path.is_file():
+    for name in sorted(taken):
+        path = Path(name)
+        if not path.is_relative_to(home) or path.is_symlink() or not path.is_file():
             continue
         rel = path.relative_to(home).as_posix()
+        data = path.read_bytes()
+        for secret, mark in quoted:
+            data = data.replace(secret, mark)
         # the fixture home stands at ``fixture_home``: paths inside configs follow it
-        writer.add_file(f"home/{rel}", path.read_bytes().replace(str(home).encode(), fixture_home.encode()))
+        writer.add_file(f"home/{rel}", data.replace(str(home).encode(), fixture_home.encode()))
         mtimes[rel] = round(path.stat().st_mtime, 3)
     (writer.root / "home").mkdir(exist_ok=True)
     return mtimes
 
 
-def record_profile(
-    writer: ScenarioWriter, home: Path, project: Path, fixture_home: str, timeout_s: float = 20.0
-) -> int:
-    """Copy ``home`` (regular files only; links, FIFOs and devices are left out; the home's path
-    rewritten to ``fixture_home`` in file contents too) into the scenario,
-    record the answers of every configured server, render the expected report; commits. Returns
-    the number of servers queried."""
+def _quoted(secrets: Iterable[str]) -> list[tuple[bytes, bytes]]:
+    """Each secret as a JSON or TOML string holds it (double and single quotes), with its redaction."""
+    out = []
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) < SECRET_MIN_CHARS:
+            continue
+        for quote in ('"', "'"):
+            body = json.dumps(secret)[1:-1] if quote == '"' else secret
+            out.append((f"{quote}{body}{quote}".encode(), f"{quote}{REDACTED}{quote}".encode()))
+    return out
+
+
+def _profile_once(home: Path, project: Path, answers: Path, fixture_home: str) -> Taken:
+    """Run the profiler once as the recorded report runs (``PROFILE_REPORT_ARGS``) on ``home`` alone,
+    noting every file it takes and recording the answers of the servers it queries."""
+    import io
+
+    from fakes.client_files import RecordingClientFiles
+    from fakes.distro_homes import StatedDistroHomes
     from fakes.mcp_launcher import RecordingMcpLauncher
+    from fakes.windows_home import StatedWindowsHome
+    from wslmcp.profile.assembly import build
+    from wslmcp.profile.cli import execute, parse_options
     from wslmcp.profile.configs import discover
-    from wslmcp.profile.querying import query_all
+
+    real = wiring.real()
+    files = RecordingClientFiles(real.client_files)
+    launcher = RecordingMcpLauncher(real.mcp_launcher, answers, rewrite={str(home): fixture_home})
+    boundaries = replace(
+        real,
+        client_files=files,
+        mcp_launcher=launcher,
+        windows_home=StatedWindowsHome(None),  # this home only: no other side is recorded
+        distro_homes=StatedDistroHomes([]),
+    )
+    host = replace(
+        wiring.real_host(), home=str(home), project=str(project), cwd=str(project), interactive=False
+    )
+    options = parse_options(PROFILE_REPORT_ARGS)
+    execute(options, build(boundaries, host, options), io.StringIO())
+    if not launcher.answers:
+        launcher.save()
+    found = discover(real.client_files, str(home), str(project), "all")
+    secrets = [v for s in found.servers() for v in (*s.env.values(), *s.headers.values())]
+    return Taken(files.taken, files.special, secrets, len(launcher.answers))
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What a profile recording takes from a home: files read or listed, special files, the secrets
+    its configs hand servers (redacted), and how many servers answered."""
+
+    files: set[str]
+    special: dict[str, str]
+    secrets: list[str]
+    answered: int
+
+
+def record_profile(
+    writer: ScenarioWriter, home: Path, project: Path, fixture_home: str
+) -> tuple[list[str], int]:
+    """Run the profiler on ``home`` and copy into the scenario what it took: the client files and
+    transcripts it read or listed (regular files; special ones stated as such), never anything
+    else (our caches, credentials, other files), with every secret a config hands a server
+    redacted and the home's path rewritten to ``fixture_home``; record the answers of every
+    configured server, render the expected report; commit. Returns the files taken (relative) and
+    how many servers answered."""
     from wslmcp.replay.profile import render
     from wslmcp.scenario.loader import Scenario
 
     try:
-        mtimes = copy_home(writer, home, fixture_home)
-        real = wiring.real()
-        rewrite = {str(home): fixture_home}
-        found = discover(real.client_files, str(home), str(project), "all")
-        launcher = RecordingMcpLauncher(real.mcp_launcher, writer.root / "answers.json", rewrite=rewrite)
-        query_all(launcher, found.servers(), timeout_s, query_project=True)
-        if not launcher.answers:
-            launcher.save()
+        taken = _profile_once(home, project, writer.root / "answers.json", fixture_home)
+        mtimes = copy_taken(writer, home, fixture_home, taken.files, taken.secrets)
+        special = {
+            Path(p).relative_to(home).as_posix(): kind
+            for p, kind in taken.special.items()
+            if Path(p).is_relative_to(home)
+        }
         shown_project = str(project).replace(str(home), fixture_home, 1)
         writer.manifest["home"] = {
             "dir": "home",
             "path": fixture_home,
             "mtime_default": writer.manifest["clock"]["start_wall"],
             "mtimes": mtimes,
+            **({"special": special} if special else {}),
         }
         writer.manifest["profile"] = {"mcp_answers": "answers.json", "project": shown_project}
         writer.manifest["host"].setdefault("redactions", []).extend(
-            [f"home path rewritten to {fixture_home}", "launch commands never recorded"]
+            [
+                f"home path rewritten to {fixture_home}",
+                "launch commands never recorded",
+                "only the client files and transcripts the profiler reads are copied",
+                "secrets configs hand servers (env and header values) redacted",
+            ]
         )
         expected = "expected/query-project.txt"
         spec = {"kind": "profile-report", "args": PROFILE_REPORT_ARGS, "expected": expected}
@@ -278,4 +352,4 @@ def record_profile(
     except BaseException:
         writer.abort()
         raise
-    return len(launcher.answers)
+    return sorted(mtimes), taken.answered
