@@ -41,14 +41,34 @@ class SessionError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class RecordedCall:
+    """A call of the agent session a scenario was recorded from (``scenario record --from-session``):
+    its number, tool and arguments as the session has them, and what this host answered when it was
+    recorded, or why it was not sent (``skipped``: it would have changed the host)."""
+
+    n: int
+    tool: str
+    arguments: Any
+    answer: ToolAnswer | None = None
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
 class ReplayTarget:
     """What replaying servers need from a scenario: its directory and name, the observe server's own
-    arguments (``--replay`` does not apply them by itself) and the distro it states."""
+    arguments (``--replay`` does not apply them by itself), the distro it states, and the calls of
+    the session it was recorded from (none for another scenario)."""
 
     root: str
     name: str
     observe_args: tuple[str, ...] = ()
     distro: str | None = None
+    session: tuple[RecordedCall, ...] = ()
+
+    def recorded(self, n: int, tool: str, arguments: Any) -> RecordedCall | None:
+        """The recorded call ``n`` when it is this very call (same tool and arguments)."""
+        found = next((c for c in self.session if c.n == n), None)
+        return found if found is not None and (found.tool, found.arguments) == (tool, arguments) else None
 
 
 @dataclass(frozen=True)
@@ -161,9 +181,14 @@ class _SdkSession:
                 f"{' '.join(self._argv[2:])}: {tool} got no answer: {type(exc).__name__}: {exc}"
                 + self._log.said()
             ) from exc
-        content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in res.content]
-        structured = res.structured_content if isinstance(res.structured_content, dict) else None
-        return ToolAnswer("tool_error" if res.is_error else "ok", content, structured)
+        return answer_of(res)
+
+
+def answer_of(result: Any) -> ToolAnswer:
+    """An SDK ``CallToolResult`` as a ``ToolAnswer``."""
+    content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
+    structured = result.structured_content if isinstance(result.structured_content, dict) else None
+    return ToolAnswer("tool_error" if result.is_error else "ok", content, structured)
 
 
 class StdioMcpSessions:

@@ -206,8 +206,8 @@ def _report(
             entry["replayed_arguments"] = outcome.sent[call.n]
             entry["bindings"] = outcome.bindings.get(call.n, [])
             entry["replayed"] = _short(outcome.replayed[call.n]) if call.n in outcome.replayed else None
-            if call.n in outcome.unreplayable:
-                entry["unreplayable"] = outcome.unreplayable[call.n]
+        if outcome is not None and call.n in outcome.unreplayable:
+            entry["unreplayable"] = outcome.unreplayable[call.n]
         calls.append(entry)
     gating = any(c["status"] == "fail" and c["severity"] == "error" for c in checks)
     verdict = "unreplayable" if session.unreplayable else "fail" if gating else "pass"

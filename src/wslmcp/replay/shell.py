@@ -62,7 +62,7 @@ async def replay_calls(
 
     _, calls = _calls(scenario)
     run = replaying(scenario)
-    service = build(run.boundaries, run.host, Options()).service
+    service = build(run.boundaries, run.host, Options(quiet=True)).service  # its log only when asked
     replies = []
     await _outside_calls(service.startup(), crashed)  # as it starts: the local transport's sandbox probe
     async with connect(build_server(SERVER, dispatch(service))) as client:

@@ -73,6 +73,11 @@ class ScenarioWriter:
             ]
 
     @property
+    def clock(self) -> Clock:
+        """The clock samples are stamped by (t=0 when the first one begins)."""
+        return self._clock
+
+    @property
     def root(self) -> Path:
         """Where the scenario is being assembled (renamed to ``out`` by ``commit``)."""
         return self._tmp

@@ -29,11 +29,13 @@ The ``observe`` section:
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wslmcp.boundaries.host_facts import BREAKDOWN_KEYS, HostFacts, HostMemory
+from wslmcp.boundaries.mcp_session import RecordedCall, ToolAnswer
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError
 
@@ -152,3 +154,39 @@ def shell_transport(scenario: Scenario) -> tuple[str, str | None]:
     stated = scenario.section("shell").get("transport", {})
     kind, user = stated.get("kind", "wsl.exe"), stated.get("user")
     return str(kind), user if isinstance(user, str) else None
+
+
+def session_calls(scenario: Scenario) -> tuple[RecordedCall, ...]:
+    """The calls of the agent session the scenario was recorded from (``eval.session.calls``: each
+    ``{"n", "tool", "arguments", "answer": FILE}`` or ``{"n", "tool", "arguments", "skipped": WHY}``),
+    none for another scenario. Raises ``ScenarioError`` naming the key."""
+    file = scenario.root / MANIFEST_NAME
+    raw = scenario.section("eval").get("session")
+    if raw is None:
+        return ()
+    calls = raw.get("calls") if isinstance(raw, dict) else None
+    if not isinstance(calls, list):
+        raise ScenarioError(file, "eval.session.calls", "a list of recorded calls", calls)
+    out = []
+    for i, item in enumerate(calls):
+        key = f"eval.session.calls[{i}]"
+        if not (
+            isinstance(item, dict) and isinstance(item.get("n"), int) and isinstance(item.get("tool"), str)
+        ):
+            raise ScenarioError(file, key, '{"n", "tool", "arguments", "answer" or "skipped"}', item)
+        answer = None
+        if isinstance(item.get("answer"), str):
+            try:
+                answer = ToolAnswer.from_json(
+                    json.loads(scenario.file(item["answer"]).read_text(encoding="utf-8"))
+                )
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise ScenarioError(
+                    file, f"{key}.answer", f"a recorded answer ({exc})", item["answer"]
+                ) from None
+        elif not isinstance(item.get("skipped"), str):
+            raise ScenarioError(file, key, 'an "answer" file or why it was "skipped"', item)
+        out.append(
+            RecordedCall(item["n"], item["tool"], item.get("arguments", {}), answer, item.get("skipped"))
+        )
+    return tuple(out)

@@ -15,7 +15,7 @@ from fakes.windows_processes import RecordingWindowsProcesses
 from fakes.wsl_exe import RecordingWslExe
 from fakes.wslc import RecordingWslc
 from wslmcp.boundaries.bundle import Boundaries
-from wslmcp.boundaries.clock import AdvancingClock
+from wslmcp.boundaries.clock import AdvancingClock, Clock
 from wslmcp.boundaries.local_exchanges import LocalWslExe
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli
@@ -25,15 +25,27 @@ from wslmcp.wiring.real import real, real_host, wsl_exe_path
 from wslmcp.wiring.replay import recorded_transports
 
 
+def paced_clock(start_wall: float) -> AdvancingClock:
+    """The clock of a recording of live calls: virtual time from 0 at ``start_wall`` whose sleeps
+    also take real time (``fakes.clock.PacedClock``), as a replay of it will see time."""
+    return PacedClock(0.0, start_wall)
+
+
 def recording(
-    writer: ScenarioWriter, environ: Mapping[str, str] | None = None, *, keep_cmdlines: bool = False
+    writer: ScenarioWriter,
+    environ: Mapping[str, str] | None = None,
+    *,
+    keep_cmdlines: bool = False,
+    clock: Clock | None = None,
 ) -> Boundaries:
     """The real host with every boundary that ``wslmcp scenario record`` samples wrapped in its
-    recorder, so what passes lands in ``writer``'s scenario in the format the twins replay."""
+    recorder, so what passes lands in ``writer``'s scenario in the format the twins replay; on
+    ``clock`` when given (a recording of live calls: ``paced_clock``)."""
     b = real(environ)
     assert isinstance(b.wslc, WslcCli)
     return replace(
         b,
+        clock=clock or b.clock,
         procfs=RecordingProcSource(b.procfs, writer),
         wsl_exe=RecordingWslExe(b.wsl_exe, writer),
         pdh=None if b.pdh is None else RecordingPdhCounters(b.pdh, writer),

@@ -33,7 +33,7 @@ from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, Replay
 from wslmcp.boundaries.shell_transport import Confinement, ShellTransport, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.sections import read_section, shell_env, shell_transport
+from wslmcp.scenario.sections import read_section, session_calls, shell_env, shell_transport
 from wslmcp.wiring import Wired
 from wslmcp.wiring.real import append_only_file
 
@@ -150,4 +150,4 @@ def replay_target(scenario: Scenario | str | Path) -> ReplayTarget:
     """What ``wslmcp eval`` replays against. Raises ``ScenarioError`` for an invalid scenario."""
     sc = _scenario(scenario)
     section = read_section(sc)
-    return ReplayTarget(str(sc.root), sc.name, section.args, section.distro)
+    return ReplayTarget(str(sc.root), sc.name, section.args, section.distro, session_calls(sc))
