@@ -229,8 +229,12 @@ class RecordingWslExe:
         if call.looks is not None:
             return await self._live(call, call.looks)
         args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
+        # input fed as it comes, outside a live call, is matched without a digest (as the twin matches it)
+        fed = _live_stdin(stdin) is not None
         source = (
-            None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
+            None
+            if stdin is None or isinstance(stdin, bytes) or fed
+            else _HashingSource(cast("ByteSource", stdin))
         )
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
         # a local file of the recording, written as stdout streams through (recording is a dev tool)

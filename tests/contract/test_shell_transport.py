@@ -1,6 +1,7 @@
-"""The shell transport contract, run against both real transports: the local login bash, and the
+"""The shell transport contract, run against the real transports: the local login bash, the
 wsl.exe transport driving a `wsl.exe` stand-in on PATH (whose Linux side runs in its own session,
-as inside a real distro)."""
+as inside a real distro), and the local bash as a shell recording runs it (each run recorded as the
+wsl.exe exchange it stands for, ``boundaries.local_exchanges``)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,24 @@ from pathlib import Path
 
 import pytest
 
+from fakes.wsl_exe import RecordingWslExe
 from tests.shell.conftest import survivors
 from tests.shell.standin import transport_of
-from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport
+from wslmcp.boundaries.clock import SystemClock
+from wslmcp.boundaries.local_exchanges import LocalThroughWslExe, LocalWslExe
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, current_user
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.runner import Runner
 
 
-@pytest.fixture(params=["local", "wsl.exe-standin"])
+@pytest.fixture(params=["local", "wsl.exe-standin", "local-recorded"])
 def transport(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> ShellTransport:
+    if request.param == "local-recorded":  # what a shell recording over the local transport runs on
+        writer = ScenarioWriter(tmp_path / "rec", "rec", "", SystemClock())
+        recorder = RecordingWslExe(LocalWslExe(os.path.expanduser("~")), writer)
+        return LocalThroughWslExe(recorder, "local", None, current_user())
     return transport_of(request.param, tmp_path, monkeypatch)
 
 

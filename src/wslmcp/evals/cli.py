@@ -24,6 +24,7 @@ from wslmcp.cliargs import ArgumentParser, parser
 if TYPE_CHECKING:
     from wslmcp.evals.cases import Case
     from wslmcp.evals.grading import Job, Options
+    from wslmcp.evals.trace import Trace
 
 PROG = "wslmcp eval"
 KINDS = ("observe", "shell")
@@ -200,7 +201,30 @@ def _extract(args: argparse.Namespace) -> int:
         _write(args.out or "-", text)
     except OSError as exc:
         return _fail(f"cannot write {args.out}: {exc.strerror or exc}", 3)
+    if args.out:
+        sys.stdout.write(f"wrote {args.out}: {_described(got)}\n")
     return 0
+
+
+def _described(got: Trace) -> str:
+    """``a Claude Code session: 1 question, 3 calls (observe: 3)``."""
+    from wslmcp.evals.extract import FORMATS
+    from wslmcp.evals.grading import shell_tools
+    from wslmcp.evals.session import server_kinds
+    from wslmcp.evals.trace import Message
+    from wslmcp.wording import counted
+
+    kinds = server_kinds(got, {}, shell_tools())
+    per: dict[str, int] = {}
+    for call in got.calls:
+        kind = "builtin" if call.server is None else kinds.get(call.server, call.server)
+        per[kind] = per.get(kind, 0) + 1
+    questions = sum(1 for e in got.events if isinstance(e, Message) and e.role == "user")
+    shown = ", ".join(f"{k}: {n}" for k, n in sorted(per.items()))
+    what = FORMATS.get(str(got.source.get("format")), "wslmcp-trace/1")
+    return f"a {what} session: {counted(questions, 'question')}, {counted(len(got.calls), 'call')}" + (
+        f" ({shown})" if shown else ""
+    )
 
 
 def _diff(args: argparse.Namespace) -> int:

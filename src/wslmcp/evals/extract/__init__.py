@@ -29,6 +29,10 @@ _CLIENTS: dict[str, tuple[str, Callable[[object, bool], Result], Callable[[objec
 }
 
 
+#: What each format is called when a trace is described.
+FORMATS = {"claude-code": "Claude Code", "codex": "Codex", "wslmcp-trace": "wslmcp-trace/1"}
+
+
 def detect(rows: Sequence[dict[str, Any]]) -> str:
     if rows and neutral.is_header(rows[0]):
         return "wslmcp-trace"

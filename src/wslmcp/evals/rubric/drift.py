@@ -120,8 +120,9 @@ def _short(value: Any) -> Any:
 @CHECKS.add(
     "replay.no_drift",
     applies="replayed traces (skip with --no-replay)",
-    rule="fails when a replayed call differs from its recording: status (rejected_now when the replay is a "
-    "JSON-RPC error), JSON-RPC code (error_changed), or the normalized result (value_changed)",
+    rule="fails when a replayed call differs from its recording (against a scenario recorded from this very "
+    "session: from what that recording answered): status (rejected_now when the replay is a JSON-RPC error), "
+    "JSON-RPC code (error_changed), or the normalized result (value_changed)",
 )
 def no_drift(s: Session) -> Outcome:
     if s.drift is None:
