@@ -20,10 +20,25 @@ from typing import Any
 from tests.stdio_client import Server
 
 KINDS = {"observe": "observe", "wsl": "shell"}  # the aliases these sessions use
+#: A good session for "which process uses the most CPU": a fresh summary, the top process, its details.
+TOP_CPU = (
+    [
+        ("observe", "get_system_summary", {"max_age_ms": 0}),
+        ("observe", "list_resources", {"snapshot_id": "{{snapshot}}", "sort_by": "cpu", "limit": 1}),
+        ("observe", "inspect_resource", {"snapshot_id": "{{snapshot}}", "resource_id": "{{top}}"}),
+    ],
+    "Which process is using the most CPU right now?",
+    "{top_name} is using the most CPU right now.",
+)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+#: The live observe server's options (a client's config may give it any): a short interval keeps
+#: the tests quick, and a recording from the session samples at the interval its answers show.
+OBSERVE_OPTIONS = ("--interval-ms", "500")
 
 
 def live_session(
@@ -37,7 +52,10 @@ def live_session(
     starts them, before the question); the session as neutral events with times and results.
     ``answer`` may name ``{top_name}``, the name of the first resource of the latest listing."""
     used = {alias for alias, _, _ in steps}
-    servers = {a: Server([sys.executable, "-m", "wslmcp", k], env=env) for a, k in KINDS.items() if a in used}
+    argv = {"observe": ["observe", *OBSERVE_OPTIONS], "shell": ["shell"]}
+    servers = {
+        a: Server([sys.executable, "-m", "wslmcp", *argv[k]], env=env) for a, k in KINDS.items() if a in used
+    }
     events: list[dict[str, Any]] = []
     seen: dict[str, Any] = {}
     try:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.replay.loop import clean_env
-from tests.replay.sessions import live_session, write
+from tests.replay.sessions import TOP_CPU, live_session, write
 
 pytestmark = pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="records this machine's /proc")
 
@@ -46,13 +46,7 @@ def test_the_loop_in_the_doc_runs_as_written(tmp_path: Path) -> None:
     home = tmp_path / "home"
     transcript = re.search(r"~/(\S+\.jsonl)", steps[2][0])
     assert transcript, "the capture step names no transcript under ~"
-    session = [
-        ("observe", "get_system_summary", {"max_age_ms": 0}),
-        ("observe", "list_resources", {"snapshot_id": "{{snapshot}}", "sort_by": "cpu", "limit": 1}),
-        ("observe", "inspect_resource", {"snapshot_id": "{{snapshot}}", "resource_id": "{{top}}"}),
-    ]
-    events = live_session(session, "Which process is using the most CPU right now?",
-                          "{top_name} is using the most CPU right now.", clean_env())  # fmt: skip
+    events = live_session(*TOP_CPU, clean_env())
     write(events, "claude", home / transcript.group(1))
     bin_dir = Path(sys.executable).parent  # where the wslmcp command is installed
     env = clean_env(HOME=str(home), PATH=f"{bin_dir}:/usr/bin:/bin")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.replay.loop import clean_env, wslmcp
-from tests.replay.sessions import live_session, write
+from tests.replay.sessions import TOP_CPU, live_session, write
 from wslmcp.scenario.loader import Scenario
 
 pytestmark = pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="records this machine's /proc")
@@ -28,19 +28,16 @@ def _grade(transcript: Path, scenario: Path, tmp_path: Path) -> tuple[int, dict[
 
 
 def test_a_claude_code_session_recorded_from_grades_with_no_miss(tmp_path: Path) -> None:
-    steps = [
-        ("observe", "get_system_summary", {"max_age_ms": 0}),
-        ("observe", "list_resources", {"snapshot_id": "{{snapshot}}", "sort_by": "cpu", "limit": 1}),
-        ("observe", "inspect_resource", {"snapshot_id": "{{snapshot}}", "resource_id": "{{top}}"}),
-    ]
-    events = live_session(steps, "Which process is using the most CPU right now?",
-                          "{top_name} is using the most CPU right now.", clean_env())  # fmt: skip
+    events = live_session(*TOP_CPU, clean_env())
     transcript = write(events, "claude", tmp_path / "projects" / "-home-dev-app" / "0b7d6c4e-loop.jsonl")
     done = wslmcp("scenario", "record", "--from-session", str(transcript), "--out", str(tmp_path / "rec"),
                   env=clean_env())  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"recorded 3 calls of {transcript} (observe: 3) into ")
-    session = Scenario.load(tmp_path / "rec").section("eval")["session"]
+    scenario = Scenario.load(tmp_path / "rec")
+    args = scenario.section("observe")["args"]
+    assert args[args.index("--interval-ms") + 1] == "500"  # the session's own, from its answers
+    session = scenario.section("eval")["session"]
     assert [(c["n"], c["tool"], "answer" in c) for c in session["calls"]] == [
         (1, "get_system_summary", True), (2, "list_resources", True), (3, "inspect_resource", True),
     ]  # fmt: skip

@@ -46,7 +46,8 @@ from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 from wslmcp.serving import build_server
 
 MAX_WAIT_S = 60.0
-#: The observe server's options, all stated (a default may change; the replay must not).
+#: The observe server's options, all stated (a default may change; the replay must not); the
+#: interval is the session's own when its answers show it (``sample_window_ms``).
 OBSERVE_ARGS = ("--interval-ms", "3000", "--history-interval-ms", "5000", "--history-minutes", "60")
 
 
@@ -86,6 +87,22 @@ def check(plan: Plan) -> None:
                 f"the session calls {len(plan.aliases(kind))} {kind} servers ({', '.join(plan.aliases(kind))}); "
                 "a scenario holds one host for each kind; nothing was written"
             )
+
+
+def observe_args(plan: Plan) -> list[str]:
+    """``OBSERVE_ARGS`` with the interval the session's server sampled at, when an answer says it."""
+    args = list(OBSERVE_ARGS)
+    for call in plan.trace.calls:
+        snapshot = (
+            (call.result.structured or {}).get("snapshot")
+            if plan.kinds.get(call.server or "") == "observe"
+            else None
+        )
+        window = snapshot.get("sample_window_ms") if isinstance(snapshot, dict) else None
+        if isinstance(window, int) and not isinstance(window, bool) and 100 <= window <= 60000:
+            args[args.index("--interval-ms") + 1] = str(window)
+            break
+    return args
 
 
 def first_request_ms(plan: Plan) -> int | None:
@@ -191,7 +208,7 @@ class _Servers:
         boundaries = recording(self.writer, self.variables, clock=clock)
         first_s = None if self.first is None else self.first / 1000
         self.host = replace(wiring.real_host(self.variables), real_time=False, first_request_s=first_s)
-        service = build(boundaries, self.host, parse_options(OBSERVE_ARGS))
+        service = build(boundaries, self.host, parse_options(observe_args(self.plan)))
         return lambda: running(service), SERVER
 
     def _shell(self) -> tuple[Callable[[], AbstractAsyncContextManager[Dispatch]], ServerSpec]:
@@ -257,7 +274,7 @@ def _write(
     if servers.host is not None:
         writer.manifest["observe"] = host_section(servers.host)
     if plan.aliases("observe"):
-        writer.manifest["observe"]["args"] = list(OBSERVE_ARGS)
+        writer.manifest["observe"]["args"] = observe_args(plan)
         if first is not None:
             writer.manifest["observe"]["first_request_ms"] = first
         if writer.manifest["timeline"]:
