@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SCENARIOS
 from tests.replay.loop import clean_env, replay_calls, wslmcp
 from wslmcp.scenario.loader import Scenario
+from wslmcp.scenario.sections import shell_env
 
 
 def _calls(work: Path) -> list[dict[str, object]]:
@@ -98,3 +100,10 @@ def test_a_transport_that_cannot_start_is_refused_before_anything_is_written(tmp
                    "--calls", str(tmp_path / "calls.json"), env={**env, "WSL_DISTRO": ""})  # fmt: skip
     assert unset.returncode == 1 and "WSL_DISTRO" in unset.stderr
     assert list(out.parent.iterdir()) == []
+
+
+def test_a_shell_recording_that_predates_stating_its_sandbox_replays_without_one() -> None:
+    basic = Scenario.load(SCENARIOS / "shell-basic")
+    assert "WSL_SANDBOX" not in basic.manifest["shell"]["env"]  # recorded when the sandbox was off by default
+    assert shell_env(basic)["WSL_SANDBOX"] == "off"
+    assert "WSL_SANDBOX" not in shell_env(Scenario.load(SCENARIOS / "slow-build"))  # no shell recorded there

@@ -143,9 +143,13 @@ def _host(raw: object, fail: Callable[..., ScenarioError]) -> HostFacts:
 
 
 def shell_env(scenario: Scenario) -> dict[str, str]:
-    """The shell server's recorded environment (``shell.env``), so a replay serves as recorded."""
+    """The shell server's recorded environment (``shell.env``), so a replay serves as recorded. A
+    shell recording made before it stated its sandbox ran without one (the default then):
+    ``WSL_SANDBOX=off``, whatever today's default."""
     env = scenario.section("shell").get("env", {})
-    return {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
+    if "shell" not in scenario.manifest or not isinstance(env, Mapping):
+        return {}
+    return {"WSL_SANDBOX": "off", **{str(k): str(v) for k, v in env.items()}}
 
 
 def shell_transport(scenario: Scenario) -> tuple[str, str | None]:
