@@ -201,7 +201,17 @@ def _show(args: argparse.Namespace) -> int:
     for boundary, items in m.get("exchanges", {}).items():
         print(f"exchanges:   {boundary}: {len(items)}")
     if "home" in m:
-        print(f"home:        {m['home']['dir']} as {m['home']['path']}")
+        home = sc.root / m["home"]["dir"]
+        held = sorted(f.relative_to(home).as_posix() for f in home.rglob("*") if f.is_file())
+        shown = one_line(", ".join(held), 300)
+        print(f"home:        {m['home']['dir']} as {m['home']['path']}, {len(held)} files: {shown}")
+    session = m.get("eval", {}).get("session")
+    if isinstance(session, dict):
+        calls = session.get("calls", [])
+        skipped = [c for c in calls if "skipped" in c]
+        print(
+            f"session:     {len(calls) - len(skipped)} calls recorded, {len(skipped)} skipped, from {session.get('trace')}"
+        )
     print(f"checks:      {', '.join(e['kind'] for e in m.get('expect', [])) or 'none'}")
     return 0
 
