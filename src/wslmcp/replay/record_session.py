@@ -91,7 +91,7 @@ def check(plan: Plan) -> None:
 
 def observe_args(plan: Plan) -> list[str]:
     """``OBSERVE_ARGS`` with the interval the session's server sampled at, when an answer says it
-    (its sample window, rounded to 10 ms, or 100 ms from a second on)."""
+    (its sample window, rounded down)."""
     args = list(OBSERVE_ARGS)
     for call in plan.trace.calls:
         snapshot = (
@@ -101,8 +101,10 @@ def observe_args(plan: Plan) -> list[str]:
         )
         window = snapshot.get("sample_window_ms") if isinstance(snapshot, dict) else None
         if isinstance(window, int) and not isinstance(window, bool) and 100 <= window <= 60000:
-            # the window measured is the interval and a read: 501 ms at 500, 3004 ms at 3000
-            args[args.index("--interval-ms") + 1] = str(round(window, -1 if window < 1000 else -2))
+            # the window measured is the interval and a read (501 ms at 500, 3004 ms at 3000): down to a
+            # multiple of 50 ms, or of 500 ms from a second on
+            step = 50 if window < 1000 else 500
+            args[args.index("--interval-ms") + 1] = str(max(100, window // step * step))
             break
     return args
 
