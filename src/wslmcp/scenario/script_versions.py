@@ -70,6 +70,43 @@ EARLIER_SCRIPT_PARTS: tuple[tuple[str, str], ...] = (
         "ppdata/roaming/gcloud,appdata/roaming/github cli,appdata/roaming/windsurf/user/globalsto"
         "rage}'",
     ),
+    # ... and prunes the same places from grep's walk ...
+    (
+        "\\( -ipath '*/.git' -o -ipath '*/.hg' -o -ipath '*/.svn' -o -ipath '*/.aws' -o -ipath '*/"
+        ".azure' -o -ipath '*/.claude' -o -ipath '*/.claude.json' -o -ipath '*/.claude.json.backu"
+        "p' -o -ipath '*/.codex' -o -ipath '*/.config/gcloud' -o -ipath '*/.config/gh' -o -ipath "
+        "'*/.cursor/mcp.json' -o -ipath '*/.docker/config.json' -o -ipath '*/.gemini/settings.jso"
+        "n' -o -ipath '*/.git-credentials' -o -ipath '*/.gnupg' -o -ipath '*/.kube' -o -ipath '*/"
+        ".mcp.json' -o -ipath '*/.netrc' -o -ipath '*/.npmrc' -o -ipath '*/.pypirc' -o -ipath '*/"
+        ".ssh' -o -ipath '*/.vscode/mcp.json' -o -ipath '*/appdata/roaming/claude' -o -ipath '*/a"
+        "ppdata/roaming/gcloud' -o -ipath '*/appdata/roaming/github cli' -o -ipath '*/claude_desk"
+        "top_config.json' \\)",
+        "\\( -ipath '*/.git' -o -ipath '*/.hg' -o -ipath '*/.svn' -o -ipath '*/.aws' -o -ipath '*/"
+        ".azure' -o -ipath '*/.claude' -o -ipath '*/.claude.json' -o -ipath '*/.claude.json.backu"
+        "p' -o -ipath '*/.claude.json.wslmcp-backup' -o -ipath '*/.codeium/windsurf/mcp_config.js"
+        "on' -o -ipath '*/.codeium/windsurf/mcp_config.json.wslmcp-backup' -o -ipath '*/.codex' -"
+        "o -ipath '*/.codex/config.toml' -o -ipath '*/.codex/config.toml.wslmcp-backup' -o -ipath"
+        " '*/.config/claude' -o -ipath '*/.config/code - insiders/user/mcp.json' -o -ipath '*/.co"
+        "nfig/code - insiders/user/mcp.json.wslmcp-backup' -o -ipath '*/.config/code/user/mcp.jso"
+        "n' -o -ipath '*/.config/code/user/mcp.json.wslmcp-backup' -o -ipath '*/.config/cursor/us"
+        "er/globalstorage' -o -ipath '*/.config/gcloud' -o -ipath '*/.config/gh' -o -ipath '*/.co"
+        "nfig/windsurf/user/globalstorage' -o -ipath '*/.cursor/mcp.json' -o -ipath '*/.cursor/mc"
+        "p.json.wslmcp-backup' -o -ipath '*/.docker/config.json' -o -ipath '*/.gemini/.env' -o -i"
+        "path '*/.gemini/google_accounts.json' -o -ipath '*/.gemini/mcp-oauth-tokens.json' -o -ip"
+        "ath '*/.gemini/oauth_creds.json' -o -ipath '*/.gemini/settings.json' -o -ipath '*/.gemin"
+        "i/settings.json.wslmcp-backup' -o -ipath '*/.git-credentials' -o -ipath '*/.gnupg' -o -i"
+        "path '*/.kube' -o -ipath '*/.mcp.json' -o -ipath '*/.mcp.json.wslmcp-backup' -o -ipath '"
+        "*/.netrc' -o -ipath '*/.npmrc' -o -ipath '*/.pypirc' -o -ipath '*/.ssh' -o -ipath '*/.vs"
+        "code-server-insiders/data/user/mcp.json' -o -ipath '*/.vscode-server-insiders/data/user/"
+        "mcp.json.wslmcp-backup' -o -ipath '*/.vscode-server/data/user/mcp.json' -o -ipath '*/.vs"
+        "code-server/data/user/mcp.json.wslmcp-backup' -o -ipath '*/.vscode/mcp.json' -o -ipath '"
+        "*/.vscode/mcp.json.wslmcp-backup' -o -ipath '*/appdata/roaming/claude' -o -ipath '*/appd"
+        "ata/roaming/code - insiders/user/mcp.json' -o -ipath '*/appdata/roaming/code - insiders/"
+        "user/mcp.json.wslmcp-backup' -o -ipath '*/appdata/roaming/code/user/mcp.json' -o -ipath "
+        "'*/appdata/roaming/code/user/mcp.json.wslmcp-backup' -o -ipath '*/appdata/roaming/cursor"
+        "/user/globalstorage' -o -ipath '*/appdata/roaming/gcloud' -o -ipath '*/appdata/roaming/g"
+        "ithub cli' -o -ipath '*/appdata/roaming/windsurf/user/globalstorage' \\)",
+    ),
     # ... and resolves a directory root with ``cd -P`` (a builtin) instead of ``realpath``
     (
         'r=$(realpath -m -- "$p" 2>/dev/null) || r=$p\n[ "$r" = "$p" ] || {',
