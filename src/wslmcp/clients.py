@@ -52,7 +52,9 @@ class ConfigFile:
     """One MCP configuration file: where (``path`` under the home, or the project for ``project``
     scope), its ``format`` (``jsonc``: JSON with comments and trailing commas, as VS Code and Gemini CLI
     read it) and the key of its server table (``table``); ``typed``: its stdio entries carry
-    ``"type": "stdio"``; ``found_by``: the directory whose presence says the client keeps this file."""
+    ``"type": "stdio"``; ``found_by``: the directory whose presence says the client keeps this file;
+    ``only_when_found``: install writes it only where the client is found (not when asked for by name
+    and found nowhere: another file of the client is its usual one)."""
 
     path: str
     format: Format
@@ -61,6 +63,7 @@ class ConfigFile:
     scope: Scope = "user"
     typed: bool = False
     found_by: str = ""
+    only_when_found: bool = False
 
     @property
     def label(self) -> str:
@@ -95,13 +98,13 @@ def under(base: str, relative: str) -> str:
     return os.path.join(base, *relative.split("/"))
 
 
-def _vscode(title: str, server: str) -> tuple[ConfigFile, ...]:
+def _vscode(title: str, server: str, usual: bool) -> tuple[ConfigFile, ...]:
     """VS Code and its Insiders build: the desktop's user file on each side, and the one of the VS Code
     server a remote window (WSL, SSH) runs in the distro ("MCP: Open Remote User Configuration")."""
     return (
-        ConfigFile(f".config/{title}/User/mcp.json", "jsonc", "servers", LINUX, typed=True, found_by=f".config/{title}"),
-        ConfigFile(f"AppData/Roaming/{title}/User/mcp.json", "jsonc", "servers", WINDOWS, typed=True, found_by=f"AppData/Roaming/{title}"),
-        ConfigFile(f"{server}/data/User/mcp.json", "jsonc", "servers", LINUX, typed=True, found_by=server),
+        ConfigFile(f".config/{title}/User/mcp.json", "jsonc", "servers", LINUX, typed=True, found_by=f".config/{title}", only_when_found=not usual),
+        ConfigFile(f"AppData/Roaming/{title}/User/mcp.json", "jsonc", "servers", WINDOWS, typed=True, found_by=f"AppData/Roaming/{title}", only_when_found=not usual),
+        ConfigFile(f"{server}/data/User/mcp.json", "jsonc", "servers", LINUX, typed=True, found_by=server, only_when_found=True),
     )  # fmt: skip
 
 
@@ -137,9 +140,9 @@ CLIENTS: tuple[Client, ...] = (
         "vscode",
         "VS Code",
         (
-            *_vscode("Code", ".vscode-server"),
+            *_vscode("Code", ".vscode-server", usual=True),
             ConfigFile(".vscode/mcp.json", "jsonc", "servers", scope="project", typed=True),
-            *_vscode("Code - Insiders", ".vscode-server-insiders"),
+            *_vscode("Code - Insiders", ".vscode-server-insiders", usual=False),
         ),
     ),
     Client(
@@ -147,7 +150,7 @@ CLIENTS: tuple[Client, ...] = (
         "Claude Desktop",
         (
             ConfigFile("AppData/Roaming/Claude/claude_desktop_config.json", "json", "mcpServers", WINDOWS, found_by="AppData/Roaming/Claude"),
-            ConfigFile(".config/Claude/claude_desktop_config.json", "json", "mcpServers", LINUX, found_by=".config/Claude"),
+            ConfigFile(".config/Claude/claude_desktop_config.json", "json", "mcpServers", LINUX, found_by=".config/Claude", only_when_found=True),
         ),
         (Place("AppData/Roaming/Claude", WINDOWS), Place(".config/Claude", LINUX)),
     ),
