@@ -178,8 +178,19 @@ def _member_text(key: str, value: object, style: _Style, indent: str) -> str:
     return json.dumps(key, ensure_ascii=False) + ": " + _dump(value, style, indent)
 
 
+_SAME_LINE = re.compile(r"(?:[ \t]+|/\*[^\n]*?\*/|//[^\n]*)*")  # spaces and comments on a line
+_INDENT = re.compile(r"[ \t]*")
+
+
+def _skip(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Past what ``pattern`` (which may match nothing) matches at ``pos``."""
+    found = pattern.match(text, pos)
+    return pos if found is None else found.end()
+
+
 def _insert(text: str, obj: ObjectSpan, key: str, value: object, style: _Style) -> str:
-    """``text`` with ``key: value`` added as the last member of ``obj``."""
+    """``text`` with ``key: value`` added as the last member of ``obj`` (after the comments on the
+    last member's line, which stay with it)."""
     close = obj.end - 1
     outer = _indent_of(text, obj.start) if style.unit else ""
     if obj.members:
@@ -188,9 +199,10 @@ def _insert(text: str, obj: ObjectSpan, key: str, value: object, style: _Style) 
         one_line = "\n" not in text[obj.start : obj.end]
         sep = " " if one_line or not style.unit else style.newline + indent
         member = _member_text(key, value, style if not one_line else _Style("", style.newline), indent)
-        if last.after != last.value_end:  # a trailing comma is there already (jsonc)
-            return text[: last.after] + sep + member + "," + text[last.after :]
-        return text[: last.value_end] + "," + sep + member + text[last.value_end :]
+        at = _skip(_SAME_LINE, text, last.after) if not one_line else last.after
+        if last.after != last.value_end:  # a trailing comma is there already (jsonc): keep the style
+            return text[:at] + sep + member + "," + text[at:]
+        return text[: last.value_end] + "," + text[last.value_end : at] + sep + member + text[at:]
     if not style.unit:
         return text[: obj.start + 1] + _member_text(key, value, style, "") + text[close:]
     indent = outer + style.unit
@@ -199,12 +211,19 @@ def _insert(text: str, obj: ObjectSpan, key: str, value: object, style: _Style) 
 
 
 def _remove(text: str, obj: ObjectSpan, member: Member) -> str:
+    """``text`` without ``member``: its lines go, the comments on its neighbours' lines stay."""
     index = obj.members.index(member)
-    if index + 1 < len(obj.members):  # cut from its key to the next one's
-        return text[: member.start] + text[obj.members[index + 1].start :]
-    if index > 0:  # the last of several: cut from the end of the one before
+    if index + 1 < len(obj.members):  # cut its lines, up to the next member's
+        end = _skip(_SAME_LINE, text, member.after)
+        if text.startswith("\r\n", end) or text.startswith("\n", end):
+            end = _skip(_INDENT, text, text.index("\n", end) + 1)
+        return text[: member.start] + text[end:]
+    if index > 0:  # the last of several: the one before loses its comma, unless commas trail (jsonc)
         before = obj.members[index - 1]
-        return text[: before.value_end] + text[member.after :]
+        comma = "," if member.after != member.value_end else ""
+        kept = text[before.after : _skip(_SAME_LINE, text, before.after)]
+        kept = kept if kept.strip() else ""
+        return text[: before.after - 1] + comma + kept + text[member.after :]
     return text[: obj.start + 1] + text[obj.end - 1 :]  # the only one: the object stays, empty
 
 
