@@ -1,7 +1,8 @@
 """Homes on both sides of WSL for ``wslmcp install`` and ``wslmcp doctor``, and the programs a WSL
 host provides, as stand-ins on PATH:
 
-- ``wsl.exe -d DISTRO -u USER -- PROGRAM ARGS``: what a Windows client runs. Like WSL, it starts the
+- ``wsl.exe --version`` (in UTF-16LE, as wsl.exe writes it), and ``wsl.exe -d DISTRO -u USER --
+  PROGRAM ARGS``: what a Windows client runs. Like WSL, it starts the
   program in the distro with the Linux side's environment plus only the variables ``WSLENV`` names
   (so an entry that forgets ``WSLENV`` loses its settings, as it would for real); an unknown distro
   or another user fails as wsl.exe does.
@@ -24,6 +25,7 @@ from pathlib import Path
 from wslmcp.clients import CLIENTS, under
 
 WSL_EXE = r"""#!/bin/bash
+[ "$1" = --version ] && { cat "$STANDIN_DIR/version.out"; exit 0; }
 [ "$1" = -d ] || { echo "wsl.exe stand-in: expected -d DISTRO" >&2; exit 2; }
 distro=$2; shift 2
 grep -qxF -- "$distro" "$STANDIN_DIR/distros" || {
@@ -102,6 +104,8 @@ def make_rig(base: Path, *, clients: bool = True) -> Rig:
     bin_dir = base / "standin" / "bin"
     bin_dir.mkdir(parents=True)
     (base / "standin" / "distros").write_text(DISTRO + "\n")
+    version = "WSL version: 2.3.26.0\r\nKernel version: 5.15.167.4-1\r\n"
+    (base / "standin" / "version.out").write_bytes(version.encode("utf-16-le"))  # as wsl.exe writes it
     _script(bin_dir / "wsl.exe", WSL_EXE)
     _script(bin_dir / "cmd.exe", "#!/bin/sh\nprintf '%s\\r\\n' 'C:\\Users\\Dev User'\n")
     _script(bin_dir / "wslpath", f"#!/bin/sh\n[ \"$1\" = -u ] && echo '{windows}' && exit 0\nexit 1\n")

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wslmcp.cliargs import ArgumentParser, parser
-from wslmcp.clients import NAMES, Side
+from wslmcp.clients import NAMES
 from wslmcp.install.entries import SERVERS, Installed
 from wslmcp.install.plan import Home, Request
 
 if TYPE_CHECKING:
-    from wslmcp.boundaries.bundle import Boundaries
+    from wslmcp.boundaries.bundle import Boundaries, Host
 
 PROG = "wslmcp install"
 _PREFIX = re.compile(r"[A-Za-z0-9_-]*")
@@ -125,7 +125,7 @@ def shell_env(args: argparse.Namespace, default_distro: str | None) -> dict[str,
     return env
 
 
-def _program(windows: bool) -> tuple[str, ...]:
+def installed_program(windows: bool) -> tuple[str, ...]:
     """This wslmcp's command: the console script that runs now (or the one beside the interpreter),
     by absolute path; else the interpreter with ``-m wslmcp``."""
     name = "wslmcp.exe" if windows else "wslmcp"
@@ -151,6 +151,22 @@ def _directory(path: str, option: str) -> str:
     return full
 
 
+def homes_of(args: argparse.Namespace, host: Host, boundaries: Boundaries) -> list[Home]:
+    """This side's home (``--home``, else the host's), then the Windows side's when known:
+    ``--windows-home``, or inside WSL the one interop names (unless ``--no-other-side``)."""
+    windows = host.platform == "windows"
+    homes = [Home("windows" if windows else "linux", _directory(args.home or host.home, "--home"))]
+    if args.windows_home is not None:
+        if windows:
+            raise UsageError("--windows-home is for a run inside WSL; on Windows the home is this side's")
+        homes.append(Home("windows", _directory(args.windows_home, "--windows-home")))
+    elif host.distro is not None and not args.no_other_side and boundaries.windows_home is not None:
+        found = boundaries.windows_home.find()
+        if found is not None and os.path.isdir(found):
+            homes.append(Home("windows", found))
+    return homes
+
+
 def settle(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Setting, Boundaries]:
     """What to do, from the options and this machine (``UsageError`` before anything is touched)."""
     from wslmcp import wiring
@@ -158,21 +174,11 @@ def settle(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Settin
     wired = wiring.wire(None, environ)
     host, boundaries = wired.host, wired.boundaries
     windows = host.platform == "windows"
-    side: Side = "windows" if windows else "linux"
-    home = _directory(args.home or host.home, "--home")
-    homes = [Home(side, home)]
-    other = args.windows_home
-    if other is not None:
-        if windows:
-            raise UsageError("--windows-home is for a run inside WSL; on Windows the home is this side's")
-        homes.append(Home("windows", _directory(other, "--windows-home")))
-    elif host.distro is not None and not args.no_other_side and boundaries.windows_home:
-        found = boundaries.windows_home.find()
-        if found is not None and os.path.isdir(found):
-            homes.append(Home("windows", found))
-    prefix = args.name
-    if not _PREFIX.fullmatch(prefix):
-        raise UsageError(f"--name {prefix!r}: letters, digits, '-' and '_' only (as every client accepts)")
+    homes = homes_of(args, host, boundaries)
+    if not _PREFIX.fullmatch(args.name):
+        raise UsageError(f"--name {args.name!r}: letters, digits, '-' and '_' only (as every client accepts)")
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be greater than 0")
     servers = tuple(dict.fromkeys(args.server or SERVERS))
     default_distro = host.distro or (None if windows else "local")
     env = shell_env(args, default_distro) if "shell" in servers and not args.uninstall else {}
@@ -181,17 +187,14 @@ def settle(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Settin
         project=_directory(args.project or host.project, "--project"),
         clients=tuple(dict.fromkeys(args.client or ())),
         servers=servers,
-        prefix=prefix,
+        prefix=args.name,
         scope=args.scope,
         uninstall=args.uninstall,
         shell_env=env,
     )
-    installed = Installed(side, _program(windows), host.distro, _user())
-    timeout = args.timeout
-    if not timeout > 0:
-        raise UsageError("--timeout must be greater than 0")
-    setting = Setting(request, installed, args.dry_run, not args.no_check and not windows, timeout)
-    return setting, boundaries
+    installed = Installed(homes[0].side, installed_program(windows), host.distro, _user())
+    check = not args.no_check and not windows  # (the launcher needs a POSIX host)
+    return Setting(request, installed, args.dry_run, check, args.timeout), boundaries
 
 
 def main(argv: Sequence[str]) -> int:
