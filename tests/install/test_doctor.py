@@ -25,9 +25,12 @@ def rig(tmp_path: Path) -> Rig:
 
 @pytest.fixture
 def docker_host() -> Iterator[str]:
-    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:  # short path: unix sockets allow ~108 bytes
-        with engine_in_thread(Path(tmp) / "e.sock", [item("/version", {"Version": "27.1.1"})]) as engine:
-            yield engine.url
+    answers = [item("/version", {"Version": "27.1.1"})]
+    with (
+        tempfile.TemporaryDirectory(dir="/tmp") as tmp,  # short path: unix sockets allow ~108 bytes
+        engine_in_thread(Path(tmp) / "e.sock", answers) as engine,
+    ):
+        yield engine.url
 
 
 def _doctor(rig: Rig, *args: str, env: dict[str, str] | None = None) -> tuple[int, list[dict[str, Any]]]:
