@@ -25,6 +25,9 @@ _TOKEN = re.compile(
 )
 
 
+_DECODER = json.JSONDecoder()
+
+
 class Malformed(ValueError):
     """The file is not a JSON object this edit can work on; the message says why."""
 
@@ -74,6 +77,10 @@ class _Scanner:
         kind, token, start, end = self._next(i)
         if kind != "punct" or token not in "{[":
             return start, end
+        try:  # a value without comments is skipped at C speed (a ~/.claude.json runs to megabytes)
+            return start, _DECODER.raw_decode(self.text, start)[1]
+        except ValueError:
+            pass
         depth = 1
         while depth:
             kind, token, _, end = self._next(end)
