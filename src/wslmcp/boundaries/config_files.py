@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Callable
 from typing import Protocol
@@ -84,6 +83,8 @@ def _write_atomically(
 ) -> None:
     """``data`` into a temp file beside ``path``, synced, then renamed over it, when ``unchanged()``
     still holds just before the rename (else ``Changed``, naming ``shown``)."""
+    import secrets  # on demand: wiring builds this adapter for every run, few of them write
+
     directory, name = os.path.split(path)
     temp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
