@@ -24,7 +24,7 @@ from wslmcp.shell.guard.paths import (
 from wslmcp.shell.guard.policy import NOTHING_RUN, Access, Decision, Policy
 from wslmcp.shell.guard.rules import decide
 from wslmcp.shell.guard.rules.paths import allowed_paths_finding, mnt_write_finding, persistence_finding
-from wslmcp.shell.guard.values import UNKNOWN_SET, Arg, shown
+from wslmcp.shell.guard.values import LISTED, UNKNOWN_SET, Arg, shown
 
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
 
@@ -69,7 +69,7 @@ def run_flow(policy: Policy, command: str, cwd: str | None, budget: Budget) -> t
     flow = Flow(policy, budget)
     env = Env(policy.home, policy.user, _start_cwd(policy, cwd))
     try:
-        flow.text(command.replace(UNKNOWN_SET, "\x02"), env, "", 0)
+        flow.text(command.replace(UNKNOWN_SET, "\x02").replace(LISTED, "\x02"), env, "", 0)
     except GuardLimit as exc:
         return flow, _limit_decision(exc, command)
     except RecursionError:

@@ -2,7 +2,8 @@
 
 Each rule reads effects of some types (``base.Rule``) and never a program's name. The decision is
 the first finding in the order bash would get there: batch by batch (``effects.Batch``), and
-within one batch in the order of ``RULES``: deny patterns, catastrophes (always on), sudo, Windows
+within one batch in the order of ``RULES``: deny patterns, catastrophes (always on), deletion across
+a whole home or writable root (``reach``), sudo, Windows
 interop, operator paths (always on), writes under ``/mnt``, read-only, the allow-list, and what
 cannot be named. Every refusal names its rule with a stable dotted identifier (docs/guard.md).
 """
@@ -16,9 +17,10 @@ from wslmcp.shell.guard.policy import NOTHING_RUN, Decision, Policy
 from wslmcp.shell.guard.rules.access import DENY, POLICY_RULES
 from wslmcp.shell.guard.rules.base import Finding, Rule
 from wslmcp.shell.guard.rules.catastrophes import CATASTROPHES
+from wslmcp.shell.guard.rules.reach import MASS_DELETE
 from wslmcp.shell.guard.values import shown
 
-RULES: tuple[Rule, ...] = (DENY, *CATASTROPHES, *POLICY_RULES)
+RULES: tuple[Rule, ...] = (DENY, *CATASTROPHES, MASS_DELETE, *POLICY_RULES)
 
 
 @functools.lru_cache(maxsize=64)
