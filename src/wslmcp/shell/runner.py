@@ -150,7 +150,10 @@ class Runner:
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
-        if self.gate is not None and call.confine != "probe":
+        if self.gate is not None and call.confine not in (
+            "probe",
+            "none",
+        ):  # none: a person approved leaving it
             await self.gate.check(self)
         tagged = replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
         try:
