@@ -24,6 +24,9 @@ class Refused(Exception):
         lines = [f"Refused by this profile's guard policy: {reason}"]
         if d.rule:
             lines.append(f"Rule: {d.rule}")
+        others = list(dict.fromkeys(o.rule for o in d.others if o.rule and o.rule != d.rule))
+        if others:
+            lines.append(f"Also refused by: {', '.join(others)}")
         if d.segment and d.segment.strip() != self.action.strip():
             lines.append(f"Offending part: {quoted(d.segment)}")
         lines.append(f"Requested: {quoted(self.action)}")
