@@ -327,3 +327,21 @@ def test_the_environment_is_read_strictly() -> None:
     with pytest.raises(ConfigError, match=r"WSL_APPROVALS must be one of ask, never \(got 'no'\)"):
         load_config({"WSL_APPROVALS": "no"})
     assert os.environ.get("WSL_APPROVALS") is None
+
+
+async def test_the_setting_is_shown_by_wsl_list_hosts_and_check(home: Home) -> None:
+    async with serving(home, "legacy", None) as client:
+        hosts = await client.call_tool("wsl_list_hosts", {})
+    assert "approvals: ask (WSL_APPROVALS)" in _text(hosts)
+    assert (hosts.structured_content or {})["policy"]["approvals"] == "ask"
+    for mode in ("ask", "never"):
+        checked = subprocess.run(
+            [*shell_command(), "--check"],
+            env=shell_env(home.path, WSL_APPROVALS=mode),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert f"approvals: {mode} (WSL_APPROVALS)" in checked.stdout
