@@ -26,6 +26,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.faults.rig import shell_command, shell_env
+from tests.shell.conftest import survivors
 from tests.shell.test_sandbox_dynamic import REASON as NO_SANDBOX
 
 ERAS = ["legacy", "2026-07-28"]
@@ -345,3 +346,24 @@ async def test_the_setting_is_shown_by_wsl_list_hosts_and_check(home: Home) -> N
         )
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert f"approvals: {mode} (WSL_APPROVALS)" in checked.stdout
+
+
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=NO_SANDBOX or "")
+async def test_an_unsandboxed_run_is_swept_outside_the_sandbox(home: Home) -> None:
+    """A sweep inside the sandbox cannot read the environment of a process outside it that holds
+    capabilities (root's): an unsandboxed run's timeout and wsl_stop sweep outside."""
+    marker = "sleep 47.1"
+    person = Person([("accept", None), ("accept", None)])
+    async with serving(home, "legacy", person, WSL_SANDBOX="on") as client:
+        ran = await _exec(
+            client, f"{marker}1 & setsid {marker}2 & {marker}3", unsandboxed=True, timeoutMs=1500
+        )
+        assert "TIMED OUT" in _text(ran), _text(ran)
+        assert await survivors(marker) == []
+        started = await client.call_tool(
+            "wsl_start", {"command": f"setsid {marker}4 & {marker}5", "unsandboxed": True, "waitMs": 300}
+        )
+        process = (started.structured_content or {})["process"]
+        stopped = await client.call_tool("wsl_stop", {"process": process})
+        assert not stopped.is_error, _text(stopped)
+        assert await survivors(marker) == []
