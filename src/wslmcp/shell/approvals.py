@@ -44,8 +44,8 @@ _SETTINGS = {
     "windows.mnt_write": "WSL_ALLOW_WINDOWS=true",
     "readonly.write": "WSL_READONLY=false",
     "readonly.redirect": "WSL_READONLY=false",
-    "allow_commands": "WSL_ALLOW_COMMANDS",
-    "allowed_paths": "WSL_ALLOWED_PATHS",
+    "allow_commands": "WSL_ALLOW_COMMANDS (with the program)",
+    "allowed_paths": "WSL_ALLOWED_PATHS (with the path)",
     UNSANDBOXED: "WSL_SANDBOX=off",
 }
 """The setting a person would change to allow what a rule refused, where there is one."""

@@ -10,8 +10,9 @@ background process read or stopped is ``{"process": …, "command": …}``),
 ``exit_code`` (when a command ran), ``duration_ms``, ``bytes_in`` (bytes the caller sent: a
 command, a file's content, an upload's size is not known here and is null) and ``bytes_out``
 (bytes of the reply); ``approval`` when a refusal was put to a person (``approvals``): one record
-per question, ``{asked, rules, programs, answer[, always][, failed]}`` (``asked`` false: why no one
-was, as ``answer``), and ``verdict`` is ``approved`` once a person said yes. Never file contents,
+per question, ``{question, rules, programs, answer[, always][, failed]}`` (``question`` null and
+``answer`` ``not asked: WHY`` when no one could be asked), and ``verdict`` is ``approved`` once a
+person said yes. Never file contents,
 never environment values.
 
 How it hooks in: ``Audit.call(tool, arguments)`` wraps one tool call; ``AuditedGuard`` (what the
