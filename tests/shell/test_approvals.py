@@ -145,7 +145,7 @@ async def test_accept_runs_it_once_decline_and_cancel_run_nothing(home: Home, mo
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_always_approves_the_rule_for_that_program_only(home: Home, mode: str) -> None:
-    person = Person([("accept", {"always": True}), ("accept", {"always": False})])
+    person = Person([("accept", {"always": True}), ("accept", {"always": False}), ("accept", None)])
     async with serving(home, mode, person) as client:
         for n in range(3):  # asked once, then not again for echo
             ran = await _exec(client, f"echo line{n} >> ~/.bashrc")
@@ -157,7 +157,11 @@ async def test_always_approves_the_rule_for_that_program_only(home: Home, mode: 
             "persistence for printf"
             in person.asked[1].requested_schema["properties"]["always"]["description"]
         )
+        hooks = await _exec(client, "git init -q repo && git -C repo config core.hooksPath .githooks")
+        assert not hooks.is_error and len(person.asked) == 3, _text(hooks)
+        assert "Refused by persistence: 'git config core.hookspath'" in person.asked[2].message
     assert home.bashrc() == BASHRC + "line0\nline1\nline2\n"
+    assert "hooksPath = .githooks" in (home.path / "repo" / ".git" / "config").read_text()
     answers = [line["approval"][-1]["answer"] for line in home.lines() if "approval" in line]
     assert answers.count("accept (always, earlier)") == 2
 
