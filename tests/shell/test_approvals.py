@@ -371,3 +371,42 @@ async def test_an_unsandboxed_run_is_swept_outside_the_sandbox(home: Home) -> No
         stopped = await client.call_tool("wsl_stop", {"process": process})
         assert not stopped.is_error, _text(stopped)
         assert await survivors(marker) == []
+
+
+def test_an_answer_counts_only_for_the_question_it_was_given(home: Home) -> None:
+    """2026-07-28 over raw JSON-RPC: an accept without the server's sealed requestState is asked
+    again, a forged state or one sealed for other arguments is refused, and nothing runs until the
+    answer comes back with the state of its own question."""
+    from tests.stdio_client import MODERN, Server
+
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "rig", "version": "0"},
+    }
+    accept = {"approval": {"action": "accept", "content": {}}}
+
+    def call(server: Server, n: int, command: str, **more: Any) -> dict[str, Any]:
+        params = {"name": "wsl_exec", "arguments": {"command": command}, "_meta": meta, **more}
+        server.send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+        return server.wait_for(n)
+
+    server = Server(shell_command(), shell_env(home.path, WSL_AUDIT_LOG=str(home.audit)), cwd=home.path)
+    try:
+        first = call(server, 1, "echo x >> ~/.bashrc")["result"]
+        assert first["resultType"] == "input_required", first
+        assert first["inputRequests"]["approval"]["method"] == "elicitation/create"
+        state = first["requestState"]
+        assert "echo x" not in state  # sealed, not readable
+        again = call(server, 2, "echo x >> ~/.bashrc", inputResponses=accept)["result"]
+        assert again["resultType"] == "input_required"
+        forged = call(server, 3, "echo x >> ~/.bashrc", inputResponses=accept, requestState="v1.forged")
+        other = call(server, 4, "echo y >> ~/.bashrc", inputResponses=accept, requestState=state)
+        for refused in (forged, other):
+            assert refused["error"]["message"] == "Invalid or expired requestState", refused
+        assert home.bashrc() == BASHRC
+        done = call(server, 5, "echo x >> ~/.bashrc", inputResponses=accept, requestState=state)["result"]
+        assert not done["isError"], done
+        assert home.bashrc() == BASHRC + "x\n"
+    finally:
+        server.close()
