@@ -113,7 +113,10 @@ async def record_shell(
             writer.add_file(rel, (json.dumps(reply, indent=2, ensure_ascii=False) + "\n").encode())
             recorded.append({**call, "expected": rel})
         writer.manifest["clock"] = {"start_wall": start_wall}
-        writer.manifest["shell"] = {"env": env, "calls": recorded}
+        writer.manifest["shell"] = {
+            "env": {**env, "WSL_APPROVALS": service.config.approvals},
+            "calls": recorded,
+        }
         writer.expect({"kind": "shell-exchanges"})
         writer.commit()
     except BaseException:

@@ -117,7 +117,13 @@ def _host(raw: object, fail: Callable[..., ScenarioError]) -> HostFacts:
     )
 
 
+SHELL_ENV_BEFORE = {"WSL_APPROVALS": "never"}
+"""What a ``shell.env`` recorded before a variable existed leaves out, and how its server ran: before
+approvals no person was ever asked (a recording writes ``WSL_APPROVALS`` since)."""
+
+
 def shell_env(scenario: Scenario) -> dict[str, str]:
     """The shell server's recorded environment (``shell.env``), so a replay serves as recorded."""
     env = scenario.section("shell").get("env", {})
-    return {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
+    recorded = {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
+    return {**SHELL_ENV_BEFORE, **recorded}
