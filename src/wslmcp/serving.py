@@ -11,6 +11,10 @@ and the session loop ``wslmcp.stdio`` runs it in. The only area code that import
     "message"}}`` as ``structuredContent``; before it JSON-RPC -32602. A twin's replay miss is a
     JSON-RPC error ``replay miss: …``; any other exception is a tool error naming it (one line on
     stderr, no traceback). The server advertises exactly what it serves: ``tools``.
+    When the client declared form elicitation, the dispatch gets an ``Ask`` (``asker``): before
+    2026-07-28 it sends ``elicitation/create`` and waits; from it the call answers ``input_required``
+    with the question, and the client's next call of the same tool carries the answer (its
+    ``requestState`` sealed by the SDK's ``RequestStateBoundary``).
 
 ``serve(server, inbox, wire, ...)``
     The session over lines: each line first validated by the SDK; what it refuses is judged here
@@ -22,6 +26,7 @@ and the session loop ``wslmcp.stdio`` runs it in. The only area code that import
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import sys
@@ -34,6 +39,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp.shared.message import SessionMessage
@@ -44,13 +50,17 @@ from wslmcp.arguments import InvalidArguments, check_schema
 from wslmcp.boundaries import replay_miss
 from wslmcp.catalogue import (
     INVALID_ARGUMENTS,
+    AnswerLater,
+    Ask,
     Dispatch,
     Progress,
+    Question,
     Reply,
     ServerSpec,
     error_reply,
     invalid_arguments_message,
 )
+from wslmcp.catalogue import Answer as Said
 from wslmcp.front_door import OPENING_ID
 from wslmcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_line, quote
 
@@ -79,6 +89,80 @@ def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:
     return ctx.session.report_progress
 
 
+# ---------------------------------------------------------------- asking the person behind the client
+
+APPROVAL = "approval"
+"""The key of the one question a tool call asks (``input_requests`` in the 2026-07-28 revision)."""
+
+
+def question_schema(question: Question) -> dict[str, Any]:
+    """The form: an optional boolean ``always`` when the question offers one, else no field."""
+    fields: dict[str, Any] = {}
+    if question.always is not None:
+        fields["always"] = {
+            "type": "boolean",
+            "title": "Always",
+            "description": question.always,
+            "default": False,
+        }
+    return {"type": "object", "properties": fields}
+
+
+def _question_state(question: Question) -> str:
+    """What ties an answer to the question it answers (sealed by the SDK's request-state boundary)."""
+    return hashlib.sha256(f"{question.message}\0{question.always}".encode()).hexdigest()
+
+
+def _answer(result: types.ElicitResult) -> Said:
+    always = (result.content or {}).get("always") is True
+    return Said(result.action, always=always and result.action == "accept")
+
+
+def _form_elicitation(ctx: ServerRequestContext[Any]) -> bool:
+    """The client declared form elicitation (an empty ``elicitation`` object means form)."""
+    capabilities = ctx.session.client_capabilities
+    asks = capabilities.elicitation if capabilities is not None else None
+    return asks is not None and (asks.form is not None or asks.url is None)
+
+
+def asker(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Ask | None:
+    """Who to ask during this call: None when the client cannot show a form. Before 2026-07-28 an
+    ``elicitation/create`` request on the call's channel; from it an ``input_required`` result
+    (``AnswerLater``), answered when the client calls again with ``inputResponses``."""
+    if not _form_elicitation(ctx):
+        return None
+    if protocol.at_least(ctx.protocol_version, protocol.MODERN_VERSIONS[0]):
+        return _round_trip(params)
+
+    async def ask(question: Question) -> Said:
+        try:
+            result = await ctx.session.elicit_form(
+                question.message, question_schema(question), related_request_id=ctx.request_id
+            )
+        except (MCPError, ValidationError, anyio.BrokenResourceError) as exc:
+            return Said("cancel", failed=f"the client could not ask: {type(exc).__name__}: {exc}")
+        return _answer(result)
+
+    return ask
+
+
+def _round_trip(params: types.CallToolRequestParams) -> Ask:
+    async def ask(question: Question) -> Said:
+        given = (params.input_responses or {}).get(APPROVAL)
+        if params.request_state == _question_state(question) and isinstance(given, types.ElicitResult):
+            return _answer(given)
+        raise AnswerLater(question)
+
+    return ask
+
+
+def input_required(question: Question) -> types.InputRequiredResult:
+    form = types.ElicitRequestFormParams(message=question.message, requested_schema=question_schema(question))
+    return types.InputRequiredResult(
+        input_requests={APPROVAL: types.ElicitRequest(params=form)}, request_state=_question_state(question)
+    )
+
+
 def build_server(
     spec: ServerSpec, dispatch: Dispatch, *, note: Callable[[str], None] | None = None
 ) -> Server[Any]:
@@ -95,7 +179,7 @@ def build_server(
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         tool = spec.tool(params.name)
         if tool is None:
             names = ", ".join(t.name for t in spec.tools)
@@ -104,9 +188,11 @@ def build_server(
         with replay_miss.watch() as missed:
             try:
                 check_schema(tool.name, tool.input_schema, arguments)
-                answer = await dispatch(tool.name, arguments, _progress(ctx))
+                answer = await dispatch(tool.name, arguments, _progress(ctx), asker(ctx, params))
             except InvalidArguments as exc:
                 return invalid_arguments(tool.name, str(exc), ctx.protocol_version)
+            except AnswerLater as later:  # 2026-07-28: the client asks the person, then calls again
+                return input_required(later.question)
             except Exception as exc:
                 miss = replay_miss.find(exc) or (missed[0] if missed else None)
                 if miss is not None:  # --replay: the scenario lacks what this call needs
@@ -119,13 +205,18 @@ def build_server(
             raise MCPError(types.INTERNAL_ERROR, replay_miss.message(missed[0]))
         return to_result(answer)
 
-    return Server(
+    server = Server(
         spec.name,
         version=__version__,
         instructions=spec.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # an input_required result's requestState comes back from the client: sealed and checked here
+    server.middleware.append(
+        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=spec.name)
+    )
+    return server
 
 
 def _stderr_note(text: str) -> None:

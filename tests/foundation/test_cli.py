@@ -11,7 +11,7 @@ import pytest
 
 from wslmcp import __version__
 
-SUBCOMMANDS = ["observe", "shell", "profile", "scenario", "eval"]
+SUBCOMMANDS = ["observe", "shell", "profile", "install", "doctor", "scenario", "eval"]
 
 
 def wslmcp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -50,7 +50,7 @@ def test_unknown_arguments_exit_2_with_one_line(args: list[str]) -> None:
     assert "error:" in result.stderr
 
 
-@pytest.mark.parametrize("name", ["observe", "shell", "profile"])
+@pytest.mark.parametrize("name", ["observe", "shell", "profile", "install", "doctor"])
 def test_every_subcommand_writes_the_same_usage_line(name: str) -> None:
     """One parsing style as a user sees it: observe's own parser writes the line argparse's do."""
     result = wslmcp(name, "--frobnicate")

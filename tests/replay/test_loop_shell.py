@@ -106,4 +106,3 @@ def test_a_shell_recording_that_predates_stating_its_sandbox_replays_without_one
     basic = Scenario.load(SCENARIOS / "shell-basic")
     assert "WSL_SANDBOX" not in basic.manifest["shell"]["env"]  # recorded when the sandbox was off by default
     assert shell_env(basic)["WSL_SANDBOX"] == "off"
-    assert "WSL_SANDBOX" not in shell_env(Scenario.load(SCENARIOS / "slow-build"))  # no shell recorded there

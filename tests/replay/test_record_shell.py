@@ -63,8 +63,9 @@ async def test_a_recorded_shell_session_replays_equal(tmp_path: Path) -> None:
 
     scenario = Scenario.load(out)  # the manifest loader validates every fixture format
     section = scenario.section("shell")
-    recorded_env = {k: v for k, v in env.items() if k.startswith("WSL_")}
-    assert section["env"] == {**recorded_env, "WSL_SANDBOX": "off"}  # the sandbox as it ran, stated
+    recorded = {k: v for k, v in env.items() if k.startswith("WSL_")}
+    # the defaults as it ran, written down: the sandbox, and when a person is asked
+    assert section["env"] == {**recorded, "WSL_SANDBOX": "off", "WSL_APPROVALS": "ask"}
     assert [c["tool"] for c in section["calls"]] == [c["tool"] for c in calls]
     assert section["calls"][3]["advance_s"] == 42
     expected = [json.loads(scenario.file(c["expected"]).read_text()) for c in section["calls"]]

@@ -9,8 +9,9 @@ import subprocess
 import pytest
 
 from wslmcp.boundaries.shell_transport import Confinement, ScriptCall, distro_argv, wsl_args, wsl_exec_args
+from wslmcp.clients import home_places
 from wslmcp.shell.config import ConfigError, load_config
-from wslmcp.shell.guard.paths import HOST_CONTROL_SOCKETS, OPERATOR_PATHS, RUNS_LATER
+from wslmcp.shell.guard.paths import HOST_CONTROL_SOCKETS, RUNS_LATER
 from wslmcp.shell.sandbox import (
     INSTALL_COMMANDS,
     ProbeFacts,
@@ -66,10 +67,9 @@ def test_writable_roots_follow_the_policy() -> None:
 
 def test_what_is_hidden_and_kept_read_only_comes_from_the_guards_lists() -> None:
     p = profile(WSL_HIDE_PATHS="/srv/keys")
-    for _, sequence in OPERATOR_PATHS:
-        assert "/mnt/*/Users/*/" + "/".join(sequence) in p.hidden
-        if sequence[0] != "appdata":
-            assert "~/" + "/".join(sequence) in p.hidden
+    for place in home_places():  # the client table's places, each on the side that keeps it
+        assert ("~/" + place.path in p.hidden) == ("linux" in place.sides), place
+        assert ("/mnt/*/Users/*/" + place.path in p.hidden) == ("windows" in place.sides), place
     assert "/srv/keys" in p.hidden
     assert p.runs_later == tuple(path for _, path in RUNS_LATER)
     assert {".git/hooks", ".git/config"} <= set(p.runs_later_in_project)

@@ -55,8 +55,9 @@ class TransportError(RuntimeError):
 
 # Under a sandbox: "own" runs the script in a PID namespace of its own (every command and file-tool
 # script); "distro-pids" shares the distro's, for the fixed scripts that must see its processes (the
-# kill sweep, the facts probe); "probe" checks that the sandbox can be set up and runs nothing.
-Confine = Literal["own", "distro-pids", "probe"]
+# kill sweep, the facts probe); "probe" checks that the sandbox can be set up and runs nothing;
+# "none" runs outside it (one command a person approved: wsl_exec's and wsl_start's unsandboxed).
+Confine = Literal["own", "distro-pids", "probe", "none"]
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,9 @@ def bash_flags(login: bool) -> str:
 
 def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
     """What runs in the distro for ``call``, whatever the transport: ``bash -lc SCRIPT`` (``-c``
-    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT CWD``."""
-    if confinement is None:
+    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT CWD``
+    (unless ``confine="none"``)."""
+    if confinement is None or call.confine == "none":
         return ["bash", bash_flags(call.login), call.script]
     return [  # -p: the launcher runs outside the sandbox, so it takes no BASH_ENV, no exported function
         "bash",

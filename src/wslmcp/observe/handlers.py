@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from wslmcp.catalogue import Dispatch, Progress, Reply
+from wslmcp.catalogue import Ask, Dispatch, Progress, Reply
 from wslmcp.observe.errors import ObserveError, UnknownMetric
 from wslmcp.observe.history import METRIC_INDEX, METRICS, History, Key
 from wslmcp.observe.history_queries import HistoryQuery, Now, SeriesQuery, history_answer, series_answer
@@ -92,7 +92,9 @@ def json_answer(payload: dict[str, Any], *, is_error: bool = False) -> Reply:
 
 
 def dispatch(service: ObserveService) -> Dispatch:
-    async def call(tool: str, arguments: Mapping[str, Any], progress: Progress | None) -> Reply:
+    async def call(
+        tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+    ) -> Reply:
         parsed = parse_call(tool, arguments)  # raises InvalidArguments before anything is collected
         try:
             return json_answer(await answer(service, parsed))

@@ -41,7 +41,7 @@ from wslmcp.evals.replay import ReplayOutcome, replay
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call, Message, Trace
 from wslmcp.replay.client import connect
-from wslmcp.replay.recording import ShellTarget, host_section, server_env
+from wslmcp.replay.recording import ShellTarget, host_section, ran_with, server_env
 from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 from wslmcp.serving import build_server
 
@@ -229,7 +229,7 @@ class _Servers:
             self.writer, {**self.variables, **env}, self.start_wall, target.kind, target.local_user
         )
         service = build(run.boundaries, run.host, Options(quiet=True)).service
-        env["WSL_SANDBOX"] = "on" if service.sandbox is not None else "off"  # as it ran
+        env.update(ran_with(service))  # as it ran (a default may change)
         self.shell_env = env
         self.host = self.host or run.host
         return lambda: running(service), SERVER

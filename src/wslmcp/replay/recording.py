@@ -179,9 +179,7 @@ async def record_shell(
     try:
         run = recording_shell(writer, {**environ, **env}, start_wall, target.kind, target.local_user)
         service = build(run.boundaries, run.host, Options(quiet=True)).service
-        env["WSL_SANDBOX"] = (
-            "on" if service.sandbox is not None else "off"
-        )  # as it ran (a default may change)
+        env.update(ran_with(service))  # as it ran (a default may change)
         replies: list[dict[str, Any]] = []
         # as the server runs: started (its sandbox probe on the local transport), then the calls, then
         # shut down (background processes still running are ended, and that is recorded)
@@ -207,6 +205,15 @@ async def record_shell(
         writer.abort()
         raise
     return replies
+
+
+def ran_with(service: Any) -> dict[str, str]:
+    """The shell settings whose defaults change, as the recorded server ran: its sandbox and when it
+    asks a person (a replay then runs as recorded, whatever today's defaults)."""
+    return {
+        "WSL_SANDBOX": "on" if service.sandbox is not None else "off",
+        "WSL_APPROVALS": service.config.approvals,
+    }
 
 
 def host_section(host: Host) -> dict[str, object]:

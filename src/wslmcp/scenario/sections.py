@@ -142,14 +142,18 @@ def _host(raw: object, fail: Callable[..., ScenarioError]) -> HostFacts:
     )
 
 
+SHELL_ENV_BEFORE = {"WSL_APPROVALS": "never", "WSL_SANDBOX": "off"}
+"""What a ``shell.env`` recorded before a variable existed leaves out, and how its server ran: before
+approvals no person was ever asked, before recordings stated their sandbox it was off by default (a
+recording writes ``WSL_APPROVALS`` and ``WSL_SANDBOX`` since)."""
+
+
 def shell_env(scenario: Scenario) -> dict[str, str]:
-    """The shell server's recorded environment (``shell.env``), so a replay serves as recorded. A
-    shell recording made before it stated its sandbox ran without one (the default then):
-    ``WSL_SANDBOX=off``, whatever today's default."""
+    """The shell server's recorded environment (``shell.env``), so a replay serves as recorded (what
+    a recording made before a variable existed leaves out: ``SHELL_ENV_BEFORE``)."""
     env = scenario.section("shell").get("env", {})
-    if "shell" not in scenario.manifest or not isinstance(env, Mapping):
-        return {}
-    return {"WSL_SANDBOX": "off", **{str(k): str(v) for k, v in env.items()}}
+    recorded = {str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {}
+    return {**SHELL_ENV_BEFORE, **recorded}
 
 
 def shell_transport(scenario: Scenario) -> tuple[str, str | None]:

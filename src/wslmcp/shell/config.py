@@ -24,6 +24,8 @@ from wslmcp.shell.sandbox import SandboxSettings
 
 LogLevel = Literal["silent", "debug", "info", "warn", "error"]
 TransportChoice = Literal["auto", "wsl.exe", "local"]
+ApprovalMode = Literal["ask", "never"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "never")
 
 LOG_LEVELS: tuple[LogLevel, ...] = ("silent", "debug", "info", "warn", "error")
 TRANSPORTS: tuple[TransportChoice, ...] = ("auto", "wsl.exe", "local")
@@ -69,6 +71,7 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_MCP_LOG_LEVEL", "info"),
     ("WSL_AUDIT_LOG", "(no audit log)"),
     ("WSL_AUDIT_REQUIRED", "false"),
+    ("WSL_APPROVALS", "ask"),
     ("WSLMCP_SHELL_TRANSPORT", "auto"),
     ("WSL_SANDBOX", "off"),
     ("WSL_SANDBOX_NETWORK", "on"),
@@ -101,6 +104,7 @@ class ShellConfig:
     audit_log: str | None = None
     audit_required: bool = False
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    approvals: ApprovalMode = "ask"  # ask a person (MCP elicitation) about refusals they may overrule
 
     @property
     def configured(self) -> bool:
@@ -330,7 +334,13 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         audit_log=audit_log,
         audit_required=audit_required,
         sandbox=_sandbox(env),
+        approvals=_approvals(env),
     )
+
+
+def _approvals(env: Mapping[str, str]) -> ApprovalMode:
+    value = _choice(env, "WSL_APPROVALS", APPROVAL_MODES, "ask")
+    return next(mode for mode in APPROVAL_MODES if mode == value)
 
 
 def _audit(env: Mapping[str, str]) -> tuple[str | None, bool]:

@@ -37,7 +37,7 @@ from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.process import Exchange, Looks
-from wslmcp.boundaries.shell_transport import ScriptCall
+from wslmcp.boundaries.shell_transport import Confine, ScriptCall
 from wslmcp.shell.errors import ToolFailure
 from wslmcp.shell.execution import build_script
 from wslmcp.shell.progress import TAIL_BYTES, ProgressSender, Throttle, latest_line
@@ -304,9 +304,9 @@ class ProcessTable:
 
     # -- starting ---------------------------------------------------------------------------------
 
-    def start(self, command: str, cwd: str | None) -> Process:
-        """Start ``command`` (already screened by the guard) in ``cwd``; refuses one more than
-        ``max_running``."""
+    def start(self, command: str, cwd: str | None, *, confine: Confine = "own") -> Process:
+        """Start ``command`` (already screened by the guard) in ``cwd`` (``confine="none"``: outside
+        the sandbox, as a person approved); refuses one more than ``max_running``."""
         busy = self.running()
         if len(busy) >= self.max_running:
             raise ToolFailure(
@@ -341,6 +341,7 @@ class ProcessTable:
             stdout_sink=sink,
             merge_stderr=True,
             looks=p.looks,
+            confine=confine,
         )
         self.tokens.append(token)
         self.track(token)

@@ -133,11 +133,17 @@ def _ran_text(r: Ran) -> str:
         sandbox_note=r.sandbox_note,
         sandboxed=r.sandbox is not None,
     )
-    if r.capped_from_ms is None:
+    notes = []
+    if r.capped_from_ms is not None:
+        notes.append(
+            f"timeoutMs {r.capped_from_ms} is above this profile's WSL_EXEC_TIMEOUT_MS: capped to {r.timeout_ms}ms."
+        )
+    if r.unsandboxed:
+        notes.append("Ran outside the sandbox, as a person approved.")
+    if not notes:
         return text
     head, _, rest = text.partition("\n")
-    note = f"timeoutMs {r.capped_from_ms} is above this profile's WSL_EXEC_TIMEOUT_MS: capped to {r.timeout_ms}ms."
-    return f"{head}\n{note}\n{rest}"
+    return "\n".join([head, *notes, rest])
 
 
 def _stream(stream: Stream) -> dict[str, Any]:
@@ -164,6 +170,8 @@ def _ran(r: Ran) -> dict[str, Any]:
         data["cwd"] = r.cwd
     if r.capped_from_ms is not None:
         data["timeoutCappedFromMs"] = r.capped_from_ms
+    if r.unsandboxed:
+        data["unsandboxed"] = True
     if r.sandbox is not None:
         data["sandbox"] = r.sandbox.as_json()
         if r.sandbox_note is not None:
@@ -504,7 +512,17 @@ def policy_lines(config: ShellConfig) -> list[str]:
         f"limits: timeout {config.exec_timeout_ms}ms  ·  output {config.max_output} characters per "
         f"stream  ·  file reads {config.max_read_bytes} bytes"
     )
+    if (
+        config.approvals == "ask"
+    ):  # never: every refusal is final, as before approvals (policy.approvals says so)
+        lines.append(approvals_line(config))
     return lines
+
+
+def approvals_line(config: ShellConfig) -> str:
+    if config.approvals == "never":
+        return "approvals: never (WSL_APPROVALS): every refusal is final, no person is asked"
+    return "approvals: ask (WSL_APPROVALS): refusals a person may overrule are put to them if the client supports elicitation"
 
 
 def _hosts(h: Hosts) -> str:
@@ -551,6 +569,7 @@ def _hosts_data(h: Hosts) -> dict[str, Any]:
             "allowedPaths": list(p.allowed_paths) if p.allowed_paths is not None else None,
             "allowCommands": list(p.allow_commands) if p.allow_commands is not None else None,
             "denyPatterns": [d.pattern for d in p.deny_patterns],
+            "approvals": cfg.approvals,
         },
         "limits": {
             "timeoutMs": cfg.exec_timeout_ms,
@@ -590,6 +609,7 @@ def render_check(c: Checked) -> tuple[str, bool]:
     lines.append(pad + status_line(c.state, c.facts, c.transport_kind))
     if c.sandbox:
         lines.append(pad + c.sandbox)
+    lines.append(pad + approvals_line(cfg))
     return "\n".join(lines), True
 
 

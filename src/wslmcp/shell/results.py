@@ -46,6 +46,7 @@ class Ran:
     capped_from_ms: int | None = None  # the timeoutMs asked for, when above WSL_EXEC_TIMEOUT_MS
     sandbox: SandboxView | None = None  # the sandbox the command ran in (WSL_SANDBOX=on)
     sandbox_note: str | None = None  # the "[sandbox]" line when the command failed on it
+    unsandboxed: bool = False  # it ran outside the sandbox, as a person approved
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,7 @@ class Runner:
         self.gate = gate
         self._slots = asyncio.Semaphore(max_concurrent)
         self._interrupted: set[str] = set()
+        self._unconfined: set[str] = set()  # runs a person approved outside the sandbox: swept outside it
 
     async def run(self, call: ScriptCall, *, token: str | None = None, bounded: bool = True) -> Run:
         """Run ``call`` under a run token (``token``, or a fresh one from ``tokens``); ``login=False``
@@ -150,9 +151,14 @@ class Runner:
         token = token or self.tokens()
         if not _TOKEN_RE.fullmatch(token):
             raise ValueError(f"run tokens must be 8-64 lowercase hex digits, got {token!r}")
-        if self.gate is not None and call.confine != "probe":
+        if self.gate is not None and call.confine not in (
+            "probe",
+            "none",
+        ):  # none: a person approved leaving it
             await self.gate.check(self)
         tagged = replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
+        if call.confine == "none":
+            self._unconfined.add(token)
         try:
             if bounded:
                 async with self._slots:
@@ -180,8 +186,18 @@ class Runner:
 
     async def sweep(self, *tokens: str, signal: str = "KILL") -> tuple[tuple[str, ...], str | None]:
         """Send ``signal`` to every process in the distro whose environment carries
-        ``WSLMCP_RUN=<one of tokens>`` (``KILL`` by default); returns who, and why it failed if it did."""
-        confined = self.transport.confinement is not None
+        ``WSLMCP_RUN=<one of tokens>`` (``KILL`` by default); returns who, and why it failed if it did.
+        The carriers of a run outside the sandbox are swept outside it (inside, a sweep may not read
+        the environment of a process with capabilities it lacks)."""
+        outside = [t for t in tokens if t in self._unconfined]
+        inside = [t for t in tokens if t not in self._unconfined]
+        if outside and inside:
+            first, second = (
+                await self.sweep(*inside, signal=signal),
+                await self.sweep(*outside, signal=signal),
+            )
+            return first[0] + second[0], first[1] or second[1]
+        confined = self.transport.confinement is not None and not outside
         try:
             exchange = await self.transport.run(
                 ScriptCall(
@@ -189,7 +205,7 @@ class Runner:
                     timeout_s=SWEEP_TIMEOUT_S,
                     max_output=1 << 20,
                     login=False,
-                    confine="distro-pids",
+                    confine="none" if outside else "distro-pids",
                 )
             )
         except (TransportError, NotRecorded) as exc:  # a replay that did not record a sweep ran none

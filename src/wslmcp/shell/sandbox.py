@@ -32,7 +32,8 @@ The profile, in the order the mounts are made (deeper paths after shallower ones
   else new there, and the files directly in it stay read-only (in practice: the top of the home, and ``~/.config``
   while ``~/.config/systemd`` or another of its entries is missing);
 - hidden (an empty directory or read-only file with mode 000, so reading says "Permission denied"):
-  the operator paths the guard knows, under the home and under every Windows user profile, the
+  the operator paths the guard knows (the client table, ``wslmcp.clients``), under the home those of
+  the Linux side and under every Windows user profile those of the Windows side, the
   sockets that give host control, WSL's interop sockets unless Windows is allowed, and
   ``WSL_HIDE_PATHS``;
 - variables whose names look like secrets are not passed in; ``WSL_INTEROP`` only with Windows
@@ -48,8 +49,9 @@ from typing import Literal
 
 from wslmcp.shell.guard import Policy
 from wslmcp.shell.guard.paths import (
+    HIDDEN_IN_HOME,
+    HIDDEN_IN_PROFILES,
     HOST_CONTROL_SOCKETS,
-    OPERATOR_PATHS,
     RUNS_LATER,
     RUNS_LATER_IN_PROJECT,
     WINDOWS_INTEROP_SOCKETS,
@@ -118,13 +120,6 @@ class Profile:
         return tuple(home.rstrip("/") + p[1:] if p == "~" or p.startswith("~/") else p for p in paths)
 
 
-def _operator_paths() -> tuple[str, ...]:
-    """Every operator path the guard knows, under the home and under every Windows user profile."""
-    home = ["~/" + "/".join(seq) for _, seq in OPERATOR_PATHS if seq[0] != "appdata"]
-    windows = [WINDOWS_PROFILES + "/" + "/".join(seq) for _, seq in OPERATOR_PATHS]
-    return tuple(dict.fromkeys(home + windows))
-
-
 def under(path: str, root: str) -> bool:
     """Whether the normalised absolute ``path`` is ``root`` or lies below it."""
     return root in ("/", path) or path.startswith(root.rstrip("/") + "/")
@@ -144,7 +139,7 @@ def profile_for(policy: Policy, settings: SandboxSettings, cwd: str | None = Non
         writable=writable,
         runs_later=tuple(path for _, path in RUNS_LATER),
         runs_later_in_project=tuple(dict.fromkeys(path for _, path in RUNS_LATER_IN_PROJECT)),
-        hidden=_operator_paths() + settings.hide_paths,
+        hidden=HIDDEN_IN_HOME + HIDDEN_IN_PROFILES + settings.hide_paths,
         sockets=tuple(sockets),
         read_only=("/mnt/[a-zA-Z]",) if drives_under_root and not policy.allow_windows else (),
         network=settings.network,

@@ -19,6 +19,7 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 from wslmcp.shell import results
+from wslmcp.shell.approvals import Approvals, ApprovingGuard, joined
 from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, audited
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, unified_diff
@@ -69,18 +70,23 @@ _ToolMethod = Callable[Concatenate["ShellService", _P], Awaitable[Result]]
 
 def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
     """Turn what a tool method raises into its result: a guard ``Refusal`` (logged at warn), or
-    ``Failed(tool, reason)`` for any of ``FAILURES``."""
+    ``Failed(tool, reason)`` for any of ``FAILURES``. A refusal a person may overrule is put to them
+    first (``approvals``); when they say yes the method runs again, with that refusal excused."""
 
     def wrap(method: _ToolMethod[_P]) -> _ToolMethod[_P]:
         @functools.wraps(method)
         async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Result:
             async def result() -> Result:
-                try:
-                    return await method(self, *args, **kwargs)
-                except Refused as refused:
-                    return self._refusal(tool, refused)
-                except FAILURES as exc:
-                    return self._failure(tool, exc)
+                with self.approvals.call(tool):
+                    while True:  # once more after each question a person said yes to
+                        try:
+                            return await method(self, *args, **kwargs)
+                        except Refused as refused:
+                            final = await self.approvals.settle(refused, sandboxed=self.sandbox is not None)
+                            if final is not None:
+                                return self._refusal(tool, final)
+                        except FAILURES as exc:
+                            return self._failure(tool, exc)
 
             if self.audit is None:
                 return await result()
@@ -147,7 +153,8 @@ class ShellService:
         self.plain_linux = plain_linux  # no WSL here: commands run on this Linux machine
         self.audit = audit
         self.runner = runner
-        self.guard = guard
+        self.approvals = Approvals(config.approvals, log)
+        self.guard: Guard = ApprovingGuard(guard, self.approvals)
         self.clock = clock
         self.log = log
         self.local_files = local_files
@@ -158,7 +165,7 @@ class ShellService:
             where = f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}"
             self.files = FileTools(
                 runner,
-                guard,
+                self.guard,
                 local_files,
                 timeout_s=config.exec_timeout_ms / 1000,
                 known_bytes=config.max_read_bytes,
@@ -319,11 +326,13 @@ class ShellService:
         note = self._sandbox_note(str(exc))
         return results.Failed(tool, str(exc) + (f"\n{note}" if note else ""))
 
-    def _check_command(self, command: str, cwd: str | None) -> None:
-        """The command with its working directory (``check_command`` screens the cwd too)."""
+    def _check_command(self, command: str, cwd: str | None, *, unsandboxed: bool = False) -> None:
+        """The command with its working directory (``check_command`` screens the cwd too), and with
+        ``unsandboxed`` its request to run outside the sandbox: one refusal, so one question."""
         decision = self.guard.check_command(command, cwd)
-        if not decision.allowed:
-            raise Refused(decision, command)
+        leaving = self.approvals.leaving(command, self.sandbox is not None) if unsandboxed else None
+        if not decision.allowed or leaving is not None:
+            raise Refused(joined(decision, leaving), command)
 
     def _check_cwd(self, cwd: str, action: str) -> None:
         decision = self.guard.check_cwd(cwd)
@@ -355,6 +364,7 @@ class ShellService:
         cwd: str | None = None,
         timeout_ms: int | None = None,
         progress: ProgressSender | None = None,
+        unsandboxed: bool = False,
     ) -> Result:
         runner, _ = self._require()
         sess = self._session(session)
@@ -363,8 +373,16 @@ class ShellService:
         effective = min(timeout_ms, limit) if timeout_ms else limit
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
-            self._check_command(command, run_cwd)
-            ran = await self._exec(runner, command, sess, run_cwd, effective, progress=progress)
+            self._check_command(command, run_cwd, unsandboxed=unsandboxed)
+            ran = await self._exec(
+                runner,
+                command,
+                sess,
+                run_cwd,
+                effective,
+                progress=progress,
+                unconfined=self._leaves(unsandboxed),
+            )
         return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
     async def _exec(
@@ -376,15 +394,19 @@ class ShellService:
         timeout_ms: int,
         *,
         progress: ProgressSender | None = None,
+        unconfined: bool = False,
     ) -> results.Ran:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
-        self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
+        self.log.debug(
+            "running command", command=command, cwd=cwd, timeout_ms=timeout_ms, unconfined=unconfined
+        )
         call = ScriptCall(
             build_script(command, cwd=cwd, marker=marker),
             timeout_s=timeout_ms / 1000,
             max_output=self.config.hard_output_cap,
             cwd=cwd,
+            confine="none" if unconfined else "own",
         )
         if progress is None:
             run = await runner.run(call, token=token)
@@ -410,7 +432,7 @@ class ShellService:
             sess.commands += 1
             note, shown_cwd = self._adopt(sess, outcome.reported_cwd)
         stopped = None
-        if outcome.exit_code != 0:
+        if outcome.exit_code != 0 and not unconfined:
             stopped = self._sandbox_note(outcome.stderr.text + "\n" + outcome.stdout.text)
         return results.Ran(
             outcome,
@@ -420,9 +442,15 @@ class ShellService:
             transport_kind=self.transport_kind,
             cwd=shown_cwd,
             cwd_note=note,
-            sandbox=self.sandbox_view(),
+            sandbox=None if unconfined else self.sandbox_view(),
             sandbox_note=stopped,
+            unsandboxed=unconfined,
         )
+
+    def _leaves(self, unsandboxed: bool) -> bool:
+        """Runs outside the sandbox: asked for, and a sandbox there to leave (a person approved it,
+        or ``_check_command`` would have refused)."""
+        return unsandboxed and self.sandbox is not None
 
     def _adopt(self, sess: Session, reported: str | None) -> tuple[str | None, str | None]:
         """Adopt the directory the command ended in, if the guard accepts it."""
@@ -478,14 +506,15 @@ class ShellService:
         session: str | None = None,
         wait_ms: int | None = None,
         progress: ProgressSender | None = None,
+        unsandboxed: bool = False,
     ) -> Result:
         table = self._table()
         sess = self._session(session)
         requested = _requested_cwd(command, cwd)
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
-            self._check_command(command, run_cwd)
-            p = table.start(command, run_cwd)
+            self._check_command(command, run_cwd, unsandboxed=unsandboxed)
+            p = table.start(command, run_cwd, confine="none" if self._leaves(unsandboxed) else "own")
         self.log.info("process started", process=p.id)
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
         wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000

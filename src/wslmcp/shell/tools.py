@@ -19,7 +19,7 @@ Start with wsl_list_hosts: it shows the distro, its state and the guard policy t
 Short commands: wsl_exec (wsl_connect gives a session whose working directory persists). Long or interactive ones (builds, tests, servers): wsl_start, then wsl_read_output with waitMs, wsl_send_input, wsl_stop.
 Files: wsl_read_file (offset/limit for lines), wsl_edit_file for changes, wsl_write_file for new files, wsl_search to find text, wsl_list_dir; wsl_upload / wsl_download for binary or large files.
 There is no TTY and wsl_exec's stdin is closed: use non-interactive flags (apt-get -y, sudo -n).
-A refusal by the guard is a policy decision: do not retry it in another spelling. A non-zero exit code is normal output, not a tool error. Ask the operator before irreversible actions."""
+A guard refusal is final unless a person approves it when asked: do not retry it in another spelling. A non-zero exit code is normal output, not a tool error. Ask the operator before irreversible actions."""
 
 # Hints: (readOnly, destructive, idempotent, openWorld). openWorld: a command reaches whatever the
 # distro reaches; the file tools touch only the named files.
@@ -56,6 +56,10 @@ _FILE_SESSION = _text(
     "Optional session id from wsl_connect; only checked to exist. File tools do not use the "
     "session's directory: paths are absolute."
 )
+_UNSANDBOXED = {
+    "type": "boolean",
+    "description": "Outside the sandbox, if a person approves (asked each time): for sudo and what else the sandbox blocks.",
+}
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
@@ -204,6 +208,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "session": _SESSION,
                 "cwd": _text("Absolute directory to run in (with a session, the session moves there)."),
                 "timeoutMs": _positive("Lower timeout for this call (ms), at most WSL_EXEC_TIMEOUT_MS."),
+                "unsandboxed": _UNSANDBOXED,
             },
             ("command",),
         ),
@@ -220,6 +225,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "cwd": _MAYBE_STRING,
                 "sandbox": _SANDBOX,
                 "sandboxNote": _STRING,
+                "unsandboxed": _BOOLEAN,
             },
             ("exitCode", "durationMs", "timedOut", "stdout", "stderr"),
         ),
@@ -239,6 +245,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "cwd": _text("Absolute directory to run in."),
                 "session": _SESSION,
                 "waitMs": {**_WAIT, "description": "Wait up to this long for output or exit (default 1000)."},
+                "unsandboxed": {**_UNSANDBOXED, "description": "As for wsl_exec."},
             },
             ("command",),
         ),
