@@ -76,20 +76,19 @@ def ci_example() -> list[str]:
 def test_the_ci_example_runs_as_written_in_a_fresh_clone(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     clone.mkdir()
-    shutil.copytree(REPO / "eval", clone / "eval")  # what the repository holds, nothing a run wrote
-    (clone / "scenarios").symlink_to(SCENARIOS)
+    shutil.copytree(SCENARIOS, clone / "scenarios")  # what the repository holds, nothing a run wrote
     words = ci_example()
     assert words[:2] == ["wslmcp", "eval"]
     done = wslmcp(*words[1:], cwd=clone)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     assert "0 regression(s)" in done.stdout
     report = json.loads((clone / "eval-report.json").read_text(encoding="utf-8"))
-    assert report["summary"]["traces"] == len(json.loads((REPO / "eval" / "suite.json").read_text())["runs"])
+    assert report["summary"]["traces"] == len(json.loads((SCENARIOS / "eval-suite.json").read_text())["runs"])
     assert (clone / "eval-junit.xml").is_file()
 
 
 def test_the_suite_holds_every_bundled_session_that_replays() -> None:
-    suite = json.loads((REPO / "eval" / "suite.json").read_text(encoding="utf-8"))
+    suite = json.loads((SCENARIOS / "eval-suite.json").read_text(encoding="utf-8"))
     listed = {(Path(r["scenario"]).name, Path(r["trace"]).name, r["case"]) for r in suite["runs"]}
     bundled = set()
     for manifest in SCENARIOS.glob("*/scenario.json"):
