@@ -23,6 +23,7 @@ from wslmcp.shell.results import (
     FileRead,
     Hosts,
     Listed,
+    Noted,
     NotSetUp,
     Opened,
     Processes,
@@ -55,6 +56,8 @@ def format_bytes(n: int) -> str:
 
 def render(result: Result) -> Reply:
     match result:
+        case Noted(inner, notes):
+            return _noted(render(inner), notes)
         case Refusal(refused):
             return error_reply("refused", refused.render())
         case Failed(tool, reason):
@@ -119,6 +122,13 @@ def render(result: Result) -> Reply:
             return Reply(LINUX_SETUP_TEXT if plain_linux else SETUP_TEXT, {"configured": False})
         case Hosts():
             return Reply(_hosts(result), _hosts_data(result))
+
+
+def _noted(reply: Reply, notes: tuple[str, ...]) -> Reply:
+    """``notes`` after the reply's first line (its status), and as ``sandboxNotes``."""
+    head, sep, rest = reply.text.partition("\n")
+    text = "\n".join([head, *notes]) + sep + rest
+    return Reply(text, {**reply.structured, "sandboxNotes": list(notes)}, reply.is_error)
 
 
 def _ran_text(r: Ran) -> str:

@@ -222,8 +222,18 @@ class Checked:
         return self.sandbox is not None and self.sandbox.startswith("sandbox: REQUIRED BUT NOT RUNNING")
 
 
+@dataclass(frozen=True)
+class Noted:
+    """``result`` with what the sandbox said about the call: what its after-command check undid,
+    and (once a session) that it is off. One ``[sandbox] …`` line each."""
+
+    result: Result
+    notes: tuple[str, ...]
+
+
 Result = (
-    Refusal
+    Noted
+    | Refusal
     | Failed
     | Ran
     | Opened

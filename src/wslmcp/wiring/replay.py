@@ -79,7 +79,8 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         home=str(sc.section("home").get("path", "")),
         project=project,
         cwd=project,
-        shell_env={**({} if environ is None else environ), **shell_env(sc)},
+        # a scenario that states no WSL_SANDBOX was recorded without the sandbox: it replays without it
+        shell_env={**({} if environ is None else environ), "WSL_SANDBOX": "off", **shell_env(sc)},
         interactive=False,
         real_time=False,
         observe_args=section.args,
