@@ -63,7 +63,8 @@ async def test_a_recorded_shell_session_replays_equal(tmp_path: Path) -> None:
 
     scenario = Scenario.load(out)  # the manifest loader validates every fixture format
     section = scenario.section("shell")
-    assert section["env"] == {k: v for k, v in env.items() if k.startswith("WSL_")}
+    # what the server was given, and the sandbox's mode stated (off: nothing asked for it)
+    assert section["env"] == {"WSL_SANDBOX": "off", **{k: v for k, v in env.items() if k.startswith("WSL_")}}
     assert [c["tool"] for c in section["calls"]] == [c["tool"] for c in calls]
     assert section["calls"][3]["advance_s"] == 42
     expected = [json.loads(scenario.file(c["expected"]).read_text()) for c in section["calls"]]

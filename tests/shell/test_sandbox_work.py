@@ -292,7 +292,11 @@ async def test_a_command_killed_at_its_deadline_is_checked_too(dev: World) -> No
 
 
 def _server(world: World, **env: str) -> Server:
-    server = Server(shell_command(), shell_env(world.home, WSL_CWD=str(world.home / "proj"), **env))
+    """The shell server over stdio, ``WSL_SANDBOX`` unset (auto) unless ``env`` sets it."""
+    environ = shell_env(world.home, WSL_CWD=str(world.home / "proj"), **env)
+    if "WSL_SANDBOX" not in env:
+        del environ["WSL_SANDBOX"]
+    server = Server(shell_command(), environ)
     server.handshake()
     return server
 
@@ -422,9 +426,11 @@ def test_auto_without_bubblewrap_serves_with_the_guard_alone_and_says_so_once(
             server.proc.kill()
     log = server.stderr.decode()
     assert log.count("sandbox off: bubblewrap (bwrap) is not installed") == 1, log
+    environ = shell_env(dev.home, **env)
+    del environ["WSL_SANDBOX"]
     check = subprocess.run(
         [*shell_command(), "--check"],
-        env=shell_env(dev.home, **env),
+        env=environ,
         capture_output=True,
         text=True,
         timeout=120,
