@@ -74,6 +74,29 @@ def _pattern(globs: tuple[str, ...]) -> str:
     return "@(" + "|".join(g.replace(".", "\\.") for g in globs) + ")"
 
 
+def _glob_word(name: str) -> str:
+    """``name`` as a literal inside an extglob pattern."""
+    return "".join("\\" + ch if ch in "*?[]()|@!+\\" else ch for ch in name)
+
+
+def _runs_later(entries: tuple[tuple[str, str], ...]) -> list[str]:
+    """``RD``/``RN``/``WHY``: what runs later grouped by its directory, each directory's names as one
+    extglob (the launcher reads each directory once), and why each runs later (``index/name``)."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for why, path in entries:
+        directory, _, name = path.rpartition("/")
+        groups.setdefault(directory or "/", []).append((name, why))
+    names = ["@(" + "|".join(_glob_word(n) for n, _ in group) + ")" for group in groups.values()]
+    whys = [
+        f"[{_quote(f'{i}/{n}')}]={_quote(why)}" for i, group in enumerate(groups.values()) for n, why in group
+    ]
+    return [
+        _array("RD", tuple(groups)),
+        _array("RN", tuple(names)),
+        "declare -A WHY=(" + " ".join(whys) + ")",
+    ]
+
+
 def launcher(profile: Profile) -> str:
     """The fixed bash script that confines one command (``$1`` own | distro-pids | probe | check,
     ``$2`` the shell's flag, ``$3`` the script, ``$4`` the directory it starts in, ``$5`` the tag of
@@ -83,8 +106,7 @@ def launcher(profile: Profile) -> str:
     block = "\n".join(
         [
             _array("W", profile.writable),
-            _array("RL", tuple(path for _, path in profile.runs_later)),
-            _array("RLL", tuple(label for label, _ in profile.runs_later)),
+            *_runs_later(profile.runs_later),
             _array("GC", profile.git_configs),
             _array("RP", tuple(path for _, path in profile.in_project)),
             _array("RPL", tuple(label for label, _ in profile.in_project)),
@@ -125,8 +147,8 @@ PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 shopt -s nullglob dotglob extglob globstar
 IFS=$'\n'
 D=/tmp/wslmcp-sandbox-$UID  # the check's state, outside the sandbox (whose /tmp is private)
-declare -A seen did rd ro hh wi LT LB mode=([/]=ro [/tmp]=rw)
-wr=() hid=() used=() WP=() WK=() WL=() WF=() a=()
+declare -A seen did rd ro hh wi LT LI mode=([/]=ro [/tmp]=rw)
+wr=() hid=() used=() WP=() WK=() WL=() WF=() S=() LQ=() a=() cur=0
 res() {  # r = $1 with every symbolic link resolved (its missing tail kept; with $2, its last component
   # kept as it is); fails when its top is gone
   local d=${1%/*} b=${1##*/} t=
@@ -159,17 +181,24 @@ between() {
   while [[ $a == "${root%/}"/* ]] && [ "$a" != "$root" ]; do add 2 "$a"; a=${a%/*}; done
 }
 watch() {  # $2 (a physical path in a writable root, of kind $1: f a file, g a git configuration, h a
-  # hooks directory) is compared after the command; $3 says why
+  # hooks directory, r a directory whose names $3 run later) is compared after the command; $3 says why
   [ -n "${wi[$2]}" ] || { wi[$2]=${#WP[@]}; WP+=("$2"); WK+=("$1"); WL+=("$3"); }
 }
-later() {  # $1 runs later ($2 says why): a directory that exists stays read-only, anything else is watched
-  res "$1" k && root_of "$r" || return 0
-  local p=$r
-  if [ -L "$p" ]; then
-    watch f "$p" "$2"
-    res "$p" && [ -d "$r" ] && root_of "$r" && { add 4 "$r"; between "$r"; }
-  elif [ -d "$p" ]; then add 4 "$p"; between "$p"
-  else watch f "$p" "$2"; fi
+later() {  # what runs later, by directory ($1 the index in RD): a directory that exists stays
+  # read-only, the rest is watched (a whole directory's names at once)
+  local d p
+  for d in ${RD[$1]/#\~/$H}; do
+    res "$d/." k || continue; d=${r%/.}
+    if root_of "$d/."; then
+      watch r "$d" "$1"
+      for p in "$d"/${RN[$1]}; do
+        if [ -L "$p" ]; then res "$p" && [ -d "$r" ] && root_of "$r" && { add 4 "$r"; between "$r"; }
+        elif [ -d "$p" ]; then add 4 "$p"; between "$p"; fi
+      done
+    else  # outside the writable roots only a link can lead into one
+      for p in "$d"/${RN[$1]}; do [ -L "$p" ] && res "$p" && root_of "$r" && watch f "$p" "${WHY[$1/${p##*/}]}"; done
+    fi
+  done
 }
 hide() {  # (nothing under /run/user: every runtime directory there is private, see below); every
   # directory between a writable root and it is a mount point, so it cannot be renamed out of reach
@@ -189,11 +218,13 @@ open_at() {  # whether $1 lies in a writable part of the sandbox, as mounted so 
     a=${a%/*}; a=${a:-/}
   done
 }
-gitdir() {  # watch the configuration and hooks of the repository whose work tree is $1
+gitdir() {  # watch the configuration and hooks of the repository whose work tree is $1 (physical)
   local g=$1/.git x cd
   if [ -f "$g" ]; then { read -r x < "$g"; } 2>/dev/null; x=${x#gitdir: }; [[ $x == /* ]] || x=$1/$x; g=$x; fi
-  [ -d "$g" ] && res "$g/config" k && root_of "$r" || return 0
-  g=${r%/config} cd=${r%/config}
+  [ -d "$g" ] || return 0
+  if [ -L "$g" ] || [ "$g" != "$1/.git" ]; then res "$g/config" k && g=${r%/config} || return 0; fi
+  root_of "$g" || return 0
+  cd=$g
   if [ -f "$g/commondir" ]; then
     { read -r x < "$g/commondir"; } 2>/dev/null; [[ $x == /* ]] || x=$g/$x
     res "$x/config" k && root_of "$r" && cd=${r%/config}
@@ -203,22 +234,33 @@ gitdir() {  # watch the configuration and hooks of the repository whose work tre
   [ -e "$cd/config.worktree" ] && watch g "$cd/config.worktree" 'git configuration'
   for x in "$cd"/modules/*/config; do watch g "$x" 'git configuration'; done
 }
-project() {  # $1 a project directory; $2 set: watch its files that run later even where they are missing
+project() {  # the repository of the directory $1 and its files that run later, even where they are missing
   local i; gitdir "$1"
-  for i in "${!RP[@]}"; do [ -n "$2" ] || [ -e "$1/${RP[$i]}" ] || [ -L "$1/${RP[$i]}" ] && watch f "$1/${RP[$i]}" "${RPL[$i]}"; done
+  for i in "${!RP[@]}"; do watch f "$1/${RP[$i]}" "${RPL[$i]}"; done
 }
 projects() {  # every project the command can reach (see the module docstring)
-  local w x top
-  for w in "${wr[@]}"; do project "$w" 1; for x in "$w"/*/; do project "${x%/}"; done; done
+  local w x top i
+  for w in "${wr[@]}"; do
+    project "$w"
+    # (what the globs find lies in a physical root: only a link among its directories needs resolving)
+    for x in "$w"/*/.git; do
+      x=${x%/.git}; [ -L "$x" ] && { res "$x" || continue; x=$r; }; gitdir "$x"
+    done
+    for i in "${!RP[@]}"; do for x in "$w"/*/${RP[$i]}; do
+      top=${x#"$w"/}; top=$w/${top%%/*}
+      if [ -L "$top" ] || [ -L "${x%/*}" ]; then res "$x" k || continue; x=$r; fi
+      watch f "$x" "${RPL[$i]}"
+    done; done
+  done
   if [ -n "$c" ] && res "$c" && root_of "$r"; then  # the working directory and each above it in its root
     x=$r top=$root
-    until [ "$x" = "$top" ] || [ -z "$x" ]; do project "$x" 1; x=${x%/*}; done  # (a root of / ends at "")
+    until [ "$x" = "$top" ] || [ -z "$x" ]; do project "$x"; x=${x%/*}; done  # (a root of / ends at "")
   fi
 }
 for p in "${W[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && { wr+=("$r"); add 0 "$r"; }; done
 mounts() {  # what runs later, hidden paths, and bubblewrap's arguments (a)
   local i p g x k h
-  for i in "${!RL[@]}"; do for p in ${RL[$i]/#\~/$H}; do later "$p" "${RLL[$i]}"; done; done
+  for i in "${!RD[@]}"; do later "$i"; done
   for p in "${GC[@]}" ${XDG_CONFIG_HOME:+"$XDG_CONFIG_HOME/git/config"}; do
     res "${p/#\~/$H}" k && root_of "$r" && watch g "$r" 'git configuration'
   done
@@ -259,28 +301,37 @@ mounts() {  # what runs later, hidden paths, and bubblewrap's arguments (a)
 """
 
 _CHECK = r"""# -- the after-command check ------------------------------------------------------------------------
-links() {  # LT: the target of each watched path that is a symbolic link (one readlink for all)
-  local l=() p t; LT=()
-  for p in "${WP[@]}"; do [ -L "$p" ] && l+=("$p"); done
-  ((${#l[@]})) || return 0
-  mapfile -d '' -t t < <(readlink -z -- "${l[@]}" 2>/dev/null)
-  for p in "${!l[@]}"; do LT[${l[$p]}]=${t[$p]}; done
+one() {  # E = what the path $1 holds: its type, whether it is a link (its target: LT, after the
+  # scan), its content
+  E=
+  if [ -L "$1" ]; then E=l$'\5'; LQ+=("$1"); LI[$1]=$cur; fi
+  if [ -d "$1" ]; then E+=d
+  elif [ -f "$1" ]; then A=(); mapfile -d '' A < "$1" 2>/dev/null; E+="f${#A[@]}"$'\3'"${A[*]}"
+  elif [ -e "$1" ]; then E+=o
+  elif [ -z "$E" ]; then E=n; fi
 }
-fp() {  # F = what the path $2 (of kind $1) holds: its type, a link's target, its content (a hooks
-  # directory: each file in it but the samples, its name, whether it may run, its content)
-  local p=$2 x A IFS=$'\4'
-  F=; [ -L "$p" ] && F="l${LT[$p]}"$'\5'
-  if [ "$1" = h ]; then
-    [ -d "$p" ] || return 0
-    for x in "$p"/**; do
-      [ -f "$x" ] && [[ $x != *.sample ]] || continue
-      A=(); mapfile -d '' A < "$x" 2>/dev/null
-      F+="${x#"$p"/}"$'\3'; [ -x "$x" ] && F+=x; F+=$'\3'"${#A[@]}"$'\3'"${A[*]}"$'\2'
-    done
-  elif [ -d "$p" ]; then F+=d
-  elif [ -f "$p" ]; then A=(); mapfile -d '' A < "$p" 2>/dev/null; F+="f${#A[@]}"$'\3'"${A[*]}"
-  elif [ -e "$p" ]; then F+=o
-  elif [ -z "$F" ]; then F=n; fi
+scan() {  # S = what each watched entry holds now (r: each of its names there; h: each hook but the
+  # samples, and whether it may run); LT = the target of each link among them (one readlink for
+  # all); with $1, what the git configurations include is watched (and scanned) too
+  local i=0 p x y A t IFS=$'\4'
+  S=() LQ=() LT=() LI=()
+  while ((i < ${#WP[@]})); do
+    p=${WP[$i]} cur=$i
+    case ${WK[$i]} in
+      r) F=; for x in "$p"/${RN[${WL[$i]}]}; do one "$x"; F+="${x##*/}"$'\6'"$E"$'\2'; done ;;
+      h) F=; if [ -L "$p" ]; then F=$'\7'; LQ+=("$p"); LI[$p]=$i; fi
+        for x in "$p"/!(*.sample); do for y in "$x" "$x"/**; do
+          [ -f "$y" ] || continue
+          one "$y"; F+="${y#"$p"/}"$'\6'; [ -x "$y" ] && F+=x; F+=$'\6'"$E"$'\2'
+        done; done ;;
+      *) if [ -e "$p" ] || [ -L "$p" ]; then one "$p"; F=$E; else F=n; fi
+        [ -n "$1" ] && [ "${WK[$i]}" = g ] && [[ $F == f* ]] && follow "$p" "${F#*$'\3'}" ;;
+    esac
+    S[$i]=$F; ((++i))
+  done
+  ((${#LQ[@]})) || return 0
+  mapfile -d '' -t t < <(readlink -z -- "${LQ[@]}" 2>/dev/null)
+  for i in "${!LQ[@]}"; do LT[${LQ[$i]}]=${t[$i]}; done
 }
 follow() {  # $1 a git configuration, $2 its text: watch the files it includes, the hooks directory it names
   [[ ${2,,} == *path* ]] || return 0
@@ -300,19 +351,12 @@ follow() {  # $1 a git configuration, $2 its text: watch the files it includes, 
     esac
   done <<< "$2"
 }
-snapshot() {  # WF = what each watched path holds now (and what the git configurations name, watched too)
-  local i=0; links
-  while ((i < ${#WP[@]})); do
-    fp "${WK[$i]}" "${WP[$i]}"; WF[$i]=$F
-    [ "${WK[$i]}" = g ] && [[ $F == f* ]] && follow "${WP[$i]}" "${F#*$'\3'}"
-    ((++i))
-  done
-}
-shown() { S=${1/#"$H"\//\~/}; }
-said() { shown "$1"; rep+=("$S: $2 ($3: it runs later, outside the sandbox)"); }
+snapshot() { scan follow; WF=("${S[@]}"); }
+shown() { SH=${1/#"$H"\//\~/}; }
+said() { shown "$1"; rep+=("$SH: $2 ($3: it runs later, outside the sandbox)"); }
 chunks() {  # C (N pieces, to be joined with NUL bytes) = the content in fingerprint $1; fails when none
   local x=$1 IFS=$'\4'; C=()
-  [[ $x == l* ]] && x=${x#*$'\5'}
+  [[ $x == l$'\5'* ]] && x=${x#l$'\5'}
   [[ $x == f* ]] || return 1
   x=${x#f}; N=${x%%$'\3'*}; x=${x#*$'\3'}
   read -r -d '' -a C <<< "$x"$'\4'; C=("${C[@]:0:N}")
@@ -322,9 +366,9 @@ undo_file() {  # $1 the path, $2 before, $3 after, $4 why: as it was before (a d
   local p=$1 b=$2 t
   case $b in
     n) ops+=(rm "$p"); said "$p" "made by the command, removed" "$4" ;;
-    l*) t=${b%%$'\5'*}; t=${t#l}
-      [[ $3 == "l$t"$'\5'* ]] || ops+=(rm "$p" link "$t" "$p")
-      chunks "$b" && ops+=(fill "$p" - "$N" "${C[@]}")
+    l*) t=${LB[$p]-}
+      [[ $3 == l* ]] && [ "${LT[$p]-}" = "$t" ] || ops+=(rm "$p" link "$t" "$p")
+      chunks "$b" && [ "${b#l}" != "${3#l}" ] && ops+=(fill "$p" - "$N" "${C[@]}")
       said "$p" "changed by the command, put back as it was" "$4" ;;
     f*) [[ $3 == f* ]] || ops+=(rm "$p"); chunks "$b"; ops+=(fill "$p" - "$N" "${C[@]}")
       said "$p" "changed by the command, put back as it was" "$4" ;;
@@ -368,33 +412,36 @@ undo_git() {  # $1 the path, $2 before, $3 after: every setting that runs a comm
   ((${#back[@]})) && said "$p" "${back[*]//,/, } changed by the command, put back; the rest of the file kept" 'a git setting that runs a command'
   return 0
 }
-listed() {  # L = a hooks directory's fingerprint as name -> whether it may run, size, content
-  local e IFS=$'\2'; L=()
-  for e in ${1#*$'\5'}; do [ -n "$e" ] && L[${e%%$'\3'*}]=${e#*$'\3'}; done
+listed() {  # L = a group's or a hooks directory's fingerprint as name -> what it holds
+  local e x IFS=$'\2'; L=()
+  read -r -d '' -a x <<< "${1#$'\7'}"  # (split, never globbed: the content may hold * and [)
+  for e in "${x[@]}"; do [[ $e == *$'\6'* ]] && L[${e%%$'\6'*}]=${e#*$'\6'}; done
 }
-undo_hooks() {  # $1 the directory, $2 before, $3 after: every hook made or changed, undone
-  local p=$1 n x
-  if [[ $3 == l* ]] && [[ $2 != "${3%%$'\5'*}"$'\5'* ]]; then
+undo_names() {  # $1 the directory, $2 before, $3 after (kind $4: r its names, h its hooks): each made
+  # removed, each changed put back (a deletion is kept)
+  local p=$1 n b a why
+  if [ "$4" = h ] && [[ $3 == $'\7'* ]] && { [[ $2 != $'\7'* ]] || [ "${LB[$p]-}" != "${LT[$p]-}" ]; }; then
     ops+=(rm "$p"); said "$p" "linked elsewhere by the command, the link removed" 'git hooks'; return 0
   fi
   local -A L was; listed "$2"; for n in "${!L[@]}"; do was[$n]=${L[$n]}; done
   listed "$3"
   for n in "${!L[@]}"; do
-    [ "${was[$n]-}" = "${L[$n]}" ] && continue
-    if [ -z "${was[$n]+1}" ]; then ops+=(rm "$p/$n"); said "$p/$n" "made by the command, removed" 'a git hook'
-    else
-      x=${was[$n]}; chunks "f${x#*$'\3'}"; ops+=(rm "$p/$n" fill "$p/$n" "${x%%$'\3'*}" "$N" "${C[@]}")
-      said "$p/$n" "changed by the command, put back as it was" 'a git hook'
-    fi
+    b=${was[$n]-} a=${L[$n]}
+    [ "$b" = "$a" ] && continue
+    if [ "$4" = h ]; then why='a git hook' b=${b#*$'\6'} a=${a#*$'\6'}; else why=${WHY[$5/$n]:-what runs later}; fi
+    if [ -z "${was[$n]+1}" ]; then ops+=(rm "$p/$n"); said "$p/$n" "made by the command, removed" "$why"; continue; fi
+    [ "$b" = "$a" ] || undo_file "$p/$n" "$b" "$a" "$why"
+    [ "$4" = h ] && ops+=(mode "$p/$n" "${was[$n]%%$'\6'*}")
   done
 }
-moved() {  # whether a directory between a writable root and $1 is now a link (put in place of a directory)
-  local x=${1%/*}
+moved() {  # whether a directory between a writable root and $1 (with $2, $1 too) is now a link
+  # (put in place of a directory)
+  local x=${1%/*}; [ -n "$2" ] && x=$1
   root_of "$1" || return 1
   while [[ $x == "${root%/}"/* ]]; do
     if [ -L "$x" ]; then
       ops+=(rm "$x"); shown "$x"
-      rep+=("$S: a link the command put in place of a directory, removed (what runs later must not lead elsewhere)")
+      rep+=("$SH: a link the command put in place of a directory, removed (what runs later must not lead elsewhere)")
       return 0
     fi
     x=${x%/*}
@@ -402,18 +449,23 @@ moved() {  # whether a directory between a writable root and $1 is now a link (p
   return 1
 }
 after() {  # compare with the state before; undo (confined) what would run later; rep = what was undone
-  local i n=${#WP[@]} b out
+  local i k n=${#WP[@]} b out
+  local -A changed LB
   ops=() rep=()
-  projects; links
+  for k in "${!LT[@]}"; do LB[$k]=${LT[$k]}; done
+  projects; scan
   for i in "${!WP[@]}"; do
-    fp "${WK[$i]}" "${WP[$i]}"
-    if ((i < n)); then b=${WF[$i]-}; elif [ "${WK[$i]}" = h ]; then b=; else b=n; fi
-    [ "$F" = "$b" ] && continue
-    moved "${WP[$i]}" && continue
+    if ((i < n)); then b=${WF[$i]-}; elif [[ ${WK[$i]} == [hr] ]]; then b=; else b=n; fi
+    [ "${S[$i]}" = "$b" ] || changed[$i]=$b
+  done
+  for k in "${!LT[@]}"; do [ "${LT[$k]}" = "${LB[$k]-}" ] || changed[${LI[$k]}]=${WF[${LI[$k]}]-n}; done
+  for i in "${!changed[@]}"; do
+    b=${changed[$i]}
+    moved "${WP[$i]}" "${WK[$i]/[fgh]/}" && continue
     case ${WK[$i]} in
-      f) [ "$F" = n ] || undo_file "${WP[$i]}" "$b" "$F" "${WL[$i]}" ;;
-      g) undo_git "${WP[$i]}" "$b" "$F" ;;
-      h) undo_hooks "${WP[$i]}" "$b" "$F" ;;
+      f) [ "${S[$i]}" = n ] || undo_file "${WP[$i]}" "$b" "${S[$i]}" "${WL[$i]}" ;;
+      g) undo_git "${WP[$i]}" "$b" "${S[$i]}" ;;
+      [hr]) undo_names "${WP[$i]}" "$b" "${S[$i]}" "${WK[$i]}" "${WL[$i]}" ;;
     esac
   done
   ((${#ops[@]})) || return 0
@@ -427,8 +479,8 @@ UNDO='while (($#)); do
     rm) rm -rf -- "$2"; shift 2 ;;
     link) ln -s -- "$2" "$3"; shift 3 ;;
     fill) p=$2 x=$3 n=$4; shift 4
-      { while ((n > 0)); do printf %s "$1"; shift; ((--n)) && printf "\0"; done; } > "$p"
-      case $x in x) chmod +x -- "$p" ;; "") chmod -x -- "$p" ;; esac ;;
+      { while ((n > 0)); do printf %s "$1"; shift; ((--n)) && printf "\0"; done; } > "$p" ;;
+    mode) case $3 in x) chmod +x -- "$2" ;; *) chmod -x -- "$2" ;; esac; shift 3 ;;
     git) p=$2 k=$3 n=$4; shift 4; git config --file "$p" --unset-all "$k"
       while ((n-- > 0)); do git config --file "$p" --add "$k" "$1"; shift; done ;;
     *) shift ;;
