@@ -420,7 +420,9 @@ async def test_the_sweep_finds_a_sandbox_whose_parent_outlives_wsl_exe(
 ) -> None:
     """As in a real distro, the Linux side's parent lives on when wsl.exe is killed (here a shell
     between the stand-in and the launcher, in a session of its own): only the token sweep, from a
-    sandbox that shares the distro's PID namespace, can end the command's sandbox."""
+    sandbox that shares the distro's PID namespace, can end the command's sandbox. What the command
+    left to run later is undone all the same, and the reply says so (the check that follows the
+    sweep, whatever became of the watcher)."""
     standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
     script = Path(standin.executable)
     script.write_text(
@@ -432,13 +434,15 @@ async def test_the_sweep_finds_a_sandbox_whose_parent_outlives_wsl_exe(
         WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", None, confinement(world)
     )
     marker = "sleep 38.31"
+    plant = "echo 'echo pwned' >> ~/.bashrc; "
     run = await Runner(transport).run(
-        ScriptCall(f"{marker}1 & setsid {marker}2 & {marker}3", timeout_s=2, max_output=1 << 16)
+        ScriptCall(f"{plant}{marker}1 & setsid {marker}2 & {marker}3", timeout_s=2, max_output=1 << 16)
     )
     assert run.exchange.timed_out and run.sweep_error is None, run
     named = [k.split(" ", 1)[1] for k in run.swept]
     assert named.count("bwrap") == 2 and named.count("sleep") == 3, run.swept
     assert await survivors(marker) == []
+    assert planted(world.home) == [] and [u for u in run.undone if u.startswith("~/.bashrc: changed")], run
 
 
 def test_a_crashed_server_leaves_no_process_behind(world: World, tmp_path: Path) -> None:

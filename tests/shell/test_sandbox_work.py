@@ -9,6 +9,7 @@ shell, git or service would find it, whatever path the command wrote it by.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -276,6 +277,23 @@ async def test_a_symlinked_dotfile_is_put_back_as_a_link(dev: World) -> None:
     assert planted(dev.home) == [], said(done)
 
 
+async def test_a_run_overlapping_another_never_puts_back_what_the_other_planted(dev: World) -> None:
+    """Run A plants and sleeps; run B starts after the plant (so its own "before" holds it), A ends
+    and its check puts the file back, then B changes the file and ends: B puts back what the file was
+    before A, not what B first saw."""
+    plant = "echo 'echo pwned' >> ~/.bashrc"
+    await run(LocalTransport(), plant, dev.home)
+    assert planted(dev.home) != []  # reachable without the sandbox
+    (dev.home / ".bashrc").write_text("# bashrc\n")
+    confined = LocalTransport(confinement=confinement(dev))
+    first = asyncio.ensure_future(run(confined, f"{plant}; sleep 1.5", dev.home))
+    while b"pwned" not in (dev.home / ".bashrc").read_bytes():
+        await asyncio.sleep(0.02)
+    second = await run(confined, "sleep 2.5; echo '# mine' >> ~/.bashrc", dev.home)
+    assert (await first).undone and second.undone
+    assert (dev.home / ".bashrc").read_text() == "# bashrc\n" and planted(dev.home) == []
+
+
 async def test_a_command_killed_at_its_deadline_is_checked_too(dev: World) -> None:
     marker = "sleep 47.31"
     done = await run(
@@ -321,6 +339,7 @@ def test_over_stdio_the_reply_says_what_was_undone_and_why(dev: World) -> None:
         text, structured = _text(reply), reply["result"]["structuredContent"]
         assert structured["sandbox"]["mode"] == "on" and "done" in text
         assert "[sandbox] undone: ~/.bashrc: changed by the command, put back as it was" in text
+        assert "--- stderr ---" not in text and structured["stderr"]["bytes"] == 0  # the report is no output
         assert structured["sandboxNotes"] == [
             line for line in text.splitlines() if line.startswith("[sandbox] undone")
         ]

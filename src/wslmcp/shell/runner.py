@@ -188,7 +188,8 @@ class Runner:
         undone: tuple[str, ...] = ()
         if tag:
             stderr, undone = split_report(exchange.stderr, tag)
-            exchange = replace(exchange, stderr=stderr)
+            taken = len(exchange.stderr) - len(stderr)  # (not the command's: out of its count too)
+            exchange = replace(exchange, stderr=stderr, stderr_total=exchange.stderr_total - taken)
             undone = _reported(undone)
         if not (exchange.timed_out or exchange.overflowed):
             return Run(exchange, token, undone=undone)

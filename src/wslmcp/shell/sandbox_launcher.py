@@ -147,8 +147,8 @@ PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 shopt -s nullglob dotglob extglob globstar
 IFS=$'\n'
 D=/tmp/wslmcp-sandbox-$UID  # the check's state, outside the sandbox (whose /tmp is private)
-declare -A seen did rd ro hh wi LT LI mode=([/]=ro [/tmp]=rw)
-wr=() hid=() used=() WP=() WK=() WL=() WF=() S=() LQ=() a=() cur=0
+declare -A seen did rd ro hh wi LT LR LI mode=([/]=ro [/tmp]=rw)
+wr=() hid=() used=() WP=() WK=() WL=() WF=() WR=() S=() LQ=() a=() cur=0
 res() {  # r = $1 with every symbolic link resolved (its missing tail kept; with $2, its last component
   # kept as it is); fails when its top is gone
   local d=${1%/*} b=${1##*/} t=
@@ -351,7 +351,26 @@ follow() {  # $1 a git configuration, $2 its text: watch the files it includes, 
     esac
   done <<< "$2"
 }
-snapshot() { scan follow; WF=("${S[@]}"); }
+snapshot() {  # WF = what each watched entry holds now; WR (LR for link targets) = what it is put back
+  # to: as another run still running would put it back (so a change that run made and undoes later
+  # is never put back by this one), else as it is now
+  local f i
+  scan follow; WF=("${S[@]}") WR=("${S[@]}") LR=()
+  for i in "${!LT[@]}"; do LR[$i]=${LT[$i]}; done
+  f=("$D"/*.state); ((${#f[@]})) || return 0
+  declare -A IN=() IL=(); inherit "${f[@]}"
+  for i in "${!WP[@]}"; do [ -n "${IN[${WP[$i]}]+1}" ] && WR[$i]=${IN[${WP[$i]}]}; done
+  for i in "${!IL[@]}"; do LR[$i]=${IL[$i]}; done
+}
+inherit() {  # IN, IL: what the runs still running (their states $@) would put back
+  local f i owner c WP WK WL WF WR; local -A LT LR
+  for f; do
+    owner=; . "$f" 2>/dev/null || continue
+    started "${owner% *}" && [ "$T" = "${owner#* }" ] || continue
+    for i in "${!WP[@]}"; do [ -n "${IN[${WP[$i]}]+1}" ] || IN[${WP[$i]}]=${WR[$i]-${WF[$i]}}; done
+    for i in "${!LR[@]}"; do [ -n "${IL[$i]+1}" ] || IL[$i]=${LR[$i]}; done
+  done
+}
 shown() { SH=${1/#"$H"\//\~/}; }
 said() { shown "$1"; rep+=("$SH: $2 ($3: it runs later, outside the sandbox)"); }
 chunks() {  # C (N pieces, to be joined with NUL bytes) = the content in fingerprint $1; fails when none
@@ -362,15 +381,16 @@ chunks() {  # C (N pieces, to be joined with NUL bytes) = the content in fingerp
   read -r -d '' -a C <<< "$x"$'\4'; C=("${C[@]:0:N}")
   while ((${#C[@]} < N)); do C+=(""); done
 }
-undo_file() {  # $1 the path, $2 before, $3 after, $4 why: as it was before (a deletion is kept)
-  local p=$1 b=$2 t
-  case $b in
+undo_file() {  # $1 the path, $2 what it is put back to, $3 what it holds, $4 why (a deletion is kept)
+  local p=$1 r=$2 t
+  [ "$3" = n ] && return 0
+  case $r in
     n) ops+=(rm "$p"); said "$p" "made by the command, removed" "$4" ;;
-    l*) t=${LB[$p]-}
+    l*) t=${LR[$p]-}
       [[ $3 == l* ]] && [ "${LT[$p]-}" = "$t" ] || ops+=(rm "$p" link "$t" "$p")
-      chunks "$b" && [ "${b#l}" != "${3#l}" ] && ops+=(fill "$p" - "$N" "${C[@]}")
+      chunks "$r" && [ "${r#l}" != "${3#l}" ] && ops+=(fill "$p" - "$N" "${C[@]}")
       said "$p" "changed by the command, put back as it was" "$4" ;;
-    f*) [[ $3 == f* ]] || ops+=(rm "$p"); chunks "$b"; ops+=(fill "$p" - "$N" "${C[@]}")
+    f*) [[ $3 == f* ]] || ops+=(rm "$p"); chunks "$r"; ops+=(fill "$p" - "$N" "${C[@]}")
       said "$p" "changed by the command, put back as it was" "$4" ;;
     *) said "$p" "changed by the command; it could not be put back" "$4" ;;
   esac
@@ -387,16 +407,21 @@ values() {  # X = the values in $1 (each after a \1)
   local rest=$1 v; X=()
   while [ -n "$rest" ]; do rest=${rest#$'\1'}; v=${rest%%$'\1'*}; rest=${rest:${#v}}; X+=("$v"); done
 }
-undo_git() {  # $1 the path, $2 before, $3 after: every setting that runs a command as it was; the rest kept
-  local p=$1 b=$2 i k v kb vb new=() back=() fresh
-  [[ $3 == f* ]] || { [ "$3" = n ] || undo_file "$p" "$b" "$3" 'git configuration'; return 0; }
-  command -v git >/dev/null && settings "${3#*$'\3'}" || { undo_file "$p" "$b" "$3" 'git configuration'; return 0; }
-  kb=("${K[@]}") vb=("${V[@]}") K=() V=()
-  [[ $b != f* ]] || settings "${b#*$'\3'}" || { undo_file "$p" "$b" "$3" 'git configuration'; return 0; }
-  local -A was now
-  for i in "${!K[@]}"; do was[${K[$i]}]+=$'\1'${V[$i]}; done
+undo_git() {  # $1 the path, $2 before, $3 after, $4 what it is put back to: a setting that runs a
+  # command and is new since before is put back as it was (removed, if it was not there); the rest kept
+  local p=$1 b=$2 r=$4 i k v kb vb new=() back=() fresh
+  local -A was now put
+  [[ $3 == f* ]] || { undo_file "$p" "$r" "$3" 'git configuration'; return 0; }
+  command -v git >/dev/null && settings "${3#*$'\3'}" || { undo_file "$p" "$r" "$3" 'git configuration'; return 0; }
+  kb=("${K[@]}") vb=("${V[@]}")
+  for k in b r; do
+    K=() V=()
+    [[ ${!k} != f* ]] || settings "${!k#*$'\3'}" || { undo_file "$p" "$r" "$3" 'git configuration'; return 0; }
+    for i in "${!K[@]}"; do if [ $k = b ]; then was[${K[$i]}]+=$'\1'${V[$i]}; else put[${K[$i]}]+=$'\1'${V[$i]}; fi; done
+    [ "$r" = "$b" ] && { for i in "${!was[@]}"; do put[$i]=${was[$i]}; done; break; }
+  done
   for i in "${!kb[@]}"; do runs "${kb[$i]}" "${vb[$i]}" && now[${kb[$i]}]+=$'\1'${vb[$i]}; done
-  if [ "$b" = n ] && ((${#now[@]})); then  # a new file made only for such settings: removed whole
+  if [ "$r" = n ] && ((${#now[@]})); then  # a new file made only for such settings: removed whole
     for i in "${!kb[@]}"; do [ -n "${now[${kb[$i]}]+1}" ] || break; done
     if [ -n "${now[${kb[$i]}]+1}" ]; then ops+=(rm "$p"); said "$p" "made by the command, removed" 'git configuration'; return 0; fi
   fi
@@ -404,8 +429,8 @@ undo_git() {  # $1 the path, $2 before, $3 after: every setting that runs a comm
     values "${now[$k]}"; fresh=
     for v in "${X[@]}"; do [[ ${was[$k]}$'\1' == *$'\1'"$v"$'\1'* ]] || fresh=1; done
     [ -n "$fresh" ] || continue
-    values "${was[$k]}"; ops+=(git "$p" "$k" "${#X[@]}" "${X[@]}")
-    if [ -n "${was[$k]+1}" ]; then back+=("$k"); else new+=("$k"); fi
+    values "${put[$k]}"; ops+=(git "$p" "$k" "${#X[@]}" "${X[@]}")
+    if [ -n "${put[$k]+1}" ]; then back+=("$k"); else new+=("$k"); fi
   done
   local IFS=,
   ((${#new[@]})) && said "$p" "${new[*]//,/, } added by the command, removed; the rest of the file kept" 'a git setting that runs a command'
@@ -417,21 +442,24 @@ listed() {  # L = a group's or a hooks directory's fingerprint as name -> what i
   read -r -d '' -a x <<< "${1#$'\7'}"  # (split, never globbed: the content may hold * and [)
   for e in "${x[@]}"; do [[ $e == *$'\6'* ]] && L[${e%%$'\6'*}]=${e#*$'\6'}; done
 }
-undo_names() {  # $1 the directory, $2 before, $3 after (kind $4: r its names, h its hooks): each made
-  # removed, each changed put back (a deletion is kept)
+undo_names() {  # $1 the directory, $2 before, $3 after, $4 r (its names) or h (its hooks), $5 its
+  # index in RD, $6 what it is put back to: each name made removed, each changed put back (a deletion
+  # is kept)
   local p=$1 n b a why
   if [ "$4" = h ] && [[ $3 == $'\7'* ]] && { [[ $2 != $'\7'* ]] || [ "${LB[$p]-}" != "${LT[$p]-}" ]; }; then
     ops+=(rm "$p"); said "$p" "linked elsewhere by the command, the link removed" 'git hooks'; return 0
   fi
-  local -A L was; listed "$2"; for n in "${!L[@]}"; do was[$n]=${L[$n]}; done
+  local -A L was put; listed "$2"; for n in "${!L[@]}"; do was[$n]=${L[$n]}; done
+  listed "$6"; for n in "${!L[@]}"; do put[$n]=${L[$n]}; done
   listed "$3"
   for n in "${!L[@]}"; do
-    b=${was[$n]-} a=${L[$n]}
-    [ "$b" = "$a" ] && continue
-    if [ "$4" = h ]; then why='a git hook' b=${b#*$'\6'} a=${a#*$'\6'}; else why=${WHY[$5/$n]:-what runs later}; fi
-    if [ -z "${was[$n]+1}" ]; then ops+=(rm "$p/$n"); said "$p/$n" "made by the command, removed" "$why"; continue; fi
+    [ "${was[$n]-}" = "${L[$n]}" ] && continue
+    if [ "$4" = h ]; then why='a git hook'; else why=${WHY[$5/$n]:-what runs later}; fi
+    if [ -z "${put[$n]+1}" ]; then ops+=(rm "$p/$n"); said "$p/$n" "made by the command, removed" "$why"; continue; fi
+    b=${put[$n]} a=${L[$n]}
+    [ "$4" = h ] && b=${b#*$'\6'} a=${a#*$'\6'}
     [ "$b" = "$a" ] || undo_file "$p/$n" "$b" "$a" "$why"
-    [ "$4" = h ] && ops+=(mode "$p/$n" "${was[$n]%%$'\6'*}")
+    [ "$4" = h ] && ops+=(mode "$p/$n" "${put[$n]%%$'\6'*}")
   done
 }
 moved() {  # whether a directory between a writable root and $1 (with $2, $1 too) is now a link
@@ -449,7 +477,7 @@ moved() {  # whether a directory between a writable root and $1 (with $2, $1 too
   return 1
 }
 after() {  # compare with the state before; undo (confined) what would run later; rep = what was undone
-  local i k n=${#WP[@]} b out
+  local i k n=${#WP[@]} b r out
   local -A changed LB
   ops=() rep=()
   for k in "${!LT[@]}"; do LB[$k]=${LT[$k]}; done
@@ -462,10 +490,11 @@ after() {  # compare with the state before; undo (confined) what would run later
   for i in "${!changed[@]}"; do
     b=${changed[$i]}
     moved "${WP[$i]}" "${WK[$i]/[fgh]/}" && continue
+    r=$b; ((i < n)) && r=${WR[$i]-$b}  # (what a run before this one would put back, if one was running)
     case ${WK[$i]} in
-      f) [ "${S[$i]}" = n ] || undo_file "${WP[$i]}" "$b" "${S[$i]}" "${WL[$i]}" ;;
-      g) undo_git "${WP[$i]}" "$b" "${S[$i]}" ;;
-      [hr]) undo_names "${WP[$i]}" "$b" "${S[$i]}" "${WK[$i]}" "${WL[$i]}" ;;
+      f) undo_file "${WP[$i]}" "$r" "${S[$i]}" "${WL[$i]}" ;;
+      g) undo_git "${WP[$i]}" "$b" "${S[$i]}" "$r" ;;
+      [hr]) undo_names "${WP[$i]}" "$b" "${S[$i]}" "${WK[$i]}" "${WL[$i]}" "$r" ;;
     esac
   done
   ((${#ops[@]})) || return 0
@@ -496,7 +525,7 @@ watcher() {  # after bubblewrap: the check, reported on stderr (tagged) and in t
   trap '' INT TERM HUP PIPE
   local l pid= done= text sf=
   state_dir && started "$BASHPID" && sf=$D/$tok.state &&
-    { declare -p WP WK WL WF LT; printf 'c=%q\nowner=%q\n' "$c" "$BASHPID $T"; } > "$sf"
+    { declare -p WP WK WL WF WR LT LR; printf 'c=%q\nowner=%q\n' "$c" "$BASHPID $T"; } > "$sf"
   while IFS= read -r l; do
     [[ $l =~ \"child-pid\":\ ([0-9]+) ]] && pid=${BASH_REMATCH[1]}
     [[ $l == *exit-code* ]] && done=1
@@ -523,7 +552,7 @@ if [ "$m" = check ]; then  # the runs named (or, for *, every run whose watcher 
     [[ $tok == +([0-9a-f]) ]] || continue
     sf=$D/$tok.state owner=
     if [ -f "$sf" ]; then
-      WP=() WK=() WL=() WF=() LT=(); . "$sf"
+      WP=() WK=() WL=() WF=() WR=() LT=() LR=(); . "$sf"
       live=; started "${owner% *}" && [ "$T" = "${owner#* }" ] && live=1
       if [ -z "$live" ] || [ -z "$every" ]; then after; ((${#rep[@]})) && printf '%s\n' "${rep[@]}"; fi
       [ -n "$live" ] || rm -f -- "$sf"
