@@ -4,6 +4,8 @@ user ``tester``. Where user namespaces cannot be used, ``REASON`` says why (the 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import getpass
 import os
 import pwd
@@ -90,15 +92,32 @@ def _make_world(home: Path, outside: Path, secret: str | None = None) -> World:
     return World(home, outside, secret)
 
 
+# The sandbox tests share this machine with each other (pytest's workers): a test marked ``machine``
+# makes stand-ins where every launcher looks (/mnt/<drive>, /run/user, host sockets) and holds this
+# lock alone; every other holds it shared, so no launcher looks those places up while they change.
+MACHINE_LOCK = Path("/var/tmp/wslmcp-sandbox-tests.lock")
+
+
+@contextlib.contextmanager
+def machine(alone: bool) -> Iterator[None]:
+    with MACHINE_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[World]:
     home = tmp_path / "home"
     home.mkdir()
     outside = Path(tempfile.mkdtemp(prefix="wslmcp-sandbox-", dir="/var/tmp"))
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("WSLMCP_STATE_DIR", str(tmp_path / "state"))
     try:
-        yield _make_world(home, outside)
+        with machine(request.node.get_closest_marker("machine") is not None):
+            yield _make_world(home, outside)
     finally:
         shutil.rmtree(outside, ignore_errors=True)
 

@@ -214,6 +214,7 @@ def drive(world: World) -> Iterator[Path]:
         shutil.rmtree(mount, ignore_errors=True)
 
 
+@pytest.mark.machine
 async def test_windows_drives_are_read_only_and_their_profiles_secrets_hidden(
     world: World, drive: Path
 ) -> None:
@@ -295,6 +296,7 @@ SOCKETS = {  # the stand-ins: Docker's, WSL's interop, the system D-Bus and a us
 }
 
 
+@pytest.mark.machine
 @pytest.mark.skipif(CURL is None, reason="needs curl to talk to the socket stand-ins")
 @pytest.mark.parametrize("name", list(SOCKETS))
 async def test_host_control_sockets_cannot_be_reached(

@@ -98,7 +98,9 @@ def test_what_is_hidden_and_kept_read_only_comes_from_the_guards_lists() -> None
 
 def test_the_launcher_is_valid_bash_holding_the_profile() -> None:
     text = launcher(profile(WSL_HIDE_PATHS="/srv/it's here"))
-    checked = subprocess.run(["bash", "-n", "-c", text], capture_output=True, text=True)
+    # (its patterns are extglobs, which it turns on before the first is read)
+    assert text.index("shopt -s nullglob dotglob extglob globstar") < text.index("!(*.sample)")
+    checked = subprocess.run(["bash", "-O", "extglob", "-n", "-c", text], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     assert "HA=('/srv/it'\\''s here' '/run/docker.sock'" in text
     assert "[.aws]=1" not in text and "['.aws']=1" in text and "['appdata/roaming']=0" in text
