@@ -521,7 +521,7 @@ started() {  # T = when process $1 started; fails when it is gone (or a zombie)
   l=${l##*) }; [[ $l != [ZX]* ]] || return 1
   local IFS=' '; set -- $l; T=${20}
 }
-watcher() {  # after bubblewrap: the check, reported on stderr (tagged) and in the report file
+watcher() {  # after bubblewrap: the check, reported on stderr (tagged) or in the report file
   trap '' INT TERM HUP PIPE
   local l pid= done= text sf=
   state_dir && started "$BASHPID" && sf=$D/$tok.state &&
@@ -536,8 +536,10 @@ watcher() {  # after bubblewrap: the check, reported on stderr (tagged) and in t
   after
   if ((${#rep[@]})); then
     printf -v text '%s\n' "${rep[@]}"
-    [ -n "$tag" ] && printf '\0%s\n%s\0' "$tag" "$text" >&2
-    [ -n "$sf" ] && printf %s "$text" >> "$D/$tok.report"
+    # (the report file, for a call whose output nobody reads any more, or that has no tag: a
+    # background process's, handed over by the check of its next read)
+    { [ -n "$tag" ] && printf '\0%s\n%s\0' "$tag" "$text" >&2 2>/dev/null; } ||
+      { [ -n "$sf" ] && printf %s "$text" >> "$D/$tok.report"; }
   fi
   exec >&- 2>&-
   [ -n "$sf" ] && rm -f -- "$sf"
