@@ -633,7 +633,7 @@ the MCP client configuration:
 WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
 WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
 WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
-WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every command runs under bubblewrap),
+WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (auto: bubblewrap where it runs),
 WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
 Restart this server after changing it — environment variables are fixed for the life of the process."""
 

@@ -44,7 +44,7 @@ class Ran:
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
     capped_from_ms: int | None = None  # the timeoutMs asked for, when above WSL_EXEC_TIMEOUT_MS
-    sandbox: SandboxView | None = None  # the sandbox the command ran in (WSL_SANDBOX=on)
+    sandbox: SandboxView | None = None  # the sandbox the command ran in (None: it is off)
     sandbox_note: str | None = None  # the "[sandbox]" line when the command failed on it
 
 
@@ -194,7 +194,9 @@ class Hosts:
     state: DistroState
     facts: Facts | None
     plain_linux: bool = False  # the local transport on a machine without WSL
-    sandbox: str | None = None  # the sandbox's line (WSL_SANDBOX=on): its profile, or why it cannot run
+    sandbox: str | None = (
+        None  # the sandbox's line (unless WSL_SANDBOX=off): its profile, or why it is off or cannot run
+    )
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ class Checked:
     stderr: str = ""
     duration_ms: int = 0
     facts: Facts | None = None
-    sandbox: str | None = None  # the sandbox's line after its probe (WSL_SANDBOX=on)
+    sandbox: str | None = None  # the sandbox's line after its probe (unless WSL_SANDBOX=off)
 
     @property
     def sandbox_failed(self) -> bool:
