@@ -643,6 +643,11 @@ async def test_without_bubblewrap_nothing_runs_and_every_tool_says_why(
     service = serve(world, WSL_SANDBOX="on", WSLMCP_SHELL_TRANSPORT="wsl.exe")
     canary = world.home / "ran"
     assert "ran" in render(await serve(world, WSLMCP_SHELL_TRANSPORT="wsl.exe").exec("echo ran")).text
+    # auto: through wsl.exe the first command probes; it runs with the guard alone, and says so once
+    auto = serve(world, WSL_SANDBOX="auto", WSLMCP_SHELL_TRANSPORT="wsl.exe")
+    first, second = render(await auto.exec("echo ran")).text, render(await auto.exec("echo again")).text
+    assert "ran" in first and "[sandbox] off: bubblewrap (bwrap) is not installed in 'Ubuntu'" in first
+    assert "again" in second and "[sandbox]" not in second
     for call in [
         lambda: service.exec(f"touch {canary}"),
         service.connect,

@@ -10,6 +10,7 @@ shell, git or service would find it, whatever path the command wrote it by.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -33,7 +34,7 @@ from tests.shell.sandbox_world import (
     transports,
     world,
 )
-from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport
+from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall, ShellTransport, distro_argv
 from wslmcp.shell.execution import build_script
 from wslmcp.shell.runner import Run, Runner
 
@@ -399,6 +400,46 @@ def test_a_server_killed_mid_command_still_has_it_undone(dev: World) -> None:
     while planted(dev.home) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert planted(dev.home) == []
+
+
+def test_what_a_run_killed_with_its_watcher_left_is_undone_when_the_next_server_starts(dev: World) -> None:
+    """As at a distro shutdown: the command, bubblewrap and the watcher all die at once, so nothing
+    undoes the plant then; the state the watcher kept outside the sandbox lets the next server's
+    startup (its probe) do the check."""
+    token = "5eed" * 4
+    script = f"export WSLMCP_RUN={token}\necho 'echo pwned' >> ~/.bashrc; sleep 49.31"
+    argv = distro_argv(ScriptCall(script, cwd=str(dev.home)), confinement(dev))
+    started = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=dev.home)
+    deadline = time.monotonic() + 30
+    while planted(dev.home) == [] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    state = Path(f"/tmp/wslmcp-sandbox-{os.getuid()}/{token}.state")
+    while not (state.exists() and "\nowner=" in state.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # (written whole: its last line names the watcher)
+    assert state.exists() and planted(dev.home) != []
+    carriers = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _carries(p, token)]
+    for pid in carriers:  # everything of the run, the watcher included, at once
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    started.wait()
+    time.sleep(0.5)
+    assert planted(dev.home) != []  # nothing undid it
+    server = _server(dev, WSL_MCP_LOG_LEVEL="warn")
+    try:
+        server.call(1, "wsl_list_sessions", {})  # (the service has started: its startup probed)
+        assert planted(dev.home) == [] and not state.exists()
+        assert server.close() == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+    assert "undid what runs later after commands of servers that are gone" in server.stderr.decode()
+
+
+def _carries(proc: Path, token: str) -> bool:
+    try:
+        return f"WSLMCP_RUN={token}".encode() in (proc / "cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 # -- WSL_SANDBOX=auto ----------------------------------------------------------------------------

@@ -190,15 +190,20 @@ class ProbeFacts:
     installer: str = ""
     status: str = ""
     error: str = ""
+    # what the checks that runs of servers since gone left undone were found to undo (one line each)
+    undone: tuple[str, ...] = ()
 
 
 def parse_probe(stdout: str) -> ProbeFacts:
     values: dict[str, str] = {}
+    undone = []
     for line in stdout.splitlines():
         key, sep, value = line.partition("=")
-        if sep and key in ProbeFacts.__dataclass_fields__:
+        if sep and key == "undone":
+            undone.append(value)
+        elif sep and key in ProbeFacts.__dataclass_fields__:
             values[key] = value.strip()
-    return ProbeFacts(**values)
+    return ProbeFacts(**values, undone=tuple(undone))
 
 
 def _wsl1(kernel: str) -> bool:

@@ -547,23 +547,25 @@ watcher() {  # after bubblewrap: the check, reported on stderr (tagged) or in th
 """
 
 _MODES = r"""# -- the modes ---------------------------------------------------------------------------------------
-if [ "$m" = check ]; then  # the runs named (or, for *, every run whose watcher is gone), checked now
-  [ -d "$D" ] && [ -O "$D" ] || exit 0
-  every=; [ "$s" = '*' ] && { every=1 s=; for x in "$D"/*.state; do x=${x##*/}; s+="${x%.state}"$'\n'; done; }
-  for tok in $s; do
+recover() {  # the check of the runs named in $1 (*: every run whose watcher is gone), now; $2 each line's head
+  local tok sf every= live owner x
+  [ -d "$D" ] && [ -O "$D" ] || return 0
+  [ "$1" = '*' ] && { every=1; set -- "$(for x in "$D"/*.state; do x=${x##*/}; echo "${x%.state}"; done)" "$2"; }
+  for tok in $1; do
     [[ $tok == +([0-9a-f]) ]] || continue
     sf=$D/$tok.state owner=
     if [ -f "$sf" ]; then
       WP=() WK=() WL=() WF=() WR=() LT=() LR=(); . "$sf"
       live=; started "${owner% *}" && [ "$T" = "${owner#* }" ] && live=1
-      if [ -z "$live" ] || [ -z "$every" ]; then after; ((${#rep[@]})) && printf '%s\n' "${rep[@]}"; fi
+      if [ -z "$live" ] || [ -z "$every" ]; then after; ((${#rep[@]})) && printf "$2%s\n" "${rep[@]}"; fi
       [ -n "$live" ] || rm -f -- "$sf"
     fi
-    [ -f "$D/$tok.report" ] && { cat -- "$D/$tok.report"; rm -f -- "$D/$tok.report"; }
+    [ -f "$D/$tok.report" ] && { mapfile -t x < "$D/$tok.report"; printf "$2%s\n" "${x[@]}"; rm -f -- "$D/$tok.report"; }
   done
   [ -n "$every" ] && find "$D" -maxdepth 1 -name '*.report' -mmin +60 -delete 2>/dev/null
-  exit 0
-fi
+  return 0
+}
+[ "$m" = check ] && { recover "$s" ""; exit 0; }
 mounts
 ulimit -f "$FSIZE" 2>/dev/null
 if [ "$m" = probe ]; then
@@ -573,6 +575,7 @@ if [ "$m" = probe ]; then
   [ -n "$bw" ] || exit 0
   printf 'version=%s\n' "$("$bw" --version 2>/dev/null)"
   e=$("$bw" "${a[@]}" -- true 2>&1); printf 'status=%s\nerror=%s\n' $? "${e//$'\n'/ }"
+  [ "$CHECK" = 1 ] && recover '*' 'undone='  # (the checks that runs of servers since gone left undone)
   exit 0
 fi
 if [ "$m" = own ]; then

@@ -212,7 +212,11 @@ class ShellService:
                     self.log.warn(
                         "the sandbox cannot run; every tool that runs something refuses", reason=failure
                     )
-                await self.runner.check("*")  # the checks of runs whose servers were killed
+                if gate.facts is not None and gate.facts.undone:  # (the probe did what killed servers left)
+                    self.log.warn(
+                        "undid what runs later after commands of servers that are gone",
+                        undone=list(gate.facts.undone),
+                    )
             await self.files.remove_orphans()
         tokens = self.processes.reclaim(reclaimed)
         if tokens:
