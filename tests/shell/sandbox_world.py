@@ -203,7 +203,7 @@ def planted(home: Path) -> list[str]:
         files = [target] if target.is_file() else [p for p in target.rglob("*") if p.is_file()]
         found += [str(p) for p in files if b"pwned" in p.read_bytes()]
     gits = [p for p in home.rglob(".git") if p.is_dir()]
-    for git in gits:
+    for git in gits + [m for g in gits for m in (g / "modules").glob("*") if m.is_dir()]:  # submodules' too
         hooks = git / "hooks"
         if hooks.is_dir():
             found += [str(p) for p in hooks.iterdir() if p.is_file() and not p.name.endswith(".sample")]

@@ -99,6 +99,14 @@ def _developer(world: World) -> World:
     sample = home / "proj" / ".git" / "hooks" / "pre-commit.sample"
     sample.write_text("#!/bin/sh\nexit 0\n")
     sample.chmod(0o755)
+    (home / "proj" / ".git" / "modules").mkdir()  # a submodule's repository, as `git submodule` lays it out
+    _git(
+        "init",
+        "-q",
+        "--separate-git-dir",
+        str(home / "proj" / ".git" / "modules" / "sub"),
+        str(home / "proj" / "sub"),
+    )
     _git("init", "-q", str(home / "other"))
     _git("clone", "-q", "--bare", str(home / "proj"), str(world.outside / "remote.git"))
     return world
@@ -186,6 +194,11 @@ PERSISTENCE = [
         "the hooks directory linked elsewhere",
         "mv .git/hooks .git/hooks-old && mkdir ~/h && printf 'echo pwned' > ~/h/pre-commit && chmod +x ~/h/pre-commit && ln -s ~/h .git/hooks",
         [".git/hooks-old", "../h/pre-commit"],
+    ),
+    (
+        "a submodule's hook",
+        "printf 'echo pwned' > .git/modules/sub/hooks/post-checkout && chmod +x .git/modules/sub/hooks/post-checkout",
+        [],
     ),
     ("core.hooksPath", "git config user.email dev@example.com && git config core.hooksPath .githooks", []),
     (

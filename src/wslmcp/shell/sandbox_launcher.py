@@ -148,7 +148,7 @@ shopt -s nullglob dotglob extglob globstar
 IFS=$'\n'
 D=/tmp/wslmcp-sandbox-$UID  # the check's state, outside the sandbox (whose /tmp is private)
 declare -A seen did rd ro hh wi LT LR LI mode=([/]=ro [/tmp]=rw)
-wr=() hid=() used=() WP=() WK=() WL=() WF=() WR=() S=() LQ=() a=() cur=0
+wr=() hid=() used=() SR=() WP=() WK=() WL=() WF=() WR=() S=() LQ=() a=() cur=0
 res() {  # r = $1 with every symbolic link resolved (its missing tail kept; with $2, its last component
   # kept as it is); fails when its top is gone
   local d=${1%/*} b=${1##*/} t=
@@ -232,7 +232,7 @@ gitdir() {  # watch the configuration and hooks of the repository whose work tre
   fi
   watch g "$cd/config" 'git configuration'; watch h "$cd/hooks" 'git hooks'
   [ -e "$cd/config.worktree" ] && watch g "$cd/config.worktree" 'git configuration'
-  for x in "$cd"/modules/*/config; do watch g "$x" 'git configuration'; done
+  for x in "$cd"/modules/*/config; do watch g "$x" 'git configuration'; watch h "${x%/config}/hooks" 'git hooks'; done
 }
 project() {  # the repository of the directory $1 and its files that run later, even where they are missing
   local i; gitdir "$1"
@@ -363,7 +363,7 @@ snapshot() {  # WF = what each watched entry holds now; WR (LR for link targets)
   for i in "${!IL[@]}"; do LR[$i]=${IL[$i]}; done
 }
 inherit() {  # IN, IL: what the runs still running (their states $@) would put back
-  local f i owner c WP WK WL WF WR; local -A LT LR
+  local f i owner c SR WP WK WL WF WR; local -A LT LR
   for f; do
     owner=; . "$f" 2>/dev/null || continue
     started "${owner% *}" && [ "$T" = "${owner#* }" ] || continue
@@ -525,7 +525,7 @@ watcher() {  # after bubblewrap: the check, reported on stderr (tagged) or in th
   trap '' INT TERM HUP PIPE
   local l pid= done= text sf=
   state_dir && started "$BASHPID" && sf=$D/$tok.state &&
-    { declare -p WP WK WL WF WR LT LR; printf 'c=%q\nowner=%q\n' "$c" "$BASHPID $T"; } > "$sf"
+    { SR=("${wr[@]}"); declare -p SR WP WK WL WF WR LT LR; printf 'c=%q\nowner=%q\n' "$c" "$BASHPID $T"; } > "$sf"
   while IFS= read -r l; do
     [[ $l =~ \"child-pid\":\ ([0-9]+) ]] && pid=${BASH_REMATCH[1]}
     [[ $l == *exit-code* ]] && done=1
@@ -555,7 +555,8 @@ recover() {  # the check of the runs named in $1 (*: every run whose watcher is 
     [[ $tok == +([0-9a-f]) ]] || continue
     sf=$D/$tok.state owner=
     if [ -f "$sf" ]; then
-      WP=() WK=() WL=() WF=() WR=() LT=() LR=(); . "$sf"
+      SR=() WP=() WK=() WL=() WF=() WR=() LT=() LR=(); . "$sf"
+      [ "${SR[*]}" = "${wr[*]}" ] || continue  # (another server's, with other writable roots: its own)
       live=; started "${owner% *}" && [ "$T" = "${owner#* }" ] && live=1
       if [ -z "$live" ] || [ -z "$every" ]; then after; ((${#rep[@]})) && printf "$2%s\n" "${rep[@]}"; fi
       [ -n "$live" ] || rm -f -- "$sf"
@@ -579,7 +580,7 @@ if [ "$m" = probe ]; then
   exit 0
 fi
 if [ "$m" = own ]; then
-  [ "$CHECK" = 1 ] && {
+  [ "$CHECK" = 1 ] && ((${#wr[@]})) && {  # (no writable root, as in read-only mode: nothing to check)
     printf -v tok '%08x%08x' "$SRANDOM" "$SRANDOM"
     [[ $s =~ ^export\ WSLMCP_RUN=([0-9a-f]+) ]] && tok=${BASH_REMATCH[1]}
     projects; snapshot
