@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.shell.sandbox_world import machine
 from wslmcp.boundaries.shell_transport import Confinement, LocalTransport, ScriptCall, ShellTransport
 from wslmcp.clients import BACKUP_SUFFIX, home_places
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.runner import Runner
-from wslmcp.shell.sandbox import launcher, profile_for
+from wslmcp.shell.sandbox import profile_for
+from wslmcp.shell.sandbox_launcher import launcher
 
 ONCE_READABLE = (
     ".config/Code/User/mcp.json",
@@ -91,7 +93,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    yield home
+    with machine(alone=False):
+        yield home
 
 
 def _confined(**env: str) -> LocalTransport:
@@ -118,18 +121,24 @@ async def test_the_sandbox_hides_every_place_in_the_home(home: Path) -> None:
 
 
 @pytest.fixture
-def profile_dir(home: Path) -> Iterator[Path]:
-    """A Windows user profile on a drive stand-in at /mnt/<letter> (root only)."""
+def profile_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A Windows user profile on a drive stand-in at /mnt/<letter> (root only), made while no other
+    sandbox test's launcher looks at /mnt (the machine lock, held alone)."""
+    reason = _unusable()
+    if reason is not None:
+        pytest.skip(reason)
+    monkeypatch.setenv("HOME", str(tmp_path))
     if os.geteuid() != 0:
         pytest.skip("making a /mnt/<drive> stand-in needs root")
     letter = next((c for c in "qrstuvwxyz" if not Path(f"/mnt/{c}").exists()), None)
     if letter is None:
         pytest.skip("no free /mnt/<letter> for a drive stand-in")
     drive = Path(f"/mnt/{letter}")
-    try:
-        yield drive / "Users" / "Jun Cha"
-    finally:
-        shutil.rmtree(drive, ignore_errors=True)
+    with machine(alone=True):
+        try:
+            yield drive / "Users" / "Jun Cha"
+        finally:
+            shutil.rmtree(drive, ignore_errors=True)
 
 
 async def test_the_sandbox_hides_every_place_in_a_windows_profile(profile_dir: Path) -> None:

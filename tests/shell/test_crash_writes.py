@@ -86,6 +86,7 @@ class Server:
             "WSL_MCP_LOG_LEVEL": "silent",
             "WSLMCP_STATE_DIR": str(state),
             "HOME": str(cwd),  # login shells source no machine profile (pyenv, ...)
+            "WSL_SANDBOX": "off",  # crash safety of the writes, not the sandbox
             **(extra or {}),
         }
         self.proc = subprocess.Popen(

@@ -91,8 +91,10 @@ def shell_calls(value: object) -> list[dict[str, Any]]:
 
 
 def server_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The shell server's configuration in ``environ`` (its ``WSL_*`` variables)."""
-    return {k: v for k, v in sorted(environ.items()) if k.startswith("WSL_") and k != "WSL_DISTRO_NAME"}
+    """The shell server's configuration in ``environ`` (its ``WSL_*`` variables), the sandbox's mode
+    stated (off unless asked: a recording with it would pin the launcher's text in every exchange)."""
+    chosen = {k: v for k, v in environ.items() if k.startswith("WSL_") and k != "WSL_DISTRO_NAME"}
+    return dict(sorted({"WSL_SANDBOX": "off", **chosen}.items()))
 
 
 @dataclass(frozen=True)

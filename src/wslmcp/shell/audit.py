@@ -39,7 +39,7 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.guard import Access, Decision, Guard, Policy
 from wslmcp.shell.replies import render
-from wslmcp.shell.results import Ran, Refusal, Result
+from wslmcp.shell.results import Noted, Ran, Refusal, Result
 
 REDACTED = "***"
 
@@ -195,10 +195,11 @@ async def audited(
     and cannot be written the call does not run: ``AuditUnavailable`` propagates to the caller."""
     with audit.call(tool, args) as call:
         result = await run()
+        ran = result.result if isinstance(result, Noted) else result
         call.finished(
             render(result).text,
-            exit_code=result.outcome.exit_code if isinstance(result, Ran) else None,
-            refused=result.refused.decision.rule if isinstance(result, Refusal) else None,
+            exit_code=ran.outcome.exit_code if isinstance(ran, Ran) else None,
+            refused=ran.refused.decision.rule if isinstance(ran, Refusal) else None,
         )
         return result
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 from wslmcp.shell.guard import Policy
 from wslmcp.shell.guard.paths import normalize
-from wslmcp.shell.sandbox import SandboxSettings
+from wslmcp.shell.sandbox import SandboxMode, SandboxSettings
 
 LogLevel = Literal["silent", "debug", "info", "warn", "error"]
 TransportChoice = Literal["auto", "wsl.exe", "local"]
@@ -73,7 +73,7 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_AUDIT_REQUIRED", "false"),
     ("WSL_APPROVALS", "ask"),
     ("WSLMCP_SHELL_TRANSPORT", "auto"),
-    ("WSL_SANDBOX", "off"),
+    ("WSL_SANDBOX", "auto"),
     ("WSL_SANDBOX_NETWORK", "on"),
     ("WSL_HIDE_PATHS", "(none)"),
 )
@@ -234,13 +234,18 @@ def _allowed_paths(env: Mapping[str, str]) -> tuple[str, ...] | None:
 
 
 def _sandbox(env: Mapping[str, str]) -> SandboxSettings:
-    """``WSL_SANDBOX`` (off | on; the boolean words too), ``WSL_SANDBOX_NETWORK`` (on | off) and
-    ``WSL_HIDE_PATHS`` (absolute paths, ``*`` for one component; ``/`` would hide everything)."""
+    """``WSL_SANDBOX`` (auto | on | off; the boolean words too), ``WSL_SANDBOX_NETWORK`` (on | off),
+    ``WSL_HIDE_PATHS`` (absolute paths, ``*`` for one component; ``/`` would hide everything) and
+    ``WSLMCP_SANDBOX_CHECK`` (on | off: the after-command check, off only to measure its cost)."""
     hide = _absolute_paths(env, "WSL_HIDE_PATHS") or ()
     if "/" in hide:
         raise _fail("WSL_HIDE_PATHS", env["WSL_HIDE_PATHS"], "paths below / (hiding / would hide everything)")
-    on = _boolean(env, "WSL_SANDBOX", False)
-    return SandboxSettings("on" if on else "off", _boolean(env, "WSL_SANDBOX_NETWORK", True), hide)
+    value = (_get(env, "WSL_SANDBOX") or "auto").lower()
+    if value not in ("auto", *TRUE_WORDS, *FALSE_WORDS):
+        raise _fail("WSL_SANDBOX", env["WSL_SANDBOX"], f"one of auto, {', '.join(TRUE_WORDS + FALSE_WORDS)}")
+    mode: SandboxMode = "auto" if value == "auto" else "on" if value in TRUE_WORDS else "off"
+    check = _boolean(env, "WSLMCP_SANDBOX_CHECK", True)
+    return SandboxSettings(mode, _boolean(env, "WSL_SANDBOX_NETWORK", True), hide, check)
 
 
 def _allow_commands(env: Mapping[str, str]) -> tuple[str, ...] | None:

@@ -23,6 +23,7 @@ from wslmcp.shell.results import (
     FileRead,
     Hosts,
     Listed,
+    Noted,
     NotSetUp,
     Opened,
     Processes,
@@ -55,6 +56,8 @@ def format_bytes(n: int) -> str:
 
 def render(result: Result) -> Reply:
     match result:
+        case Noted(inner, notes):
+            return _noted(render(inner), notes)
         case Refusal(refused):
             return error_reply("refused", refused.render())
         case Failed(tool, reason):
@@ -119,6 +122,13 @@ def render(result: Result) -> Reply:
             return Reply(LINUX_SETUP_TEXT if plain_linux else SETUP_TEXT, {"configured": False})
         case Hosts():
             return Reply(_hosts(result), _hosts_data(result))
+
+
+def _noted(reply: Reply, notes: tuple[str, ...]) -> Reply:
+    """``notes`` after the reply's first line (its status), and as ``sandboxNotes``."""
+    head, sep, rest = reply.text.partition("\n")
+    text = "\n".join([head, *notes]) + sep + rest
+    return Reply(text, {**reply.structured, "sandboxNotes": list(notes)}, reply.is_error)
 
 
 def _ran_text(r: Ran) -> str:
@@ -643,7 +653,7 @@ the MCP client configuration:
 WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
 WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
 WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
-WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every command runs under bubblewrap),
+WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (auto: bubblewrap where it runs),
 WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
 Restart this server after changing it — environment variables are fixed for the life of the process."""
 

@@ -44,7 +44,7 @@ class Ran:
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
     capped_from_ms: int | None = None  # the timeoutMs asked for, when above WSL_EXEC_TIMEOUT_MS
-    sandbox: SandboxView | None = None  # the sandbox the command ran in (WSL_SANDBOX=on)
+    sandbox: SandboxView | None = None  # the sandbox the command ran in (None: it is off)
     sandbox_note: str | None = None  # the "[sandbox]" line when the command failed on it
     unsandboxed: bool = False  # it ran outside the sandbox, as a person approved
 
@@ -195,7 +195,9 @@ class Hosts:
     state: DistroState
     facts: Facts | None
     plain_linux: bool = False  # the local transport on a machine without WSL
-    sandbox: str | None = None  # the sandbox's line (WSL_SANDBOX=on): its profile, or why it cannot run
+    sandbox: str | None = (
+        None  # the sandbox's line (unless WSL_SANDBOX=off): its profile, or why it is off or cannot run
+    )
 
 
 @dataclass(frozen=True)
@@ -216,15 +218,25 @@ class Checked:
     stderr: str = ""
     duration_ms: int = 0
     facts: Facts | None = None
-    sandbox: str | None = None  # the sandbox's line after its probe (WSL_SANDBOX=on)
+    sandbox: str | None = None  # the sandbox's line after its probe (unless WSL_SANDBOX=off)
 
     @property
     def sandbox_failed(self) -> bool:
         return self.sandbox is not None and self.sandbox.startswith("sandbox: REQUIRED BUT NOT RUNNING")
 
 
+@dataclass(frozen=True)
+class Noted:
+    """``result`` with what the sandbox said about the call: what its after-command check undid,
+    and (once a session) that it is off. One ``[sandbox] …`` line each."""
+
+    result: Result
+    notes: tuple[str, ...]
+
+
 Result = (
-    Refusal
+    Noted
+    | Refusal
     | Failed
     | Ran
     | Opened

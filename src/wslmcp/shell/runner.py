@@ -9,6 +9,13 @@ transport only kills wsl.exe itself; this sweep is what kills the Linux side. Th
 stops the command's process group at the deadline, names its members and kills them
 (``Exchange.killed``); the sweep then catches what escaped the group (``setsid``). Either way
 ``Run.killed`` names every process that was killed.
+
+Under a sandbox every command is followed by the after-command check (``shell.sandbox_launcher``):
+its report comes back on stderr marked with a tag the runner gives the call (``ScriptCall.tag``, not
+known to the command), and is taken out there (``Run.undone``). A call cut short (the deadline, the
+output cap) is followed, after the sweep, by a ``check`` call, which does the check of a run whose
+watcher was killed with it and hands over the report. Every report a call gets is also added to the
+list ``REPORTS`` holds in the calling context, so a tool can say what was undone whatever ran.
 """
 
 from __future__ import annotations
@@ -17,15 +24,20 @@ import asyncio
 import re
 import secrets
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.replay_miss import NotRecorded, tolerate
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
+from wslmcp.shell.sandbox import split_report
 
 MAX_CONCURRENT = 32
 SWEEP_TIMEOUT_S = 10.0
+CHECK_TIMEOUT_S = 30.0
+# What the after-command check undid, for the tool call in whose context the runs ran (None: not asked).
+REPORTS: ContextVar[list[str] | None] = ContextVar("REPORTS", default=None)
 _TOKEN_RE = re.compile(r"[0-9a-f]{8,64}")
 _HEX_RE = re.compile(r"[0-9a-f]{1,64}")
 
@@ -90,6 +102,14 @@ def sweep_script(*tokens: str, signal: str = "KILL", descendants: bool = False) 
     )
 
 
+def _reported(undone: tuple[str, ...]) -> tuple[str, ...]:
+    """``undone``, added to the calling context's ``REPORTS``."""
+    reports = REPORTS.get()
+    if reports is not None:
+        reports.extend(undone)
+    return undone
+
+
 def quote(text: str) -> str:
     """Single-quote ``text`` for bash: the only way in or out of the quotes is ``'\\''``."""
     return "'" + text.replace("'", "'\\''") + "'"
@@ -108,6 +128,7 @@ class Run:
     token: str
     swept: tuple[str, ...] = ()
     sweep_error: str | None = None
+    undone: tuple[str, ...] = ()  # what the sandbox's after-command check undid (its report)
 
     @property
     def group_killed(self) -> tuple[str, ...]:
@@ -156,7 +177,9 @@ class Runner:
             "none",
         ):  # none: a person approved leaving it
             await self.gate.check(self)
-        tagged = replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}")
+        checked = self.transport.confinement is not None and call.confine == "own"
+        tag = self.tokens() if checked and not call.merge_stderr else ""
+        tagged = replace(call, script=f"export WSLMCP_RUN={token}\n{call.script}", tag=tag)
         if call.confine == "none":
             self._unconfined.add(token)
         try:
@@ -168,11 +191,40 @@ class Runner:
         except BaseException:
             self._interrupted.add(token)  # cancelled (shutdown) or failed: swept by ``shutdown``
             raise
+        undone: tuple[str, ...] = ()
+        if tag:
+            stderr, undone = split_report(exchange.stderr, tag)
+            taken = len(exchange.stderr) - len(stderr)  # (not the command's: out of its count too)
+            exchange = replace(exchange, stderr=stderr, stderr_total=exchange.stderr_total - taken)
+            undone = _reported(undone)
         if not (exchange.timed_out or exchange.overflowed):
-            return Run(exchange, token)
+            return Run(exchange, token, undone=undone)
         swept, error = await self.sweep(token)
+        if checked:  # (a watcher that outlived the kill reported on stderr and in its report file)
+            undone += tuple(line for line in await self.check(token) if line not in undone)
         already = {line.split(" ", 1)[0] for line in exchange.killed}
-        return Run(exchange, token, tuple(s for s in swept if s.split(" ", 1)[0] not in already), error)
+        kept = tuple(s for s in swept if s.split(" ", 1)[0] not in already)
+        return Run(exchange, token, kept, error, undone)
+
+    async def check(self, *tokens: str) -> tuple[str, ...]:
+        """The after-command check of the runs ``tokens`` name (``*``: every run whose check never
+        ran), done now under the sandbox: what it undid, also added to ``REPORTS``; nothing without one."""
+        if self.transport.confinement is None or not tokens:
+            return ()
+        try:
+            exchange = await self.transport.run(
+                ScriptCall(
+                    "\n".join(tokens),
+                    timeout_s=CHECK_TIMEOUT_S,
+                    max_output=1 << 20,
+                    login=False,
+                    confine="check",
+                )
+            )
+        except (TransportError, NotRecorded) as exc:
+            return _reported((f"the after-command check could not run: {exc}",))
+        lines = exchange.stdout.decode("utf-8", "replace").splitlines()
+        return _reported(tuple(line for line in lines if line.strip()))
 
     async def shutdown(self, also: Iterable[str] = ()) -> tuple[tuple[str, ...], str | None]:
         """Kill what runs of every interrupted run (a call cancelled when the server shuts down
@@ -182,7 +234,9 @@ class Runner:
         self._interrupted.clear()
         if not tokens:
             return (), None
-        return await self.sweep(*tokens)
+        swept = await self.sweep(*tokens)
+        await self.check(*tokens)  # the after-command checks their killed watchers left undone
+        return swept
 
     async def sweep(self, *tokens: str, signal: str = "KILL") -> tuple[tuple[str, ...], str | None]:
         """Send ``signal`` to every process in the distro whose environment carries

@@ -26,14 +26,25 @@ from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, unified_dif
 from wslmcp.shell.errors import Refused, ToolFailure
 from wslmcp.shell.execution import build_script, cwd_marker, shape
 from wslmcp.shell.files import FileChanged, FileTools
-from wslmcp.shell.guard import Guard
+from wslmcp.shell.guard import Decision, Guard
 from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
 from wslmcp.shell.processes import Process, ProcessTable, Signal, first_line
 from wslmcp.shell.progress import ProgressSender, Watched
 from wslmcp.shell.results import Result
-from wslmcp.shell.runner import Run, Runner, quote
-from wslmcp.shell.sandbox import HIDDEN_NOTE, SandboxView, is_hidden, stopped_by, summary, under, view
+from wslmcp.shell.runner import REPORTS, Run, Runner, quote
+from wslmcp.shell.sandbox import (
+    HIDDEN_NOTE,
+    PRIVATE_NOTE,
+    UNDONE,
+    SandboxView,
+    is_hidden,
+    private,
+    stopped_by,
+    summary,
+    under,
+    view,
+)
 from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.search import (
     DEFAULT_RESULTS,
@@ -77,6 +88,15 @@ def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
         @functools.wraps(method)
         async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Result:
             async def result() -> Result:
+                reports: list[str] = []  # what the sandbox undid after what this call ran
+                token = REPORTS.set(reports)
+                try:
+                    answer = await asked()
+                finally:
+                    REPORTS.reset(token)
+                return self._noted(tool, answer, reports)
+
+            async def asked() -> Result:
                 with self.approvals.call(tool):
                     while True:  # once more after each question a person said yes to
                         try:
@@ -159,6 +179,8 @@ class ShellService:
         self.log = log
         self.local_files = local_files
         self.sessions = SessionStore(clock, config.name)
+        self._off_said = False  # the first command's reply said the sandbox is off (auto)
+        self._settled: set[str] = set()  # background processes checked after they ended
         self.files: FileTools | None = None
         self.processes: ProcessTable | None = None
         if runner is not None:
@@ -194,12 +216,17 @@ class ShellService:
         reclaimed = self.local_files.reclaim()
         self.files.reclaim(reclaimed)
         if self.transport_kind == "local":
-            gate = self.sandbox
+            gate = self.gate
             if gate is not None and self.runner is not None:
                 failure = await gate.probe(self.runner)
-                if failure is not None:
+                if failure is not None and gate.required:
                     self.log.warn(
                         "the sandbox cannot run; every tool that runs something refuses", reason=failure
+                    )
+                if gate.facts is not None and gate.facts.undone:  # (the probe did what killed servers left)
+                    self.log.warn(
+                        "undid what runs later after commands of servers that are gone",
+                        undone=list(gate.facts.undone),
                     )
             await self.files.remove_orphans()
         tokens = self.processes.reclaim(reclaimed)
@@ -219,6 +246,12 @@ class ShellService:
                 return
             if killed:
                 self.log.info("killed the processes of a server that was killed", killed=list(killed))
+            undone = await runner.check(*tokens)
+            if undone:
+                self.log.warn(
+                    "undid what runs later after the commands of a server that was killed",
+                    undone=list(undone),
+                )
         assert self.processes is not None
         self.processes.swept(tokens)
 
@@ -242,10 +275,26 @@ class ShellService:
     # -- shared -----------------------------------------------------------------------------------
 
     @property
-    def sandbox(self) -> SandboxGate | None:
-        """The sandbox every script runs in (WSL_SANDBOX=on), or None."""
+    def gate(self) -> SandboxGate | None:
+        """The sandbox's gate, unless WSL_SANDBOX=off."""
         gate = self.runner.gate if self.runner is not None else None
         return gate if isinstance(gate, SandboxGate) else None
+
+    @property
+    def sandbox(self) -> SandboxGate | None:
+        """The sandbox every script runs in, or None (off, or ``auto`` found it cannot run)."""
+        gate = self.gate
+        return gate if gate is not None and not gate.off else None
+
+    def _noted(self, tool: str, answer: Result, reports: list[str]) -> Result:
+        """``answer`` with what the sandbox undid after this call, and, on the first command's reply
+        of a session where ``auto`` found the sandbox cannot run, that line."""
+        notes = [UNDONE + line for line in reports]
+        gate = self.gate
+        if tool in ("wsl_exec", "wsl_start") and gate is not None and gate.off and not self._off_said:
+            self._off_said = True
+            notes.insert(0, f"[sandbox] {gate.off_line}")
+        return results.Noted(answer, tuple(notes)) if notes else answer
 
     def sandbox_view(self) -> SandboxView | None:
         gate = self.sandbox
@@ -266,27 +315,30 @@ class ShellService:
             yield
         except ToolFailure as exc:
             gate = self.sandbox
-            if (
-                gate is None
-                or not path.startswith("/")
-                or not is_hidden(gate.profile, gate.home, normalize(path))
-            ):
+            if gate is None or not path.startswith("/") or "[sandbox]" in str(exc):
                 raise
-            raise ToolFailure(f"{exc}\n{HIDDEN_NOTE}") from exc
+            if is_hidden(gate.profile, gate.home, normalize(path)):
+                raise ToolFailure(f"{exc}\n{HIDDEN_NOTE}") from exc
+            if private(gate.profile, gate.home, f"{normalize(path)}: No such file or directory"):
+                raise ToolFailure(f"{exc}\n{PRIVATE_NOTE}") from exc
+            raise
 
-    async def _inside_writable_root(self, path: str) -> None:
+    async def _inside_writable_root(self, path: str, action: str) -> None:
         """Under the sandbox a write outside its writable roots would fail (or, under the private
-        /tmp, vanish with the call): refuse it before anything runs."""
-        gate = self.sandbox
+        /tmp, vanish with the call): refused before anything runs, as the guard refuses."""
+        gate = self.gate
         if gate is None or self.runner is None or not path.startswith("/"):
             return
         await gate.check(self.runner)
+        if gate.off:
+            return
         roots = gate.profile.shown(gate.profile.writable, gate.home)
         if not any(under(normalize(path), root) for root in roots):
-            raise ToolFailure(
-                f"{path} is outside the sandbox's writable roots ({', '.join(roots) or 'none: read-only mode'}); "
-                "nothing was written"
+            reason = (
+                f"{path} is outside the sandbox's writable roots ({', '.join(roots) or 'none: read-only mode'}), "
+                "where nothing can be written; nothing was run"
             )
+            raise Refused(Decision.reject("sandbox", path, reason), action)
 
     @property
     def transport(self) -> ShellTransport | None:
@@ -485,6 +537,17 @@ class ShellService:
         assert self.processes is not None
         return self.processes
 
+    async def _check(self, table: ProcessTable, p: Process) -> None:
+        """Under the sandbox, ``p``'s after-command check now, whenever its output is read (while it
+        runs, and once after it ended); what it undid goes into the reply (``REPORTS``)."""
+        if self.sandbox is None or self.runner is None or p.token in self._settled:
+            return
+        table.observe(p)
+        ended = p.ended
+        await self.runner.check(p.token)
+        if ended:
+            self._settled.add(p.token)
+
     def _output(
         self,
         tool: str,
@@ -519,6 +582,7 @@ class ShellService:
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
         wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000
         await table.wait(p, wait_s, beyond=None, progress=progress)
+        await self._check(table, p)
         return self._output("wsl_start", table, p, None, None)
 
     @_answers("wsl_read_output")
@@ -538,6 +602,7 @@ class ShellService:
             table.observe(p)
             beyond = p.cursor if offset is None else offset if offset >= 0 else max(0, p.ring.end + offset)
             await table.wait(p, wait_ms / 1000, beyond=beyond, progress=progress)
+        await self._check(table, p)
         return self._output("wsl_read_output", table, p, offset, max_bytes)
 
     @_answers("wsl_send_input")
@@ -559,6 +624,7 @@ class ShellService:
         beyond = p.ring.end
         wait_s = (DEFAULT_SEND_WAIT_MS if wait_ms is None else wait_ms) / 1000
         await table.wait(p, wait_s, beyond=beyond, progress=None)
+        await self._check(table, p)
         return self._output(
             "wsl_send_input", table, p, None, None, sent=len(text.encode("utf-8")), closed_stdin=close_stdin
         )
@@ -569,6 +635,7 @@ class ShellService:
         p = table.get(process)
         acted_on({"process": p.id, "command": p.command})
         ending = await table.stop(p, signal)
+        await self._check(table, p)
         self.log.info("process stopped", process=p.id, signal=signal, killed=len(ending.killed))
         return results.Stopped(table.view(p), ending)
 
@@ -688,7 +755,7 @@ class ShellService:
             raise ToolFailure("an edit's oldText is empty; give the exact text to replace")
         if any("\x00" in e.new_text for e in edits):
             raise ToolFailure("an edit's newText holds a NUL byte; wsl_edit_file keeps text files text")
-        await self._inside_writable_root(path)
+        await self._inside_writable_root(path, f"edit {path}")
         if not dry_run and (edited := await self._edit_known(files, path, edits)) is not None:
             return edited
         with self._on_path(path):
@@ -736,14 +803,14 @@ class ShellService:
         self, path: str, content: str, append: bool = False, session: str | None = None
     ) -> Result:
         files = self._files(session)
-        await self._inside_writable_root(path)
+        await self._inside_writable_root(path, f"{'append to' if append else 'write'} {path}")
         target, n = await files.write(path, content.encode("utf-8"), append=append)
         return results.Wrote(path, target.resolved, n, append)
 
     @_answers("wsl_upload")
     async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        await self._inside_writable_root(remote_path)
+        await self._inside_writable_root(remote_path, f"upload {local_path} to {remote_path}")
         return results.Transferred("upload", await files.upload(local_path, remote_path))
 
     @_answers("wsl_download")
@@ -854,16 +921,20 @@ class ShellService:
         try:
             return state, await self.facts(runner)
         except ToolFailure:
-            if self.sandbox is None or self.sandbox.failure is None:
+            if self.gate is None or self.gate.failure is None:
                 raise
             return state, None
 
     def _sandbox_line(self) -> str | None:
-        gate = self.sandbox
+        gate = self.gate
         if gate is None:
             return None
-        if gate.failure is not None:
+        if gate.off:
+            return f"sandbox: {gate.off_line}"
+        if gate.failure is not None and gate.required:
             return f"sandbox: REQUIRED BUT NOT RUNNING, nothing runs: {gate.failure}"
+        if not gate.ready:
+            return "sandbox: auto (probed before the first command)"
         return summary(gate.profile, gate.home, gate.facts.version if gate.facts is not None else "")
 
     async def facts(self, runner: Runner) -> Facts:
@@ -900,11 +971,11 @@ class ShellService:
         checked = replace(checked, state=state)
         if not state.installed:
             return checked
-        gate = self.sandbox
+        gate = self.gate
         if gate is not None:
             failure = await gate.probe(runner)
             checked = replace(checked, sandbox=self._sandbox_line())
-            if failure is not None:
+            if failure is not None and (gate.required or not gate.off):
                 return checked
         try:
             self._check_command("id", self.config.cwd)

@@ -65,7 +65,8 @@ _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
 _MAYBE_STRING = nullable("string")
 _STRINGS = {"type": "array", "items": _STRING}
-# WSL_SANDBOX=on: the sandbox the command ran in (sandboxNote: the "[sandbox]" line when it stopped it)
+# The sandbox the command ran in (sandboxNote: the "[sandbox]" line when it stopped it; sandboxNotes,
+# on any tool's reply: what the after-command check undid, and once a session that the sandbox is off)
 _SANDBOX = {
     "type": "object",
     "properties": {"mode": _STRING, "writable": _STRINGS, "hidden": _STRINGS, "network": _BOOLEAN},
@@ -226,6 +227,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "sandbox": _SANDBOX,
                 "sandboxNote": _STRING,
                 "unsandboxed": _BOOLEAN,
+                "sandboxNotes": _STRINGS,
             },
             ("exitCode", "durationMs", "timedOut", "stdout", "stderr"),
         ),

@@ -85,7 +85,7 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         home=str(sc.section("home").get("path", "")),
         project=project,
         cwd=project,
-        shell_env={**({} if environ is None else environ), **shell_env(sc)},
+        shell_env={**({} if environ is None else environ), **shell_env(sc)},  # (SHELL_ENV_BEFORE)
         interactive=False,
         real_time=False,
         observe_args=section.args,
