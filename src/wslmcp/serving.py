@@ -7,8 +7,9 @@ and the session loop ``wslmcp.stdio`` runs it in. The only area code that import
     schema (``wslmcp.arguments``) before the dispatch runs; a failure, or an ``InvalidArguments``
     the dispatch raises before doing anything, is answered as the negotiated revision says
     (``protocol.argument_errors_are_results``): from 2025-11-25 on a tool result with
-    ``isError: true``, the message as text and ``{"error": {"code": "invalid_arguments",
-    "message"}}`` as ``structuredContent``; before it JSON-RPC -32602. A twin's replay miss is a
+    ``isError: true``, ``{"error": {"code": "invalid_arguments", "message"}}`` as
+    ``structuredContent`` and as text the server's form of an error (the message, or for a
+    ``json_text`` server that JSON); before it JSON-RPC -32602. A twin's replay miss is a
     JSON-RPC error ``replay miss: …``; any other exception is a tool error naming it (one line on
     stderr, no traceback). The server advertises exactly what it serves: ``tools``.
 
@@ -48,7 +49,6 @@ from wslmcp.catalogue import (
     Progress,
     Reply,
     ServerSpec,
-    error_reply,
     invalid_arguments_message,
 )
 from wslmcp.front_door import OPENING_ID
@@ -65,12 +65,13 @@ def to_result(answer: Reply) -> types.CallToolResult:
     )
 
 
-def invalid_arguments(tool: str, detail: str, version: str) -> types.CallToolResult:
-    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25)."""
+def invalid_arguments(spec: ServerSpec, tool: str, detail: str, version: str) -> types.CallToolResult:
+    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25);
+    as a result, its text is in the server's form (``ServerSpec.json_text``)."""
     message = invalid_arguments_message(tool, detail)
     if not protocol.argument_errors_are_results(version):
         raise MCPError(INVALID_PARAMS, message)
-    return to_result(error_reply(INVALID_ARGUMENTS, message))
+    return to_result(spec.error(INVALID_ARGUMENTS, message))
 
 
 def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:
@@ -105,15 +106,13 @@ def build_server(
             check_schema(tool.name, tool.input_schema, arguments)
             answer = await dispatch(tool.name, arguments, _progress(ctx))
         except InvalidArguments as exc:
-            return invalid_arguments(tool.name, str(exc), ctx.protocol_version)
+            return invalid_arguments(spec, tool.name, str(exc), ctx.protocol_version)
         except Exception as exc:
             miss = replay_miss.find(exc)
             if miss is not None:  # --replay: the scenario lacks what this call needs
                 raise MCPError(types.INTERNAL_ERROR, replay_miss.message(miss)) from None
             say(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-            return to_result(
-                error_reply("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
-            )
+            return to_result(spec.error("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}"))
         return to_result(answer)
 
     return Server(

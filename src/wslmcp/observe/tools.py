@@ -321,7 +321,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _OBSERVES,
     ),
 )
-SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS)
+SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS, json_text=True)
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 
 
