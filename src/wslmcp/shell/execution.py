@@ -3,42 +3,148 @@
 The wrapper (one bash script, run by the transport as ``bash -lc SCRIPT``)::
 
     export WSLMCP_RUN=<token>                      (added by the Runner)
+    exec 2>&1                                      (a background process: one stream)
+    trap '<end>' EXIT                              (a background process: before the cd)
     cd -- '<cwd>' 2>/dev/null || { printf ... >&2; exit 1; }     (only with a cwd)
-    trap '<print cwd marker>' EXIT                 (only for session calls)
+    trap '<end>' EXIT                              (a command: after the cd)
+    __wslmcp_sig=; for __wslmcp_s in 1 2 3 10 12 14 15; do trap "__wslmcp_sig=$__wslmcp_s; exit" $__wslmcp_s; done
     eval '<the command, single-quoted>'
 
 ``eval`` of the single-quoted text runs exactly the text the guard screened, in the login shell,
-and an unterminated quote or heredoc in it cannot swallow the wrapper. The EXIT trap prints
-``\\n__WSLMCP_CWD_<token>__<$PWD>`` even when the command calls ``exit``; the token makes the
-marker impossible to forge from the command's own output.
+and an unterminated quote or heredoc in it cannot swallow the wrapper. ``<end>`` prints, for a
+session call, ``\\n__WSLMCP_CWD_<token>__<$PWD>`` (even when the command calls ``exit``); then the
+exit marker ``\\0WSLMCP_EXIT_<token>:<code>\\0`` (a background process always, a command only when
+its shell dies of a signal), where ``<code>`` is ``-N`` for a death by signal N. The token makes
+the markers impossible to forge from the command's own output.
+
+**A death by signal.** A shell killed by a signal runs its EXIT trap with ``$?`` still 0, and past
+a sandbox or wsl.exe its death reads as the exit code 128+N, like an ``exit 143``. So the fatal
+signals a shell can catch (HUP INT QUIT USR1 USR2 ALRM TERM) are trapped: the trap notes the
+signal and exits, ``<end>`` writes ``-N``, and the shell then dies of that same signal (trap reset,
+``kill -N $$``), so its parent sees what it would have seen. One thing changes: a shell waiting for
+a foreground child acts on a trapped signal once the child ends (the sweep signals the child too).
+KILL cannot be caught: a run that ends without a marker reads the transport's code. Every tool
+reports an ending as ``ExitStatus``: the exit code as a shell reports it (128+N for a death by
+signal N) and that signal.
 """
 
 from __future__ import annotations
 
+import re
+import signal as signals
 from dataclasses import dataclass
 
 from wslmcp.shell.runner import Run, quote
 
 CWD_FAILURE = "wslmcp: cannot enter the working directory"
+KILL = 9  # what every deadline and cap kills with
+CAUGHT = (1, 2, 3, 10, 12, 14, 15)  # HUP INT QUIT USR1 USR2 ALRM TERM: fatal, and a shell may trap them
+_SIGNAL_TRAPS = (
+    "__wslmcp_sig=; for __wslmcp_s in "
+    + " ".join(str(n) for n in CAUGHT)
+    + '; do trap "__wslmcp_sig=$__wslmcp_s; exit" $__wslmcp_s; done'
+)
+_DIE = '[ -z "$__wslmcp_sig" ] || { trap - $__wslmcp_sig; kill -$__wslmcp_sig $$; }; exit $__wslmcp_rc'
 
 
 def cwd_marker(token: str) -> str:
     return f"__WSLMCP_CWD_{token}__"
 
 
-def build_script(command: str, *, cwd: str | None, marker: str | None) -> str:
+def exit_marker(token: str) -> bytes:
+    """How the exit marker of run ``token`` starts (``\\0WSLMCP_EXIT_<token>:<code>\\0``)."""
+    return f"\0WSLMCP_EXIT_{token}:".encode()
+
+
+def _end_trap(token: str, *, marker: str | None, always: bool) -> str:
+    """The EXIT trap (see the module docstring): the cwd marker, the exit marker, dying of the signal."""
+    parts = ["__wslmcp_rc=$?"]
+    if marker:
+        parts.append(f'printf "\\n%s%s\\n" "{marker}" "$PWD"')
+    if always:
+        parts.append(
+            f'printf "\\0WSLMCP_EXIT_%s:%s\\0" {token} "${{__wslmcp_sig:+-}}${{__wslmcp_sig:-$__wslmcp_rc}}"'
+        )
+    else:
+        parts.append(f'[ -z "$__wslmcp_sig" ] || printf "\\0WSLMCP_EXIT_%s:-%s\\0" {token} "$__wslmcp_sig"')
+    return "trap '" + "; ".join([*parts, _DIE]) + "' EXIT"
+
+
+def build_script(
+    command: str,
+    *,
+    cwd: str | None,
+    marker: str | None,
+    token: str | None = None,
+    background: bool = False,
+) -> str:
+    """The wrapper of the module docstring. Without ``token``, no trap but the session's (a fixed
+    script of ours); ``background``: one stream, and the exit marker at every end."""
     lines = []
+    if background:
+        lines.append("exec 2>&1")
+        if token:
+            lines.append(_end_trap(token, marker=marker, always=True))
     if cwd:
         q = quote(cwd)
         lines.append(f"cd -- {q} 2>/dev/null || {{ printf '%s %s\\n' '{CWD_FAILURE}' {q} >&2; exit 1; }}")
-    if marker:
+    if token and not background:
+        lines.append(_end_trap(token, marker=marker, always=False))
+    elif marker and not background:
         lines.append(
             'trap \'__wslmcp_rc=$?; printf "\\n%s%s\\n" '
             + f'"{marker}"'
             + ' "$PWD"; exit $__wslmcp_rc\' EXIT'
         )
+    if token:
+        lines.append(_SIGNAL_TRAPS)
     lines.append(f"eval {quote(command)}")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    """How a command ended, one form for every tool and transport: ``code`` as a shell reports it
+    (``$?``: 128+N for a death by signal N; None while unknown) and ``signal``, the N of a death by
+    signal (None for an exit)."""
+
+    code: int | None
+    signal: int | None = None
+
+    @classmethod
+    def of(cls, raw: int | None, *, killed: bool = False) -> ExitStatus:
+        """From ``raw`` (an exit code, or -N for a death by signal N: the exit marker's and the local
+        transport's form); ``killed``: this server killed the run (deadline, cap, wsl_stop's KILL), so
+        it died of KILL unless a marker said otherwise."""
+        if raw is not None and raw < 0:
+            return cls(128 - raw, -raw)
+        if killed and (raw is None or raw == 128 + KILL):
+            return cls(128 + KILL, KILL)
+        return cls(raw)
+
+    def words(self) -> str:
+        """``143 (killed by signal 15, SIGTERM)``, ``0``, or ``none``."""
+        if self.code is None:
+            return "none"
+        if self.signal is None:
+            return str(self.code)
+        return f"{self.code} (killed by {signal_words(self.signal)})"
+
+
+def signal_words(number: int) -> str:
+    """``signal 15, SIGTERM``."""
+    try:
+        return f"signal {number}, {signals.Signals(number).name}"
+    except ValueError:
+        return f"signal {number}"
+
+
+def take_exit_marker(data: bytes, token: str) -> tuple[bytes, int | None]:
+    """``data`` without the exit marker of ``token``, and the code it carried (None: no marker)."""
+    found = re.search(re.escape(exit_marker(token)) + rb"(-?\d+)\0", data)
+    if found is None:
+        return data, None
+    return data[: found.start()] + data[found.end() :], int(found.group(1))
 
 
 def split_marker(stdout: str, marker: str) -> tuple[str, str | None]:
@@ -71,7 +177,7 @@ def shape_stream(text: str, total_bytes: int, capped: bool, max_chars: int) -> S
 class ExecOutcome:
     stdout: Stream
     stderr: Stream
-    exit_code: int | None
+    status: ExitStatus
     duration_ms: int
     timed_out: bool
     overflowed: bool
@@ -84,10 +190,15 @@ class ExecOutcome:
     def killed(self) -> tuple[str, ...]:
         return self.group_killed + self.swept
 
+    @property
+    def exit_code(self) -> int | None:
+        return self.status.code
+
 
 def shape(run: Run, *, max_chars: int, marker: str | None) -> ExecOutcome:
     ex = run.exchange
-    raw_out = ex.stdout.decode("utf-8", errors="replace")
+    out, signalled = take_exit_marker(ex.stdout, run.token)
+    raw_out = out.decode("utf-8", errors="replace")
     reported = None
     if marker is not None:
         raw_out, reported = split_marker(raw_out, marker)
@@ -101,7 +212,9 @@ def shape(run: Run, *, max_chars: int, marker: str | None) -> ExecOutcome:
     return ExecOutcome(
         stdout=stdout,
         stderr=stderr,
-        exit_code=ex.exit_code,
+        status=ExitStatus.of(signalled)
+        if signalled is not None
+        else ExitStatus.of(ex.exit_code, killed=ex.timed_out or ex.overflowed),
         duration_ms=round(ex.duration_s * 1000),
         timed_out=ex.timed_out,
         overflowed=ex.overflowed,
@@ -156,14 +269,7 @@ def render(
     sandbox_note: str | None = None,
     sandboxed: bool = False,
 ) -> str:
-    code = outcome.exit_code
-    if code is None:
-        code_text = "none (killed)"
-    elif code < 0:
-        code_text = f"none (killed by signal {-code})"
-    else:
-        code_text = str(code)
-    header = [f"exit code: {code_text}", f"{outcome.duration_ms}ms"]
+    header = [f"exit code: {outcome.status.words()}", f"{outcome.duration_ms}ms"]
     if cwd:
         header.append(f"cwd: {cwd}")
     lines = ["  ·  ".join(header)]

@@ -10,10 +10,10 @@ from typing import Any
 from wslmcp.arguments import quoted
 from wslmcp.catalogue import Reply, error_reply
 from wslmcp.shell.config import ShellConfig
-from wslmcp.shell.execution import CWD_FAILURE, Stream
+from wslmcp.shell.execution import CWD_FAILURE, Stream, signal_words
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
-from wslmcp.shell.processes import View
+from wslmcp.shell.processes import GRACE_S, Ending, View
 from wslmcp.shell.results import (
     Checked,
     Closed,
@@ -110,8 +110,13 @@ def render(result: Result) -> Reply:
             return Reply(_process_output(result), _process_output_data(result))
         case Stopped(view, ending):
             return Reply(
-                _stopped(view, ending.killed, ending.sweep_error, ending.already_ended),
-                {**_process_data(view), "signal": ending.signal, "killed": list(ending.killed)},
+                _stopped(view, ending),
+                {
+                    **_process_data(view),
+                    "sent": list(ending.sent),
+                    "killed": list(ending.killed),
+                    "survivors": list(ending.survivors),
+                },
             )
         case Processes():
             return Reply(_processes(result), _processes_data(result))
@@ -153,6 +158,7 @@ def _ran(r: Ran) -> dict[str, Any]:
     o = r.outcome
     data: dict[str, Any] = {
         "exitCode": o.exit_code,
+        "signal": o.status.signal,
         "durationMs": o.duration_ms,
         "timedOut": o.timed_out,
         "timeoutMs": r.timeout_ms,
@@ -273,17 +279,18 @@ def _read(r: FileRead) -> str:
 
 
 def process_status(v: View) -> str:
-    """``<id> running`` / ``exited with code N`` / ``killed by wsl_stop (signal N)``, and its runtime."""
+    """``<id> running`` / ``exited with code N`` / ``killed by wsl_stop (exit code 143, signal 15,
+    SIGTERM)``, and its runtime."""
+    status = v.status
     if v.state == "running":
         said = "running"
     elif v.state == "exited":
-        said = f"exited with code {v.exit_code}"
+        said = f"exited with code {status.code}"
     else:
         said = "killed" + (f" by {v.stopped_by}" if v.stopped_by else "")
-        if v.exit_code is not None:
-            said += f" (exit code {v.exit_code})"
-        elif v.signal is not None:
-            said += f" (signal {v.signal})"
+        if status.code is not None:
+            signal = f", {signal_words(status.signal)}" if status.signal is not None else ""
+            said += f" (exit code {status.code}{signal})"
     if v.failure:
         said += f": {v.failure}"
     return f"{v.id} {said} · {v.runtime_s:.1f}s"
@@ -310,14 +317,22 @@ def _process_output(r: ProcessOutput) -> str:
     return "\n".join([*lines, "", text if text else "(no new output)"])
 
 
-def _stopped(v: View, killed: tuple[str, ...], error: str | None, already: bool) -> str:
+def _stopped(v: View, e: Ending) -> str:
     lines = [f"{process_status(v)} · {v.output_bytes} bytes of output (wsl_read_output reads what is left)"]
-    if already:
+    killed, error = e.killed, e.sweep_error
+    if e.already_ended:
         lines[0] = lines[0].replace(f"{v.id} ", f"{v.id} had already ended: ", 1)
         if killed:
             lines.append(f"Killed {len(killed)} process(es) it left running: {', '.join(killed)}.")
     elif killed:
         lines.append(f"Signalled {len(killed)} process(es) inside the distro: {', '.join(killed)}.")
+    if not e.already_ended and len(e.sent) > 1:
+        lines.append(f"Part of the tree outlived {e.signal} by {GRACE_S:g} s: it was sent KILL.")
+    if e.survivors:
+        lines.append(
+            f"Still running after KILL ({len(e.survivors)}): {', '.join(e.survivors)}; "
+            "a process in uninterruptible sleep (D state) dies once its I/O returns."
+        )
     if error:
         lines.append(f"The sweep inside the distro failed, so processes may survive: {error}")
     return "\n".join(lines)
@@ -404,7 +419,8 @@ def _process_data(v: View) -> dict[str, Any]:
     return {
         "process": v.id,
         "state": v.state,
-        "exitCode": v.exit_code,
+        "exitCode": v.status.code,
+        "signal": v.status.signal,
         "runtimeMs": round(v.runtime_s * 1000),
         "outputBytes": v.output_bytes,
         "droppedBytes": v.dropped_bytes,

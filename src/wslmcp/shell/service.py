@@ -381,7 +381,7 @@ class ShellService:
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
         call = ScriptCall(
-            build_script(command, cwd=cwd, marker=marker),
+            build_script(command, cwd=cwd, marker=marker, token=token),
             timeout_s=timeout_ms / 1000,
             max_output=self.config.hard_output_cap,
             cwd=cwd,
@@ -394,6 +394,7 @@ class ShellService:
         self.log.info(
             "command finished",
             exit_code=outcome.exit_code,
+            signal=outcome.status.signal,
             duration_ms=outcome.duration_ms,
             timed_out=outcome.timed_out,
             killed=len(outcome.killed),
@@ -567,7 +568,7 @@ class ShellService:
                 marker = cwd_marker(token)
                 run = await runner.run(
                     ScriptCall(
-                        build_script("pwd", cwd=start, marker=marker),
+                        build_script("pwd", cwd=start, marker=marker, token=token),
                         timeout_s=self.config.exec_timeout_ms / 1000,
                         max_output=1 << 16,
                     ),

@@ -95,6 +95,7 @@ _PROCESS = {
     "process": _STRING,
     "state": {"type": "string", "enum": ["running", "exited", "killed"]},
     "exitCode": nullable("integer"),
+    "signal": nullable("integer"),
     "runtimeMs": _INTEGER,
     "outputBytes": _INTEGER,
     "droppedBytes": _INTEGER,
@@ -210,6 +211,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_schema(
             {
                 "exitCode": nullable("integer"),
+                "signal": nullable("integer"),
                 "durationMs": _INTEGER,
                 "timedOut": _BOOLEAN,
                 "timeoutMs": _INTEGER,
@@ -295,7 +297,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             {"process": _PROCESS_ID, "signal": {"type": "string", "enum": ["INT", "TERM", "KILL"]}},
             ("process",),
         ),
-        output_schema({**_PROCESS, "signal": _STRING, "killed": _STRINGS}, ("process", "state", "exitCode")),
+        output_schema(
+            {**_PROCESS, "sent": _STRINGS, "killed": _STRINGS, "survivors": _STRINGS},
+            ("process", "state", "exitCode"),
+        ),
         _ENDS,
     ),
     ToolSpec(
