@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from wslmcp.observe.history import LEVELS, METRIC_INDEX, Event, Frame, History, Key
 from wslmcp.observe.model import ENVIRONMENTS
+from wslmcp.observe.rates import at_most
 
 By = Literal["cpu", "memory"]
 Agg = Literal["avg", "max"]
@@ -227,7 +228,7 @@ def _entry(
     if key.level == "process" and key.native.isdigit():
         entry["pid"] = int(key.native)
     if by == "cpu":
-        cores = r.cpu_s / seconds if seconds > 0 else 0.0
+        cores = at_most(r.cpu_s / seconds if seconds > 0 else 0.0, host_cpus) or 0.0
         entry["cpu_seconds"] = _r(r.cpu_s, 1)
         entry["avg_cores"] = _r(cores)
         entry["avg_host_percent"] = _r(cores * 100 / host_cpus if host_cpus > 0 else 0.0, 1)
