@@ -19,7 +19,7 @@ def test_defaults_follow_the_reference() -> None:
     p = c.policy
     assert (p.readonly, p.allow_sudo, p.allow_windows) == (False, True, False)
     assert p.allow_commands is None and p.allowed_paths is None and p.deny_patterns == ()
-    assert c.hard_output_cap == 400000
+    assert c.output_cap_bytes == 256 << 20  # the safety cap: long output is not an error
     assert (c.max_processes, c.process_output_bytes, c.process_max_ms) == (8, 1 << 20, 24 * 3600 * 1000)
 
 

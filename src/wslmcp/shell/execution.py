@@ -34,6 +34,7 @@ import re
 import signal as signals
 from dataclasses import dataclass
 
+from wslmcp.shell.output import Kept, Stream, left_out, shown
 from wslmcp.shell.runner import Run, quote
 
 CWD_FAILURE = "wslmcp: cannot enter the working directory"
@@ -147,30 +148,14 @@ def take_exit_marker(data: bytes, token: str) -> tuple[bytes, int | None]:
     return data[: found.start()] + data[found.end() :], int(found.group(1))
 
 
-def split_marker(stdout: str, marker: str) -> tuple[str, str | None]:
+def split_marker(stdout: bytes, marker: str) -> tuple[bytes, str | None]:
     """Remove the last cwd marker line from ``stdout``; return (output, reported cwd or None)."""
-    at = stdout.rfind("\n" + marker)
+    at = stdout.rfind(b"\n" + marker.encode())
     if at < 0:
         return stdout, None
     rest = stdout[at + 1 + len(marker) :]
-    reported, _, after = rest.partition("\n")
-    return stdout[:at] + after, reported or None
-
-
-@dataclass(frozen=True)
-class Stream:
-    text: str
-    total_chars: int
-    dropped_chars: int
-    total_bytes: int
-    capped: bool  # the hard byte cap cut this stream while the command ran
-
-
-def shape_stream(text: str, total_bytes: int, capped: bool, max_chars: int) -> Stream:
-    if len(text) <= max_chars:
-        return Stream(text, len(text), 0, total_bytes, capped)
-    dropped = len(text) - max_chars
-    return Stream(text[:max_chars], len(text), dropped, total_bytes, capped)
+    reported, _, after = rest.partition(b"\n")
+    return stdout[:at] + after, reported.decode("utf-8", "replace") or None
 
 
 @dataclass(frozen=True)
@@ -180,7 +165,7 @@ class ExecOutcome:
     status: ExitStatus
     duration_ms: int
     timed_out: bool
-    overflowed: bool
+    overflowed: bool  # a stream passed the safety cap: the command was stopped
     group_killed: tuple[str, ...]  # killed by the transport with the command's process group
     swept: tuple[str, ...]  # killed by the token sweep (inside the distro / outside the group)
     sweep_error: str | None
@@ -195,23 +180,29 @@ class ExecOutcome:
         return self.status.code
 
 
-def shape(run: Run, *, max_chars: int, marker: str | None) -> ExecOutcome:
+def kept_streams(max_chars: int) -> tuple[Kept, Kept]:
+    """The sinks a command's stdout and stderr pass through (``output.Kept``)."""
+    return Kept.for_chars(max_chars), Kept.for_chars(max_chars)
+
+
+def shape(run: Run, out: Kept, err: Kept, *, max_chars: int, cap: int, marker: str | None) -> ExecOutcome:
+    """The outcome of a command whose streams went to ``out`` and ``err`` (``kept_streams``): the
+    exit marker and the cwd marker taken out of stdout's end, each stream as a reply shows it."""
     ex = run.exchange
-    out, signalled = take_exit_marker(ex.stdout, run.token)
-    raw_out = out.decode("utf-8", errors="replace")
-    reported = None
-    if marker is not None:
-        raw_out, reported = split_marker(raw_out, marker)
-    stdout = shape_stream(raw_out, ex.stdout_total, ex.stdout_total > len(ex.stdout), max_chars)
-    stderr = shape_stream(
-        ex.stderr.decode("utf-8", errors="replace"),
-        ex.stderr_total,
-        ex.stderr_total > len(ex.stderr),
-        max_chars,
-    )
+    signalled: int | None = None
+    reported: str | None = None
+
+    def unmark(data: bytes) -> bytes:
+        nonlocal signalled, reported
+        data, signalled = take_exit_marker(data, run.token)
+        if marker is not None:
+            data, reported = split_marker(data, marker)
+        return data
+
+    out.rewrite_end(unmark)
     return ExecOutcome(
-        stdout=stdout,
-        stderr=stderr,
+        stdout=shown(out, max_chars, written=ex.stdout_total, capped=ex.overflowed and ex.stdout_total > cap),
+        stderr=shown(err, max_chars, written=ex.stderr_total, capped=ex.overflowed and ex.stderr_total > cap),
         status=ExitStatus.of(signalled)
         if signalled is not None
         else ExitStatus.of(ex.exit_code, killed=ex.timed_out or ex.overflowed),
@@ -223,15 +214,6 @@ def shape(run: Run, *, max_chars: int, marker: str | None) -> ExecOutcome:
         sweep_error=run.sweep_error,
         reported_cwd=reported,
     )
-
-
-def _with_marker(stream: Stream) -> str:
-    text = stream.text
-    if stream.dropped_chars:
-        text += f"\n... [truncated {stream.dropped_chars} of {stream.total_chars} characters]"
-    if stream.capped:
-        text += f"\n... [the command was killed after writing {stream.total_bytes} bytes to this stream]"
-    return text
 
 
 def _processes(names: tuple[str, ...]) -> str:
@@ -262,7 +244,7 @@ def render(
     *,
     timeout_ms: int,
     max_chars: int,
-    hard_cap: int,
+    cap: int,
     transport_kind: str,
     cwd: str | None,
     cwd_note: str | None = None,
@@ -276,20 +258,25 @@ def render(
     if outcome.timed_out:
         lines.append(f"TIMED OUT after {timeout_ms}ms — {describe_kill(outcome, transport_kind, sandboxed)}.")
     elif outcome.overflowed:
+        which = " and ".join(
+            n for n, s in (("stdout", outcome.stdout), ("stderr", outcome.stderr)) if s.capped
+        )
         lines.append(
-            f"KILLED: output passed the hard cap of {hard_cap} bytes per stream — "
+            f"STOPPED: {which or 'its output'} passed the safety cap of {cap} bytes (WSL_OUTPUT_CAP_BYTES) — "
             f"{describe_kill(outcome, transport_kind, sandboxed)}."
         )
-    if outcome.stdout.dropped_chars or outcome.stderr.dropped_chars:
+    cut = [(n, s) for n, s in (("stdout", outcome.stdout), ("stderr", outcome.stderr)) if s.dropped_chars]
+    if cut:
+        said = "; ".join(f"{n}: {left_out(s)} of {s.total_chars} left out" for n, s in cut)
         lines.append(
-            f"Output was truncated to {max_chars} characters per stream; narrow the command "
-            "(grep / head / tail) or raise WSL_MAX_OUTPUT for this profile."
+            f"Long output: its first and last lines are kept, {max_chars} characters per stream ({said}); "
+            "narrow the command (grep / head / tail) or raise WSL_MAX_OUTPUT for this profile."
         )
     if cwd_note:
         lines.append(cwd_note)
     if sandbox_note:
         lines.append(sandbox_note)
-    lines += ["", "--- stdout ---", _with_marker(outcome.stdout) or "(empty)"]
-    if outcome.stderr.text or outcome.stderr.capped:
-        lines += ["", "--- stderr ---", _with_marker(outcome.stderr)]
+    lines += ["", "--- stdout ---", outcome.stdout.text or "(empty)"]
+    if outcome.stderr.text:
+        lines += ["", "--- stderr ---", outcome.stderr.text]
     return "\n".join(lines)

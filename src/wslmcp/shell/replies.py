@@ -10,9 +10,10 @@ from typing import Any
 from wslmcp.arguments import quoted
 from wslmcp.catalogue import Reply, error_reply
 from wslmcp.shell.config import ShellConfig
-from wslmcp.shell.execution import CWD_FAILURE, Stream, signal_words
+from wslmcp.shell.execution import CWD_FAILURE, signal_words
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
+from wslmcp.shell.output import Stream
 from wslmcp.shell.processes import GRACE_S, Ending, View
 from wslmcp.shell.results import (
     Checked,
@@ -131,7 +132,7 @@ def _ran_text(r: Ran) -> str:
         r.outcome,
         timeout_ms=r.timeout_ms,
         max_chars=r.max_chars,
-        hard_cap=r.hard_cap,
+        cap=r.cap,
         transport_kind=r.transport_kind,
         cwd=r.cwd,
         cwd_note=r.cwd_note,
@@ -150,6 +151,7 @@ def _stream(stream: Stream) -> dict[str, Any]:
         "text": stream.text,
         "totalChars": stream.total_chars,
         "droppedChars": stream.dropped_chars,
+        "droppedLines": stream.dropped_lines,
         "bytes": stream.total_bytes,
     }
 
@@ -571,6 +573,7 @@ def _hosts_data(h: Hosts) -> dict[str, Any]:
         "limits": {
             "timeoutMs": cfg.exec_timeout_ms,
             "maxOutputChars": cfg.max_output,
+            "outputCapBytes": cfg.output_cap_bytes,
             "maxReadBytes": cfg.max_read_bytes,
         },
         "cwd": cfg.cwd,

@@ -34,12 +34,12 @@ class Failed:
 
 @dataclass(frozen=True)
 class Ran:
-    """A wsl_exec command ran (to its end, its deadline or the output cap)."""
+    """A wsl_exec command ran (to its end, its deadline or the output's safety cap)."""
 
     outcome: ExecOutcome
     timeout_ms: int
     max_chars: int
-    hard_cap: int
+    cap: int
     transport_kind: str
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did

@@ -2,7 +2,7 @@
 or runaway command left running inside the distro.
 
 Every script gets ``export WSLMCP_RUN=<token>`` as its first line. Every process it starts inherits
-that variable, so when the deadline passes (or a stream passes the hard cap) a second, short
+that variable, so when the deadline passes (or a stream passes the safety cap) a second, short
 script finds every process in the distro whose environment carries the token, stops them all
 (three rounds, to catch children forked meanwhile), names them, and kills them. The wsl.exe
 transport only kills wsl.exe itself; this sweep is what kills the Linux side. The local transport

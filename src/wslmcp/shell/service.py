@@ -23,7 +23,7 @@ from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, aud
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
-from wslmcp.shell.execution import build_script, cwd_marker, shape
+from wslmcp.shell.execution import build_script, cwd_marker, kept_streams, shape
 from wslmcp.shell.files import FileChanged, FileTools
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.guard.paths import normalize
@@ -380,17 +380,21 @@ class ShellService:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
         self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
+        out, err = kept_streams(self.config.max_output)
         call = ScriptCall(
             build_script(command, cwd=cwd, marker=marker, token=token),
             timeout_s=timeout_ms / 1000,
-            max_output=self.config.hard_output_cap,
+            max_output=self.config.output_cap_bytes,
+            stdout_sink=out,
+            stderr_sink=err,
             cwd=cwd,
         )
         if progress is None:
             run = await runner.run(call, token=token)
         else:
-            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token)
-        outcome = shape(run, max_chars=self.config.max_output, marker=marker)
+            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token, out)
+        cap = self.config.output_cap_bytes
+        outcome = shape(run, out, err, max_chars=self.config.max_output, cap=cap, marker=marker)
         self.log.info(
             "command finished",
             exit_code=outcome.exit_code,
@@ -417,7 +421,7 @@ class ShellService:
             outcome,
             timeout_ms=timeout_ms,
             max_chars=self.config.max_output,
-            hard_cap=self.config.hard_output_cap,
+            cap=self.config.output_cap_bytes,
             transport_kind=self.transport_kind,
             cwd=shown_cwd,
             cwd_note=note,
@@ -566,15 +570,18 @@ class ShellService:
             async with self._using(sess):
                 token = runner.tokens()
                 marker = cwd_marker(token)
+                out, err = kept_streams(self.config.max_output)
                 run = await runner.run(
                     ScriptCall(
                         build_script("pwd", cwd=start, marker=marker, token=token),
                         timeout_s=self.config.exec_timeout_ms / 1000,
                         max_output=1 << 16,
+                        stdout_sink=out,
+                        stderr_sink=err,
                     ),
                     token=token,
                 )
-                outcome = shape(run, max_chars=self.config.max_output, marker=marker)
+                outcome = shape(run, out, err, max_chars=self.config.max_output, cap=1 << 16, marker=marker)
                 if outcome.exit_code != 0 or outcome.reported_cwd is None:
                     said = outcome.stderr.text.strip() or (
                         "timed out" if outcome.timed_out else f"exit code {outcome.exit_code}"
