@@ -10,6 +10,7 @@ from typing import Any
 from wslmcp.arguments import quoted
 from wslmcp.catalogue import Reply, error_reply
 from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.edits import MIN_SIMILARITY
 from wslmcp.shell.execution import CWD_FAILURE, signal_words
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
@@ -377,19 +378,52 @@ def _mismatch(m: EditMismatch) -> str:
             f"Matches start at line(s) {where}: add surrounding text to oldText to pick one, or set "
             f"expectedReplacements to {x.found}."
         )
+    elif x.changed_by_earlier:
+        lines.append(
+            "Its text is in the file, but an edit before it in this batch changed it: edits apply in "
+            "order, each to the text the ones before it left."
+        )
     elif x.near is not None:
         near = x.near
         lines += [
             f"Closest text: line {near.line}, similarity {near.similarity:.2f}; [-sent-]{{+in the file+}}: {near.diff}",
             "Copy oldText exactly from the file (wsl_read_file with offset/limit shows those lines).",
         ]
-    else:
+    elif x.empty:
         lines.append("The file is empty.")
+    else:
+        lines.append(
+            f"No text in the file is even {MIN_SIMILARITY:.0%} like it: read the file (wsl_read_file) "
+            "and copy oldText from it."
+        )
+    return "\n".join(lines)
+
+
+def _files_found(r: Searched, where: str) -> str:
+    named = f" match {quoted(r.glob)!r}" if r.glob else ""
+    if not r.files:
+        head = (
+            f"No files{named or ' found'} under {where}"
+            if not r.found
+            else f"No files from {r.offset} on ({r.found} found) under {where}"
+        )
+        return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+    last = r.offset + len(r.files)
+    lines = [
+        f"Files {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''}{' that' + named if named else ''} under {where}:"
+    ]
+    lines += list(r.files)
+    if r.next_offset is not None:
+        lines.append(f"More files: pass offset {r.next_offset}.")
+    if r.cut:
+        lines.append(f"The search was cut short ({r.cut}); narrow the path or the glob.")
     return "\n".join(lines)
 
 
 def _searched(r: Searched) -> str:
     where = shown_path(r.root, r.resolved)
+    if r.files is not None:
+        return _files_found(r, where)
     if not r.matches:
         head = (
             f"No matches under {where}"
@@ -488,6 +522,7 @@ def _searched_data(r: Searched) -> dict[str, Any]:
             {"path": m.path, "line": m.line, "text": m.text, "before": list(m.before), "after": list(m.after)}
             for m in r.matches
         ],
+        **({"files": list(r.files)} if r.files is not None else {}),
         "found": r.found,
         "truncated": r.truncated,
         "nextOffset": r.next_offset,

@@ -137,6 +137,8 @@ class Searched:
     next_offset: int | None
     found: int
     cut: str | None
+    files: tuple[str, ...] | None = None  # a search by name (no pattern): the page of files found
+    glob: str | None = None
 
     @property
     def truncated(self) -> bool:

@@ -39,10 +39,13 @@ from wslmcp.shell.search import (
     MAX_CONTEXT,
     MAX_OUTPUT,
     MAX_RESULTS,
+    BadGlob,
     Match,
     Matches,
     Query,
+    check_glob,
     engine_of,
+    files_of,
     search_script,
 )
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
@@ -734,7 +737,7 @@ class ShellService:
     @_answers("wsl_search")
     async def search(
         self,
-        pattern: str,
+        pattern: str | None,
         path: str | None = None,
         *,
         glob: str | None = None,
@@ -747,12 +750,13 @@ class ShellService:
     ) -> Result:
         runner, files = self._require()
         sess = self._session(session)
-        if "\n" in pattern or "\x00" in pattern:
+        if pattern is not None and ("\n" in pattern or "\x00" in pattern):
             raise ToolFailure("the pattern holds a line break or a NUL byte; matches are within one line")
-        if glob is not None and ("/" in glob or "{" in glob or "\x00" in glob):
-            raise ToolFailure(
-                f"glob matches file names ('*.py'), so it takes no '/' or braces: {quoted(glob)!r}"
-            )
+        if glob is not None:
+            try:
+                check_glob(glob)
+            except BadGlob as exc:
+                raise ToolFailure(f"the glob {quoted(glob)!r} cannot be read: {exc}") from None
         root = path or (sess.cwd if sess else None) or self.config.cwd or await self._home(runner)
         query = Query(pattern, literal, ignore_case, min(context_lines, MAX_CONTEXT), glob)
         files.check(root, "read", f"search {root}")
@@ -766,6 +770,17 @@ class ShellService:
             engine, out = engine_of(run.exchange.stdout)
         ex = run.exchange
         cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
+        if pattern is None:
+            listed = files_of(out)
+            return self._files_found(
+                listed,
+                root=root,
+                resolved=resolved,
+                query=query,
+                offset=offset,
+                max_results=max_results,
+                cut=cut,
+            )
         found = Matches(out, query.context, cut=cut is not None)
         if not found.total and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
             said = ex.stderr.decode("utf-8", "replace").strip()
@@ -781,6 +796,35 @@ class ShellService:
             end if found.total > end else None,
             found.total,
             cut,
+        )
+
+    def _files_found(
+        self,
+        found: list[str],
+        *,
+        root: str,
+        resolved: str,
+        query: Query,
+        offset: int,
+        max_results: int | None,
+        cut: str | None,
+    ) -> Result:
+        """A search by name: a page of the files found (those a file tool may read)."""
+        plain = Guard(self.guard.policy)
+        readable = [f for f in found if plain.check_path(f, "read").allowed]
+        page = readable[offset : offset + min(max_results or DEFAULT_RESULTS, MAX_RESULTS)]
+        end = offset + len(page)
+        self.log.debug("searched by name", files=len(readable), cut=cut)
+        return results.Searched(
+            root,
+            resolved,
+            (),
+            offset,
+            end if len(readable) > end else None,
+            len(readable),
+            cut,
+            files=tuple(page),
+            glob=query.glob,
         )
 
     async def _search(self, runner: Runner, root: str, query: Query) -> Run:
