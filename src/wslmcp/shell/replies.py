@@ -399,15 +399,20 @@ def _mismatch(m: EditMismatch) -> str:
     return "\n".join(lines)
 
 
+def _none_found(r: Searched, what: str, where: str) -> str:
+    """``No matches under …`` (``what``: how the first case says it), or none from ``offset`` on."""
+    head = (
+        f"No {what} under {where}"
+        if not r.found
+        else f"No {what.split(maxsplit=1)[0]} from {r.offset} on ({r.found} found) under {where}"
+    )
+    return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+
+
 def _files_found(r: Searched, where: str) -> str:
     named = f" match {quoted(r.glob)!r}" if r.glob else ""
     if not r.files:
-        head = (
-            f"No files{named or ' found'} under {where}"
-            if not r.found
-            else f"No files from {r.offset} on ({r.found} found) under {where}"
-        )
-        return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+        return _none_found(r, f"files{named}", where)
     last = r.offset + len(r.files)
     lines = [
         f"Files {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''}{' that' + named if named else ''} under {where}:"
@@ -425,12 +430,7 @@ def _searched(r: Searched) -> str:
     if r.files is not None:
         return _files_found(r, where)
     if not r.matches:
-        head = (
-            f"No matches under {where}"
-            if not r.found
-            else f"No matches from {r.offset} on ({r.found} found) under {where}"
-        )
-        return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+        return _none_found(r, "matches", where)
     last = r.offset + len(r.matches)
     lines = [f"Matches {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''} under {where}:"]
     current = None
