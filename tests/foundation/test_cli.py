@@ -64,6 +64,16 @@ def test_no_arguments_prints_the_help() -> None:
     assert result.returncode == 0 and result.stdout.startswith("usage: wslmcp") and result.stderr == ""
 
 
+@pytest.mark.parametrize("name", ["scenario", "eval"])
+def test_a_command_of_subcommands_alone_prints_its_help(name: str) -> None:
+    result = wslmcp(name)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert (
+        result.stdout.startswith(f"usage: wslmcp {name}")
+        and "show this help message and exit" in result.stdout
+    )
+
+
 @pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="recording needs a real Linux /proc")
 def test_record_validate_replay(tmp_path: Path) -> None:
     out = tmp_path / "s"

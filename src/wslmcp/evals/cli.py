@@ -103,6 +103,9 @@ def _build() -> ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     p = _build()
+    if not argv:  # a command of subcommands alone: its help, as `wslmcp` alone gives
+        p.print_help()
+        return 0
     args = p.parse_args(list(argv))
     if args.command == "checks":
         return _checks(args.json)

@@ -136,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     snap.add_argument("--redact-identifiers", action="store_true", help="pseudonymize server and tool names")
     dif = sub.add_parser("diff", help="compare two snapshots", allow_abbrev=False)
     dif.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="emit the diff as JSON")
-    dif.add_argument("old", help="the earlier snapshot (wslmcp profile snapshot)")
-    dif.add_argument("new", help="the later snapshot")
+    dif.add_argument("old", metavar="OLD", help="the earlier snapshot (wslmcp profile snapshot)")
+    dif.add_argument("new", metavar="NEW", help="the later snapshot")
     dif.add_argument(
         "--fail-on-growth",
         metavar="PCT",
