@@ -92,7 +92,7 @@ def test_every_help_has_one_width_and_one_wording(monkeypatch: pytest.MonkeyPatc
         f"{name}: {line}" for name, text in helps.items() for line in text.splitlines() if len(line) > WIDTH
     ]
     assert too_long == []
-    assert [name for name, text in helps.items() if f"-h, --help" in text and HELP_LINE not in text] == []
+    assert [name for name, text in helps.items() if "-h, --help" in text and HELP_LINE not in text] == []
     assert "WSL_PROCESS_OUTPUT_BYTES  default: 1048576" in helps["wslmcp shell"]  # a column for every name
 
 
