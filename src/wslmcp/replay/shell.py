@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,12 +43,25 @@ EARLIER_REPLY_PARTS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: counts written ``2 process(es)``, ``1 entrie(s)`` (and ``line(s) 3, 5``): today one or many
+_EARLIER_COUNT = re.compile(r"\b(\d+) ([a-z ]*?)(entrie|process|[a-z]+)\((s|es)\)")
+_EARLIER_LINES = re.compile(r"\bline\(s\) (\d+(?:, \d+)*)")
+
+
+def _counted(m: re.Match[str]) -> str:
+    n, words, noun, plural = int(m[1]), m[2], m[3], m[4]
+    one = "entry" if noun == "entrie" else noun
+    return f"{n} {words}{one if n == 1 else noun + plural}"
+
+
 def as_today(expected: Mapping[str, Any]) -> dict[str, Any]:
     """An expected reply with the earlier wordings in its text read as today's."""
     text = expected.get("text")
     if isinstance(text, str):
         for earlier, today in EARLIER_REPLY_PARTS:
             text = text.replace(earlier, today)
+        text = _EARLIER_COUNT.sub(_counted, text)
+        text = _EARLIER_LINES.sub(lambda m: ("line " if "," not in m[1] else "lines ") + m[1], text)
     return {**expected, "text": text}
 
 

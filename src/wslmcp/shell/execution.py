@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from wslmcp.shell.output import Kept, Stream, left_out, shown
 from wslmcp.shell.runner import Run, quote
+from wslmcp.wording import counted
 
 CWD_FAILURE = "wslmcp: cannot enter the working directory"
 KILL = 9  # what every deadline and cap kills with
@@ -217,7 +218,7 @@ def shape(run: Run, out: Kept, err: Kept, *, max_chars: int, cap: int, marker: s
 
 
 def _processes(names: tuple[str, ...]) -> str:
-    return f"{len(names)} process(es): {', '.join(names)}"
+    return f"{counted(len(names), 'process', 'processes')}: {', '.join(names)}"
 
 
 def describe_kill(outcome: ExecOutcome, transport_kind: str, sandboxed: bool = False) -> str:
@@ -235,7 +236,7 @@ def describe_kill(outcome: ExecOutcome, transport_kind: str, sandboxed: bool = F
     if outcome.sweep_error:
         return f"{first}; the sweep inside the distro failed, so processes may survive: {outcome.sweep_error}"
     if outcome.swept:
-        return f"{first}, and {len(outcome.swept)} process(es) {where}: {', '.join(outcome.swept)}"
+        return f"{first}, and {counted(len(outcome.swept), 'process', 'processes')} {where}: {', '.join(outcome.swept)}"
     return f"{first}; no process of this command was left {where}"
 
 

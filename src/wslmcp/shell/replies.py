@@ -40,6 +40,7 @@ from wslmcp.shell.results import (
     Wrote,
 )
 from wslmcp.shell.status import status_line
+from wslmcp.wording import counted
 
 
 def shown_path(path: str, resolved: str) -> str:
@@ -246,13 +247,13 @@ def _opened(o: Opened) -> str:
 def _sessions(s: Sessions) -> str:
     if not s.rows:
         return "No open sessions. Open one with wsl_connect, or omit 'session' to run a one-off command."
-    lines = [f"{len(s.rows)} open session(s) (of at most {s.limit}):"]
+    lines = [f"{counted(len(s.rows), 'open session')} (of at most {s.limit}):"]
     for row in s.rows:
         opened = datetime.fromtimestamp(row.opened_wall, UTC).isoformat(timespec="seconds")
         lines += [
             "",
             f"{row.session}  →  {s.endpoint}",
-            f"    cwd: {row.cwd or '(login default)'}  ·  {row.commands} command(s)  ·  idle {row.idle_s}s "
+            f"    cwd: {row.cwd or '(login default)'}  ·  {counted(row.commands, 'command')}  ·  idle {row.idle_s}s "
             f"(forgotten in {row.left_s}s)  ·  opened {opened}" + ("  ·  busy" if row.busy else ""),
         ]
     return "\n".join(lines)
@@ -326,9 +327,13 @@ def _stopped(v: View, e: Ending) -> str:
     if e.already_ended:
         lines[0] = lines[0].replace(f"{v.id} ", f"{v.id} had already ended: ", 1)
         if killed:
-            lines.append(f"Killed {len(killed)} process(es) it left running: {', '.join(killed)}.")
+            lines.append(
+                f"Killed {counted(len(killed), 'process', 'processes')} it left running: {', '.join(killed)}."
+            )
     elif killed:
-        lines.append(f"Signalled {len(killed)} process(es) inside the distro: {', '.join(killed)}.")
+        lines.append(
+            f"Signalled {counted(len(killed), 'process', 'processes')} inside the distro: {', '.join(killed)}."
+        )
     if not e.already_ended and len(e.sent) > 1:
         lines.append(f"Part of the tree outlived {e.signal} by {GRACE_S:g} s: it was sent KILL.")
     if e.survivors:
@@ -345,7 +350,9 @@ def _processes(r: Processes) -> str:
     if not r.rows:
         return f"No background processes. Start one with wsl_start (at most {r.limit} run at once)."
     running = sum(1 for v in r.rows if v.state == "running")
-    lines = [f"{len(r.rows)} background process(es), {running} running (at most {r.limit} at once):"]
+    lines = [
+        f"{counted(len(r.rows), 'background process', 'background processes')}, {running} running (at most {r.limit} at once):"
+    ]
     for v in r.rows:
         row = f"{process_status(v)} · {format_bytes(v.output_bytes)} · {v.command}"
         if v.id in r.last:
@@ -357,7 +364,7 @@ def _processes(r: Processes) -> str:
 def _edited(e: Edited) -> str:
     counts = ", ".join(str(c) for c in e.counts)
     said = "Dry run, nothing was written: would edit" if e.dry_run else "Edited"
-    head = f"{said} {shown_path(e.path, e.resolved)}: {len(e.counts)} edit(s), replacements {counts}; {e.size_before} → {e.size_after} bytes"
+    head = f"{said} {shown_path(e.path, e.resolved)}: {counted(len(e.counts), 'edit')}, replacements {counts}; {e.size_before} → {e.size_after} bytes"
     if not e.diff:
         return head + "\nThe edits leave the file as it was; nothing was written."
     more = f"\n… {e.left_out} more diff lines" if e.left_out else ""
@@ -370,12 +377,12 @@ def _mismatch(m: EditMismatch) -> str:
     shown = quoted(old, 80).replace("\n", "\\n")
     lines = [
         f'wsl_edit_file changed nothing: edit {x.index + 1} of {m.edits} (oldText "{shown}") matched '
-        f"{x.found} time(s), expected {x.expected}."
+        f"{counted(x.found, 'time')}, expected {x.expected}."
     ]
     if x.found:
         where = ", ".join(str(n) for n in x.lines) + (" …" if x.found > len(x.lines) else "")
         lines.append(
-            f"Matches start at line(s) {where}: add surrounding text to oldText to pick one, or set "
+            f"Matches start at {'line' if len(x.lines) == 1 else 'lines'} {where}: add surrounding text to oldText to pick one, or set "
             f"expectedReplacements to {x.found}."
         )
     elif x.changed_by_earlier:
@@ -651,7 +658,7 @@ def render_listing(path: str, listing: Listing) -> str:
     shown = shown_path(path, listing.target.resolved)
     if listing.total == 0:
         return f"{shown} is empty."
-    head = f"{shown} — {listing.total} entrie(s)"
+    head = f"{shown} — {counted(listing.total, 'entry', 'entries')}"
     if listing.truncated:
         head += f", showing the first {len(listing.entries)} by name"
     lines = [head + ":", ""]
