@@ -6,10 +6,10 @@ argument vector, WSL_UTF8, UTF-16LE decoding of wsl.exe's own output, timeouts t
 
 from __future__ import annotations
 
-import re
 import asyncio
 import getpass
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
