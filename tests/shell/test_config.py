@@ -182,7 +182,22 @@ def test_a_malformed_value_fails_startup_with_nothing_on_stdout() -> None:
 def test_check_without_a_distro_fails() -> None:
     done = _run_cli({}, "--check")
     assert done.returncode == 1
-    assert "No WSL distro is registered" in done.stdout
+    # this machine is plain Linux: as wsl_list_hosts says, any label turns the tools on
+    assert "No WSL_DISTRO is set, and this machine is plain Linux" in done.stdout
+    assert "set WSL_DISTRO to any label" in done.stdout
+
+
+def test_the_setup_texts_name_every_optional_variable() -> None:
+    from wslmcp.shell.config import VARIABLES
+    from wslmcp.shell.replies import LINUX_SETUP_TEXT, SETUP_TEXT
+
+    for text in (SETUP_TEXT, LINUX_SETUP_TEXT):
+        optional = text[text.index("Optional") :].replace("\n", " ")
+        missing = [
+            name for name, _ in VARIABLES if name not in ("WSL_DISTRO", "WSL_USER") and name not in optional
+        ]
+        assert missing == []
+        assert max(len(line) for line in text.splitlines()) <= 100
 
 
 def test_check_with_the_local_transport_probes_and_prints_ok() -> None:

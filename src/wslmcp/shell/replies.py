@@ -4,12 +4,13 @@ error flag. The texts are pinned by the scenarios' expected replies and the test
 
 from __future__ import annotations
 
+import textwrap
 from datetime import UTC, datetime
 from typing import Any
 
 from wslmcp.arguments import quoted
 from wslmcp.catalogue import Reply, error_reply
-from wslmcp.shell.config import ShellConfig
+from wslmcp.shell.config import VARIABLES, ShellConfig
 from wslmcp.shell.edits import MIN_SIMILARITY
 from wslmcp.shell.execution import CWD_FAILURE, signal_words
 from wslmcp.shell.execution import render as render_exec
@@ -627,7 +628,7 @@ def render_check(c: Checked) -> tuple[str, bool]:
     """The ``--check`` report and whether it passed."""
     cfg = c.config
     if not cfg.configured:
-        return "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER).", False
+        return UNCONFIGURED_CHECK_ON_LINUX if c.plain_linux else UNCONFIGURED_CHECK, False
     lines = [f"Checking {cfg.name}  →  {c.endpoint}  (transport: {c.transport_kind})", ""]
     pad = " " * 10
     if c.failure is not None and not c.probed:
@@ -674,29 +675,42 @@ def render_listing(path: str, listing: Listing) -> str:
     return "\n".join(lines)
 
 
-SETUP_TEXT = """No WSL distro is registered for this server, so every other tool answers "not configured".
+def _optional() -> str:
+    """Every variable but the distro and the user (``config.VARIABLES``, the one list), wrapped."""
+    names = [name for name, _ in VARIABLES if name not in ("WSL_DISTRO", "WSL_USER")]
+    return textwrap.fill(
+        "Optional (defaults: wslmcp shell --help): " + ", ".join(names) + ".", 100, break_on_hyphens=False
+    )
+
+
+_RESTART = (
+    "Restart this server after changing it: environment variables are fixed for the life of the process."
+)
+
+SETUP_TEXT = f"""No WSL distro is registered for this server, so every other tool answers "not configured".
 
 Add the distro (as `wsl -l -q` prints it) and, optionally, the Linux user to this server's entry in
 the MCP client configuration:
 
-  "env": { "WSL_DISTRO": "Ubuntu", "WSL_USER": "dev" }
+  "env": {{ "WSL_DISTRO": "Ubuntu", "WSL_USER": "dev" }}
 
-WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
-WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
-WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
-WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every command runs under bubblewrap),
-WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
-Restart this server after changing it — environment variables are fixed for the life of the process."""
+WSL_DISTRO is the whole minimum.
+{_optional()}
+{_RESTART}"""
 
-LINUX_SETUP_TEXT = """This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other
+LINUX_SETUP_TEXT = f"""This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other
 tool answers "not configured".
 
 On Linux the server runs commands on this machine itself, as the user running it, in a local login
 bash. Set WSL_DISTRO to any label to turn the tools on (WSL_USER, if set, must be that user):
 
-  "env": { "WSL_DISTRO": "local" }
+  "env": {{ "WSL_DISTRO": "local" }}
 
-Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY, WSL_ALLOW_SUDO, WSL_ALLOW_COMMANDS,
-WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS, WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES,
-WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES, WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL. Restart this server after changing it: environment variables are fixed for the
-life of the process."""
+{_optional()}
+{_RESTART}"""
+
+UNCONFIGURED_CHECK = "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER)."
+UNCONFIGURED_CHECK_ON_LINUX = (
+    "No WSL_DISTRO is set, and this machine is plain Linux (no WSL): set WSL_DISTRO to any label "
+    '("local") to run commands here, as the user running the server.'
+)

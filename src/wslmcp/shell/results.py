@@ -207,6 +207,7 @@ class Checked:
     config: ShellConfig
     endpoint: str
     transport_kind: str
+    plain_linux: bool = False  # no WSL here: an unconfigured server says any label works
     state: DistroState | None = None
     failure: str | None = None
     refused: Refused | None = None

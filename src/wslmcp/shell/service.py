@@ -912,7 +912,7 @@ class ShellService:
 
     async def check(self) -> results.Checked:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
-        checked = results.Checked(self.config, self._endpoint(), self.transport_kind)
+        checked = results.Checked(self.config, self._endpoint(), self.transport_kind, self.plain_linux)
         if not self.config.configured:
             return checked
         runner, _ = self._require()
