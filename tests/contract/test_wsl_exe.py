@@ -116,6 +116,30 @@ async def test_capture_is_capped_but_counted_and_a_sink_takes_stdout(rig: WslRig
     assert sunk.stdout == b"" and bytes(sink) == bytes(range(256)) * 4
 
 
+async def test_sinks_take_stdout_and_stderr_as_they_come(rig: WslRig) -> None:
+    out, err = bytearray(), bytearray()
+    ex = await rig.wsl.run(replace(CONTRACT_CALLS["bytes"], stdout_sink=out.extend, stderr_sink=err.extend))
+    assert (ex.stdout, ex.stderr, bytes(out), bytes(err)) == (b"", b"", b"\x00\xff\r\n", b"err\xfe")
+    assert (ex.stdout_total, ex.stderr_total, ex.exit_code) == (4, 4, 5)
+
+
+async def test_a_recording_keeps_what_a_stderr_sink_took(
+    recorded_standin: tuple[WslStandIn, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s, _ = recorded_standin
+    for key, value in s.env().items():
+        monkeypatch.setenv(key, value)
+    writer = ScenarioWriter(tmp_path / "rec", "sinks", "a call whose streams went to sinks", SystemClock())
+    out, err = bytearray(), bytearray()
+    call = CONTRACT_CALLS["bytes"]
+    await RecordingWslExe(WslExeCli("wsl.exe"), writer).run(
+        replace(call, stdout_sink=out.extend, stderr_sink=err.extend)
+    )
+    writer.commit()
+    replayed = await FakeWslExe(Scenario.load(tmp_path / "rec")).run(call)
+    assert (replayed.stdout, replayed.stderr) == (bytes(out), bytes(err)) == (b"\x00\xff\r\n", b"err\xfe")
+
+
 async def test_its_own_failure_is_an_exit_status_with_a_decodable_message(rig: WslRig) -> None:
     ex = await rig.wsl.run(CONTRACT_CALLS["unknown distro"])
     assert ex.exit_code == rig.own_failure_exit
