@@ -63,8 +63,8 @@ class FakeWslExe:
 
     Identical requests recorded several times are answered in recorded order; once they are used
     up the last answer repeats (a host query asked again). Anything else is a ``ReplayMiss``.
-    Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` receives the
-    recorded stdout. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
+    Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` and
+    ``stderr_sink`` receive the recorded streams. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
     deadline (``timed_out``) and the output cap (``overflowed``) are replayed as recorded. A live
     call (``looks``: a background process) matches a recorded one with looks by its args alone, and
     hands over its stdout look by look as recorded (``_live``).
@@ -102,7 +102,7 @@ class FakeWslExe:
             )
         ]
         if not matches:
-            asked = f"{self.executable} {' '.join(args)[:200]}"
+            asked = f"{self.executable} {_ends(' '.join(args))}"
             offered = [f"{self.executable} {' '.join(item.args)[:120]}" for item in self._items]
             if self._on_miss is not None:
                 self._on_miss(args)
@@ -114,7 +114,7 @@ class FakeWslExe:
         exchange = Exchange(
             argv=(self.executable, *args),
             stdout=b"" if call.stdout_sink is not None else out[:max_output],
-            stderr=err[:max_output],
+            stderr=b"" if call.stderr_sink is not None else err[:max_output],
             exit_code=None if item.timed_out else item.exit_code,
             duration_s=item.duration_ms / 1000.0,
             timed_out=item.timed_out,
@@ -127,6 +127,8 @@ class FakeWslExe:
             return await _live(call, call.looks, item.looks or (), out[:max_output], exchange)
         if call.stdout_sink is not None:
             call.stdout_sink(out[:max_output])
+        if call.stderr_sink is not None:
+            call.stderr_sink(err[:max_output])
         return exchange
 
     def _bytes(self, stream: Stream | None) -> bytes:
@@ -163,6 +165,11 @@ async def _live(
             feeding.cancel()
             await asyncio.gather(feeding, return_exceptions=True)
     return exchange
+
+
+def _ends(text: str, keep: int = 120) -> str:
+    """``text``, or its start and its end when it is long (a command's script ends with its command)."""
+    return text if len(text) <= 2 * keep else f"{text[:keep]} … {text[-keep:]}"
 
 
 def _total(stream: Stream | None, data: bytes) -> int:
@@ -247,7 +254,17 @@ class RecordingWslExe:
                     out_file.write(data)
                     sink(data)
 
-            ex = await self.inner.run(replace(call, stdin=source or stdin, stdout_sink=tee))
+            err_sink, err_seen = call.stderr_sink, bytearray()
+            tee_err: ByteSink | None = None
+            if err_sink is not None:
+
+                def tee_err(data: bytes) -> None:
+                    err_seen.extend(data)
+                    err_sink(data)
+
+            ex = await self.inner.run(
+                replace(call, stdin=source or stdin, stdout_sink=tee, stderr_sink=tee_err)
+            )
             if stdout_sink is None:
                 out_file.write(ex.stdout)
         digest = None
@@ -255,7 +272,8 @@ class RecordingWslExe:
             digest = source.drain()
         elif isinstance(stdin, bytes):
             digest = hashlib.sha256(stdin).hexdigest()
-        self.writer.add_exchange(self.boundary, self._record(args, digest, ex, out_rel, out_path))
+        kept = replace(ex, stderr=bytes(err_seen)) if err_sink is not None else ex
+        self.writer.add_exchange(self.boundary, self._record(args, digest, kept, out_rel, out_path))
         return ex
 
     async def _live(self, call: WslCall, looks: Looks) -> Exchange:

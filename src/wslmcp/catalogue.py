@@ -8,6 +8,7 @@ and answer with ``Reply``; ``wslmcp.serving`` turns them into the SDK's server, 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -96,6 +97,11 @@ def error_reply(code: str, message: str) -> Reply:
     return Reply(message, {"error": {"code": code, "message": message}}, is_error=True)
 
 
+def json_reply(payload: Mapping[str, Any], *, is_error: bool = False) -> Reply:
+    """An answer whose text is the compact JSON of its ``structuredContent``."""
+    return Reply(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), payload, is_error)
+
+
 def invalid_arguments_message(tool: str, detail: str) -> str:
     return f"{INVALID_ARGUMENTS_LEAD}{tool}: {detail}"
 
@@ -114,9 +120,17 @@ class ServerSpec:
     name: str
     instructions: str
     tools: tuple[ToolSpec, ...]
+    json_text: bool = False
+    """Every answer's text is the JSON of its ``structuredContent`` (observe's), errors included;
+    otherwise an error's text is its message (shell's)."""
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
+
+    def error(self, code: str, message: str) -> Reply:
+        """A tool error of this server, its text in the server's one form."""
+        reply = error_reply(code, message)
+        return json_reply(reply.structured, is_error=True) if self.json_text else reply
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ and the session loop ``wslmcp.stdio`` runs it in. The only area code that import
     schema (``wslmcp.arguments``) before the dispatch runs; a failure, or an ``InvalidArguments``
     the dispatch raises before doing anything, is answered as the negotiated revision says
     (``protocol.argument_errors_are_results``): from 2025-11-25 on a tool result with
-    ``isError: true``, the message as text and ``{"error": {"code": "invalid_arguments",
-    "message"}}`` as ``structuredContent``; before it JSON-RPC -32602. A twin's replay miss is a
+    ``isError: true``, ``{"error": {"code": "invalid_arguments", "message"}}`` as
+    ``structuredContent`` and as text the server's form of an error (the message, or for a
+    ``json_text`` server that JSON); before it JSON-RPC -32602. A twin's replay miss is a
     JSON-RPC error ``replay miss: …``; any other exception is a tool error naming it (one line on
     stderr, no traceback). The server advertises exactly what it serves: ``tools``.
     When the client declared form elicitation, the dispatch gets an ``Ask`` (``asker``): before
@@ -57,7 +58,6 @@ from wslmcp.catalogue import (
     Question,
     Reply,
     ServerSpec,
-    error_reply,
     invalid_arguments_message,
 )
 from wslmcp.catalogue import Answer as Said
@@ -75,12 +75,13 @@ def to_result(answer: Reply) -> types.CallToolResult:
     )
 
 
-def invalid_arguments(tool: str, detail: str, version: str) -> types.CallToolResult:
-    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25)."""
+def invalid_arguments(spec: ServerSpec, tool: str, detail: str, version: str) -> types.CallToolResult:
+    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25);
+    as a result, its text is in the server's form (``ServerSpec.json_text``)."""
     message = invalid_arguments_message(tool, detail)
     if not protocol.argument_errors_are_results(version):
         raise MCPError(INVALID_PARAMS, message)
-    return to_result(error_reply(INVALID_ARGUMENTS, message))
+    return to_result(spec.error(INVALID_ARGUMENTS, message))
 
 
 def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:
@@ -190,7 +191,7 @@ def build_server(
                 check_schema(tool.name, tool.input_schema, arguments)
                 answer = await dispatch(tool.name, arguments, _progress(ctx), asker(ctx, params))
             except InvalidArguments as exc:
-                return invalid_arguments(tool.name, str(exc), ctx.protocol_version)
+                return invalid_arguments(spec, tool.name, str(exc), ctx.protocol_version)
             except AnswerLater as later:  # 2026-07-28: the client asks the person, then calls again
                 return input_required(later.question)
             except Exception as exc:
@@ -199,7 +200,7 @@ def build_server(
                     raise MCPError(types.INTERNAL_ERROR, replay_miss.message(miss)) from None
                 say(f"{tool.name} failed: {type(exc).__name__}: {exc}")
                 return to_result(
-                    error_reply("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
+                    spec.error("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
                 )
         if missed:  # the call met a miss and carried on: its answer is not what was recorded
             raise MCPError(types.INTERNAL_ERROR, replay_miss.message(missed[0]))

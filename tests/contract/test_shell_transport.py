@@ -36,6 +36,20 @@ async def test_streams_and_exit_code(transport: ShellTransport) -> None:
     assert (ex.stdout, ex.stderr, ex.exit_code, ex.timed_out) == (b"out\n", b"err\n", 7, False)
 
 
+async def test_both_streams_go_to_their_sinks_up_to_the_cap(transport: ShellTransport) -> None:
+    out, err = bytearray(), bytearray()
+    ex = await transport.run(
+        ScriptCall("seq 1 100000; echo err >&2", timeout_s=30, stdout_sink=out.extend, stderr_sink=err.extend)
+    )
+    assert (ex.stdout, ex.stderr, ex.exit_code, bytes(err)) == (b"", b"", 0, b"err\n")
+    assert bytes(out) == b"".join(b"%d\n" % n for n in range(1, 100001)) and ex.stdout_total == len(out)
+    capped = bytearray()
+    flood = await transport.run(
+        ScriptCall("cat /dev/zero", timeout_s=30, max_output=10_000, stdout_sink=capped.extend)
+    )
+    assert flood.overflowed and len(capped) == 10_000 and flood.stdout_total > 10_000
+
+
 async def test_the_script_arrives_verbatim_in_a_login_shell(transport: ShellTransport) -> None:
     ex = await transport.run(
         ScriptCall("shopt -q login_shell && printf '%s|%s|%s\\n' 'x\\y' \"$HOME\" '%PATH%'", timeout_s=30)

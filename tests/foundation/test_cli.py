@@ -64,6 +64,16 @@ def test_no_arguments_prints_the_help() -> None:
     assert result.returncode == 0 and result.stdout.startswith("usage: wslmcp") and result.stderr == ""
 
 
+@pytest.mark.parametrize("name", ["scenario", "eval"])
+def test_a_command_of_subcommands_alone_prints_its_help(name: str) -> None:
+    result = wslmcp(name)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert (
+        result.stdout.startswith(f"usage: wslmcp {name}")
+        and "show this help message and exit" in result.stdout
+    )
+
+
 @pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="recording needs a real Linux /proc")
 def test_record_validate_replay(tmp_path: Path) -> None:
     out = tmp_path / "s"
@@ -123,3 +133,12 @@ def test_list_and_show_bundled(repo: Path) -> None:
     assert listed.returncode == 0 and "linux-recorded" in listed.stdout
     shown = wslmcp("scenario", "show", str(repo / "scenarios" / "linux-recorded"))
     assert shown.returncode == 0 and "checks:      procfs-replay" in shown.stdout
+
+
+@pytest.mark.parametrize("action", ["list", "validate", "replay", "show"])
+def test_a_scenario_path_that_is_no_directory_says_so(action: str, tmp_path: Path) -> None:
+    missing = wslmcp("scenario", action, str(tmp_path / "absent"))
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert missing.stderr == f"wslmcp scenario: {tmp_path / 'absent'}: no such directory\n"
+    (tmp_path / "file").write_text("")
+    assert wslmcp("scenario", action, str(tmp_path / "file")).stderr.endswith(": not a directory\n")

@@ -118,6 +118,9 @@ def _grading_arguments(p: ArgumentParser) -> None:
 
 def main(argv: Sequence[str]) -> int:
     p = _build()
+    if not argv:  # a command of subcommands alone: its help, as `wslmcp` alone gives
+        p.print_help()
+        return 0
     args = p.parse_args(list(argv))
     if args.command == "checks":
         return _checks(args.json)
@@ -349,9 +352,17 @@ def _trace_jobs(p: ArgumentParser, args: argparse.Namespace) -> list[Job]:
     cases_file = Path(args.cases) if args.cases else None
     if cases_file is None and replay_dir is not None and (replay_dir / "eval" / "cases.json").is_file():
         cases_file = replay_dir / "eval" / "cases.json"
+    if args.case is not None and cases_file is None:
+        where = (
+            f"{replay_dir} has no eval/cases.json"
+            if replay_dir is not None
+            else "no --scenario DIR was given"
+        )
+        p.error(f"--case {args.case} needs a cases file: pass --cases FILE ({where})")
     cases = load_cases(cases_file) if cases_file else {}
     if args.case is not None and args.case not in cases:
-        raise CaseError(str(cases_file or "(no cases file)"), "cases", f"a case named {args.case!r}")
+        known = ", ".join(sorted(cases)) or "none"
+        raise CaseError(str(cases_file), "cases", f"one of the cases it holds ({known})", args.case)
     case = cases[args.case] if args.case else None
     files = _trace_files(p, args.traces)
     stems = [f.stem for f in files]

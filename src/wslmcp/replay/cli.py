@@ -163,6 +163,9 @@ def _within(kind: Callable[[str], float], low: int, high: int) -> Callable[[str]
 
 
 def main(argv: Sequence[str]) -> int:
+    if not argv:  # a command of subcommands alone: its help, as `wslmcp` alone gives
+        _build().print_help()
+        return 0
     args = _build().parse_args(list(argv))
     try:
         handler = {"list": _list, "show": _show, "validate": _validate, "replay": _replay, "record": _record}

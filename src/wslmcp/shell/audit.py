@@ -4,7 +4,8 @@
 when the log cannot be written. A line holds:
 
 ``time`` (UTC, ISO 8601), ``tool``, ``session`` (or null), ``subjects`` (what the guard judged,
-in order: ``{"command": …, "cwd": …}`` or ``{"path": …, "access": …}``, secrets redacted; a
+in order: ``{"command": …, "cwd": …}`` or ``{"path": …, "access": …}``, secrets redacted, each
+text at most ``AUDIT_TEXT_CHARS`` characters and ``… (N more characters)``; a
 background process read or stopped is ``{"process": …, "command": …}``),
 ``verdict`` (``allow`` or ``reject``) and ``rule`` (the first refusal's rule, else null),
 ``exit_code`` (when a command ran), ``duration_ms``, ``bytes_in`` (bytes the caller sent: a
@@ -42,6 +43,7 @@ from wslmcp.shell.replies import render
 from wslmcp.shell.results import Noted, Ran, Refusal, Result
 
 REDACTED = "***"
+AUDIT_TEXT_CHARS = 4096  # of a command, path or directory; the rest is counted (``bytes_in`` has the size)
 
 _SECRET_NAME = r"(?:[A-Za-z0-9_]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth|credential|session[_-]?key|client[_-]?secret))"
 _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -222,8 +224,14 @@ def acted_on(subject: dict[str, str | None]) -> None:
 def _note(subject: dict[str, str | None], decision: Decision) -> Decision:
     call = _CURRENT.get()
     if call is not None:
-        call.judged({k: (redact(v) if isinstance(v, str) else v) for k, v in subject.items()}, decision)
+        call.judged({k: _kept(v) if isinstance(v, str) else v for k, v in subject.items()}, decision)
     return decision
+
+
+def _kept(text: str) -> str:
+    """What the log keeps of a subject's text: redacted, and at most ``AUDIT_TEXT_CHARS``
+    characters with how many more there were (a refused 1 MB command is one line of a few KB)."""
+    return quoted(redact(text), AUDIT_TEXT_CHARS)
 
 
 class AuditedGuard(Guard):

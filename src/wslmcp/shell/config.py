@@ -34,6 +34,8 @@ FALSE_WORDS = ("false", "0", "no", "off")
 
 DEFAULT_EXEC_TIMEOUT_MS = 60_000
 DEFAULT_MAX_OUTPUT = 100_000
+DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024 * 1024
+MAX_OUTPUT_CAP_BYTES = 64 * 1024 * 1024 * 1024
 DEFAULT_MAX_READ_BYTES = 200_000
 MAX_EXEC_TIMEOUT_MS = 24 * 3600 * 1000
 DEFAULT_MAX_PROCESSES = 8
@@ -64,6 +66,7 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_ALLOWED_PATHS", "(any path)"),
     ("WSL_EXEC_TIMEOUT_MS", str(DEFAULT_EXEC_TIMEOUT_MS)),
     ("WSL_MAX_OUTPUT", str(DEFAULT_MAX_OUTPUT)),
+    ("WSL_OUTPUT_CAP_BYTES", str(DEFAULT_OUTPUT_CAP_BYTES)),
     ("WSL_MAX_READ_BYTES", str(DEFAULT_MAX_READ_BYTES)),
     ("WSL_MAX_PROCESSES", str(DEFAULT_MAX_PROCESSES)),
     ("WSL_PROCESS_OUTPUT_BYTES", str(DEFAULT_PROCESS_OUTPUT_BYTES)),
@@ -95,6 +98,7 @@ class ShellConfig:
     policy: Policy
     exec_timeout_ms: int = DEFAULT_EXEC_TIMEOUT_MS
     max_output: int = DEFAULT_MAX_OUTPUT
+    output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES  # background processes running at once
     process_output_bytes: int = DEFAULT_PROCESS_OUTPUT_BYTES  # output ring of each
@@ -109,11 +113,6 @@ class ShellConfig:
     @property
     def configured(self) -> bool:
         return self.distro is not None
-
-    @property
-    def hard_output_cap(self) -> int:
-        """Bytes per stream past which a running command is killed (4 bytes per allowed character)."""
-        return self.max_output * 4
 
     @property
     def user_label(self) -> str:
@@ -328,6 +327,9 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         policy=policy,
         exec_timeout_ms=_integer(env, "WSL_EXEC_TIMEOUT_MS", DEFAULT_EXEC_TIMEOUT_MS, MAX_EXEC_TIMEOUT_MS),
         max_output=_integer(env, "WSL_MAX_OUTPUT", DEFAULT_MAX_OUTPUT, MAX_OUTPUT_LIMIT),
+        output_cap_bytes=_integer(
+            env, "WSL_OUTPUT_CAP_BYTES", DEFAULT_OUTPUT_CAP_BYTES, MAX_OUTPUT_CAP_BYTES
+        ),
         max_read_bytes=_integer(env, "WSL_MAX_READ_BYTES", DEFAULT_MAX_READ_BYTES, MAX_READ_LIMIT),
         max_processes=_integer(env, "WSL_MAX_PROCESSES", DEFAULT_MAX_PROCESSES, MAX_PROCESSES_LIMIT),
         process_output_bytes=_integer(

@@ -41,7 +41,7 @@ OPERATIONS: dict[str, Operation] = {
         a["path"], _edits(a["edits"]), a.get("dryRun", False), a.get("session")
     ),
     "wsl_search": lambda s, a, p: s.search(
-        a["pattern"],
+        a.get("pattern"),
         a.get("path"),
         glob=a.get("glob"),
         literal=a.get("literal", False),

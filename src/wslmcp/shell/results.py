@@ -34,12 +34,12 @@ class Failed:
 
 @dataclass(frozen=True)
 class Ran:
-    """A wsl_exec command ran (to its end, its deadline or the output cap)."""
+    """A wsl_exec command ran (to its end, its deadline or the output's safety cap)."""
 
     outcome: ExecOutcome
     timeout_ms: int
     max_chars: int
-    hard_cap: int
+    cap: int
     transport_kind: str
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
@@ -138,6 +138,8 @@ class Searched:
     next_offset: int | None
     found: int
     cut: str | None
+    files: tuple[str, ...] | None = None  # a search by name (no pattern): the page of files found
+    glob: str | None = None
 
     @property
     def truncated(self) -> bool:
@@ -208,6 +210,7 @@ class Checked:
     config: ShellConfig
     endpoint: str
     transport_kind: str
+    plain_linux: bool = False  # no WSL here: an unconfigured server says any label works
     state: DistroState | None = None
     failure: str | None = None
     refused: Refused | None = None

@@ -24,7 +24,7 @@ from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, aud
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
-from wslmcp.shell.execution import build_script, cwd_marker, shape
+from wslmcp.shell.execution import build_script, cwd_marker, kept_streams, shape
 from wslmcp.shell.files import FileChanged, FileTools
 from wslmcp.shell.guard import Decision, Guard
 from wslmcp.shell.guard.paths import normalize
@@ -51,10 +51,13 @@ from wslmcp.shell.search import (
     MAX_CONTEXT,
     MAX_OUTPUT,
     MAX_RESULTS,
+    BadGlob,
     Match,
     Matches,
     Query,
+    check_glob,
     engine_of,
+    files_of,
     search_script,
 )
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
@@ -453,21 +456,26 @@ class ShellService:
         self.log.debug(
             "running command", command=command, cwd=cwd, timeout_ms=timeout_ms, unconfined=unconfined
         )
+        out, err = kept_streams(self.config.max_output)
         call = ScriptCall(
-            build_script(command, cwd=cwd, marker=marker),
+            build_script(command, cwd=cwd, marker=marker, token=token),
             timeout_s=timeout_ms / 1000,
-            max_output=self.config.hard_output_cap,
+            max_output=self.config.output_cap_bytes,
+            stdout_sink=out,
+            stderr_sink=err,
             cwd=cwd,
             confine="none" if unconfined else "own",
         )
         if progress is None:
             run = await runner.run(call, token=token)
         else:
-            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token)
-        outcome = shape(run, max_chars=self.config.max_output, marker=marker)
+            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token, out)
+        cap = self.config.output_cap_bytes
+        outcome = shape(run, out, err, max_chars=self.config.max_output, cap=cap, marker=marker)
         self.log.info(
             "command finished",
             exit_code=outcome.exit_code,
+            signal=outcome.status.signal,
             duration_ms=outcome.duration_ms,
             timed_out=outcome.timed_out,
             killed=len(outcome.killed),
@@ -490,7 +498,7 @@ class ShellService:
             outcome,
             timeout_ms=timeout_ms,
             max_chars=self.config.max_output,
-            hard_cap=self.config.hard_output_cap,
+            cap=self.config.output_cap_bytes,
             transport_kind=self.transport_kind,
             cwd=shown_cwd,
             cwd_note=note,
@@ -661,15 +669,18 @@ class ShellService:
             async with self._using(sess):
                 token = runner.tokens()
                 marker = cwd_marker(token)
+                out, err = kept_streams(self.config.max_output)
                 run = await runner.run(
                     ScriptCall(
-                        build_script("pwd", cwd=start, marker=marker),
+                        build_script("pwd", cwd=start, marker=marker, token=token),
                         timeout_s=self.config.exec_timeout_ms / 1000,
                         max_output=1 << 16,
+                        stdout_sink=out,
+                        stderr_sink=err,
                     ),
                     token=token,
                 )
-                outcome = shape(run, max_chars=self.config.max_output, marker=marker)
+                outcome = shape(run, out, err, max_chars=self.config.max_output, cap=1 << 16, marker=marker)
                 if outcome.exit_code != 0 or outcome.reported_cwd is None:
                     said = outcome.stderr.text.strip() or (
                         "timed out" if outcome.timed_out else f"exit code {outcome.exit_code}"
@@ -822,7 +833,7 @@ class ShellService:
     @_answers("wsl_search")
     async def search(
         self,
-        pattern: str,
+        pattern: str | None,
         path: str | None = None,
         *,
         glob: str | None = None,
@@ -835,12 +846,13 @@ class ShellService:
     ) -> Result:
         runner, files = self._require()
         sess = self._session(session)
-        if "\n" in pattern or "\x00" in pattern:
+        if pattern is not None and ("\n" in pattern or "\x00" in pattern):
             raise ToolFailure("the pattern holds a line break or a NUL byte; matches are within one line")
-        if glob is not None and ("/" in glob or "{" in glob or "\x00" in glob):
-            raise ToolFailure(
-                f"glob matches file names ('*.py'), so it takes no '/' or braces: {quoted(glob)!r}"
-            )
+        if glob is not None:
+            try:
+                check_glob(glob)
+            except BadGlob as exc:
+                raise ToolFailure(f"the glob {quoted(glob)!r} cannot be read: {exc}") from None
         root = path or (sess.cwd if sess else None) or self.config.cwd or await self._home(runner)
         query = Query(pattern, literal, ignore_case, min(context_lines, MAX_CONTEXT), glob)
         files.check(root, "read", f"search {root}")
@@ -854,6 +866,17 @@ class ShellService:
             engine, out = engine_of(run.exchange.stdout)
         ex = run.exchange
         cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
+        if pattern is None:
+            listed = files_of(out)
+            return self._files_found(
+                listed,
+                root=root,
+                resolved=resolved,
+                query=query,
+                offset=offset,
+                max_results=max_results,
+                cut=cut,
+            )
         found = Matches(out, query.context, cut=cut is not None)
         if not found.total and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
             said = ex.stderr.decode("utf-8", "replace").strip()
@@ -869,6 +892,35 @@ class ShellService:
             end if found.total > end else None,
             found.total,
             cut,
+        )
+
+    def _files_found(
+        self,
+        found: list[str],
+        *,
+        root: str,
+        resolved: str,
+        query: Query,
+        offset: int,
+        max_results: int | None,
+        cut: str | None,
+    ) -> Result:
+        """A search by name: a page of the files found (those a file tool may read)."""
+        plain = Guard(self.guard.policy)
+        readable = [f for f in found if plain.check_path(f, "read").allowed]
+        page = readable[offset : offset + min(max_results or DEFAULT_RESULTS, MAX_RESULTS)]
+        end = offset + len(page)
+        self.log.debug("searched by name", files=len(readable), cut=cut)
+        return results.Searched(
+            root,
+            resolved,
+            (),
+            offset,
+            end if len(readable) > end else None,
+            len(readable),
+            cut,
+            files=tuple(page),
+            glob=query.glob,
         )
 
     async def _search(self, runner: Runner, root: str, query: Query) -> Run:
@@ -960,7 +1012,7 @@ class ShellService:
 
     async def check(self) -> results.Checked:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
-        checked = results.Checked(self.config, self._endpoint(), self.transport_kind)
+        checked = results.Checked(self.config, self._endpoint(), self.transport_kind, self.plain_linux)
         if not self.config.configured:
             return checked
         runner, _ = self._require()

@@ -100,6 +100,7 @@ _PROCESS = {
     "process": _STRING,
     "state": {"type": "string", "enum": ["running", "exited", "killed"]},
     "exitCode": nullable("integer"),
+    "signal": nullable("integer"),
     "runtimeMs": _INTEGER,
     "outputBytes": _INTEGER,
     "droppedBytes": _INTEGER,
@@ -216,6 +217,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         output_schema(
             {
                 "exitCode": nullable("integer"),
+                "signal": nullable("integer"),
                 "durationMs": _INTEGER,
                 "timedOut": _BOOLEAN,
                 "timeoutMs": _INTEGER,
@@ -304,7 +306,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             {"process": _PROCESS_ID, "signal": {"type": "string", "enum": ["INT", "TERM", "KILL"]}},
             ("process",),
         ),
-        output_schema({**_PROCESS, "signal": _STRING, "killed": _STRINGS}, ("process", "state", "exitCode")),
+        output_schema(
+            {**_PROCESS, "sent": _STRINGS, "killed": _STRINGS, "survivors": _STRINGS},
+            ("process", "state", "exitCode"),
+        ),
         _ENDS,
     ),
     ToolSpec(
@@ -440,14 +445,19 @@ TOOLS: tuple[ToolSpec, ...] = (
         "wsl_search",
         "Search files in WSL",
         "Search file contents under a path (default: the session's directory) with ripgrep, or grep: "
-        "regex or literal, glob on file names, context lines, pages of maxResults (default 100) from "
-        "offset. Skips binary files, .git and protected credential paths. Use it instead of grep -r or "
-        "rg in wsl_exec.",
+        "regex or literal, a glob to pick files, context lines, pages of maxResults (default 100) from "
+        "offset. Without pattern it finds files by name or path (glob). Skips binary files, .git and "
+        "protected credential paths. Use it instead of grep -r, rg or find in wsl_exec.",
         _arguments(
             {
-                "pattern": _text("Regular expression (ripgrep syntax), or text with literal."),
+                "pattern": _text(
+                    "Regular expression (ripgrep syntax), or text with literal; omit to find files."
+                ),
                 "path": _text("Absolute file or directory to search."),
-                "glob": _text("File name pattern, such as *.py."),
+                "glob": _text(
+                    "Files to search or find: a name (*.py, *.{py,md}) at any depth, or a path below "
+                    "path (src/**/*.py); a leading ! excludes."
+                ),
                 "literal": {"type": "boolean", "description": "Match pattern as plain text."},
                 "ignoreCase": _BOOLEAN,
                 "contextLines": {"type": "integer", "minimum": 0, "maximum": 10},
@@ -455,11 +465,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "offset": {"type": "integer", "minimum": 0, "description": "Skip this many matches."},
                 "session": _SESSION,
             },
-            ("pattern",),
         ),
         output_schema(
             {
                 "matches": {"type": "array", "items": _MATCH},
+                "files": _STRINGS,
                 "truncated": _BOOLEAN,
                 "nextOffset": nullable("integer"),
                 "found": _INTEGER,

@@ -700,11 +700,11 @@ class Flow(Evaluating):
             return
         for text in code.commands:
             self.payload(seg, Payload(f"{seg.name} program", text), env, [], context=context, depth=depth)
-        for target in code.writes:
+        for target in code.writes:  # the program writes the file itself: no redirection of the shell's
             written = Segment(
                 seg.raw,
-                Resolved(argv=[Arg(seg.name), Arg(target)]),
-                [(">", Arg(target))],
+                Resolved(argv=[Arg(seg.name), Arg(target)], writes=[Arg(target)]),
+                [],
                 seg.cwd,
                 seg.context,
             )
