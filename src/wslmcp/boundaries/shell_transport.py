@@ -57,8 +57,9 @@ class TransportError(RuntimeError):
 # script); "distro-pids" shares the distro's, for the fixed scripts that must see its processes (the
 # kill sweep, the facts probe); "probe" checks that the sandbox can be set up and runs nothing;
 # "check" runs the after-command check of the runs whose tokens the script names, and nothing else;
+# "kept" is "own" without that check (a command a person approved changing what runs later: kept);
 # "none" runs outside it (one command a person approved: wsl_exec's and wsl_start's unsandboxed).
-Confine = Literal["own", "distro-pids", "probe", "check", "none"]
+Confine = Literal["own", "kept", "distro-pids", "probe", "check", "none"]
 
 
 @dataclass(frozen=True)

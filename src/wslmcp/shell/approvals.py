@@ -34,6 +34,8 @@ from wslmcp.shell.guard import Access, Decision, Guard
 from wslmcp.shell.guard.policy import askable
 from wslmcp.shell.log import Log
 
+PERSISTENCE = "persistence"
+"""The rule of a change to what runs later; approved, the sandbox keeps it (``Confine`` "kept")."""
 UNSANDBOXED = "unsandboxed"
 """The rule of a request to run one command outside the sandbox: always asked, never remembered."""
 MAX_QUESTIONS = 3
@@ -53,6 +55,13 @@ _SETTINGS = {
 Key = tuple[str, str, str]  # (rule, program, the offending part)
 
 
+def _rememberable(refusal: Decision, sandboxed: bool) -> bool:
+    """Whether ``always`` may cover ``refusal`` for the session: never a run outside the sandbox, and
+    under the sandbox never a change to what runs later (kept only for a command the person saw:
+    the sandbox's after-command check puts back such a change made by any other command)."""
+    return refusal.rule != UNSANDBOXED and not (sandboxed and refusal.rule == PERSISTENCE)
+
+
 def setting_for(rule: str | None) -> str | None:
     return _SETTINGS.get(rule or "")
 
@@ -65,6 +74,7 @@ class _Call:
     ask: Ask | None
     excused: set[Key] = field(default_factory=set)
     questions: int = 0
+    keeps: bool = False  # a person approved, in this call, a change to what runs later: kept
 
 
 _CALL: ContextVar[_Call | None] = ContextVar("wslmcp_approval_call", default=None)
@@ -108,6 +118,13 @@ class Approvals:
             yield
         finally:
             _CALL.reset(token)
+
+    def keeps(self) -> bool:
+        """Whether a person approved, answering for the call in progress (never through ``always``),
+        a change to what runs later (rule ``persistence``): the sandbox's after-command check then
+        leaves the command's changes in place (they saw the whole command)."""
+        call = _CALL.get()
+        return call is not None and call.keeps
 
     def excused(self, decision: Decision) -> bool:
         """Every refusal of ``decision`` was approved: for this call, or for the session (``always``)."""
@@ -165,7 +182,7 @@ class Approvals:
                 )
             )
             raise
-        return self._answered(refused, call, question, answer)
+        return self._answered(refused, call, question, answer, sandboxed)
 
     def question(self, refused: Refused, tool: str, sandboxed: bool) -> Question:
         """One short message: the tool, the request, each rule and why; and the ``always`` field."""
@@ -179,10 +196,12 @@ class Approvals:
             lines.append(
                 "Outside the sandbox it can write anywhere you can, read your credentials and use sudo."
             )
-        pairs = sorted({f"{r.rule} for {_program(r, tool)}" for r in rules})
+        pairs = sorted({f"{r.rule} for {_program(r, tool)}" for r in rules if _rememberable(r, sandboxed)})
         return Question("\n".join(lines), f"Always allow {', '.join(pairs)} this session" if pairs else None)
 
-    def _answered(self, refused: Refused, call: _Call, question: Question, answer: Answer) -> Refused | None:
+    def _answered(
+        self, refused: Refused, call: _Call, question: Question, answer: Answer, sandboxed: bool
+    ) -> Refused | None:
         refusals = refused.decision.refusals
         record = self._record(refusals, call.tool, question, answer=answer.action)
         if answer.always and answer.action == "accept" and question.always is not None:
@@ -205,9 +224,10 @@ class Approvals:
             )
             return refused.noted(f"A person was asked and {said}. Do not ask again for the same thing.")
         call.excused.update(_key(r, call.tool) for r in refusals)
+        call.keeps = call.keeps or any(r.rule == PERSISTENCE for r in refusals)
         if record.get("always"):
             self.always.update(
-                (r.rule or "", _program(r, call.tool)) for r in refusals if r.rule != UNSANDBOXED
+                (r.rule or "", _program(r, call.tool)) for r in refusals if _rememberable(r, sandboxed)
             )
         return None
 

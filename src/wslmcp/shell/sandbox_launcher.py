@@ -579,8 +579,10 @@ if [ "$m" = probe ]; then
   [ "$CHECK" = 1 ] && recover '*' 'undone='  # (the checks that runs of servers since gone left undone)
   exit 0
 fi
-if [ "$m" = own ]; then
-  [ "$CHECK" = 1 ] && ((${#wr[@]})) && {  # (no writable root, as in read-only mode: nothing to check)
+if [ "$m" = own ] || [ "$m" = kept ]; then
+  # (kept: a person approved what the command changes that runs later; no writable root, as in
+  # read-only mode: nothing to check)
+  [ "$m" = own ] && [ "$CHECK" = 1 ] && ((${#wr[@]})) && {
     printf -v tok '%08x%08x' "$SRANDOM" "$SRANDOM"
     [[ $s =~ ^export\ WSLMCP_RUN=([0-9a-f]+) ]] && tok=${BASH_REMATCH[1]}
     projects; snapshot

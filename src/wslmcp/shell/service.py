@@ -17,7 +17,7 @@ from typing import Any, Concatenate, ParamSpec
 from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
-from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
+from wslmcp.boundaries.shell_transport import Confine, ScriptCall, ShellTransport, TransportError
 from wslmcp.shell import results
 from wslmcp.shell.approvals import Approvals, ApprovingGuard, joined
 from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, audited
@@ -464,7 +464,7 @@ class ShellService:
             stdout_sink=out,
             stderr_sink=err,
             cwd=cwd,
-            confine="none" if unconfined else "own",
+            confine=self._confine(unconfined),
         )
         if progress is None:
             run = await runner.run(call, token=token)
@@ -511,6 +511,11 @@ class ShellService:
         """Runs outside the sandbox: asked for, and a sandbox there to leave (a person approved it,
         or ``_check_command`` would have refused)."""
         return unsandboxed and self.sandbox is not None
+
+    def _confine(self, unconfined: bool) -> Confine:
+        """Where a command runs: outside the sandbox (``unconfined``, approved); in it, keeping what
+        it changes that runs later when a person approved that change; else in it, checked after."""
+        return "none" if unconfined else "kept" if self.approvals.keeps() else "own"
 
     def _adopt(self, sess: Session, reported: str | None) -> tuple[str | None, str | None]:
         """Adopt the directory the command ended in, if the guard accepts it."""
@@ -585,7 +590,7 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd, unsandboxed=unsandboxed)
-            p = table.start(command, run_cwd, confine="none" if self._leaves(unsandboxed) else "own")
+            p = table.start(command, run_cwd, confine=self._confine(self._leaves(unsandboxed)))
         self.log.info("process started", process=p.id)
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
         wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000
