@@ -114,6 +114,9 @@ class ServerSpec:
     name: str
     instructions: str
     tools: tuple[ToolSpec, ...]
+    may_ask: bool = False
+    """Whether a call may ask the client a question (``elicitation/create``) while it runs: the
+    front door then leaves the calls of a client that can be asked to the SDK."""
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)

@@ -40,18 +40,8 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from wslmcp import __version__, protocol
-from wslmcp.arguments import InvalidArguments, check_schema
-from wslmcp.boundaries import replay_miss
-from wslmcp.catalogue import (
-    INVALID_ARGUMENTS,
-    Dispatch,
-    Progress,
-    Reply,
-    ServerSpec,
-    error_reply,
-    invalid_arguments_message,
-)
-from wslmcp.front_door import OPENING_ID
+from wslmcp.catalogue import Dispatch, Progress, Reply, ServerSpec
+from wslmcp.front_door import OPENING_ID, Fault, answer_call, argument_error
 from wslmcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_line, quote
 
 _MODERN_KEY = types.PROTOCOL_VERSION_META_KEY
@@ -67,10 +57,10 @@ def to_result(answer: Reply) -> types.CallToolResult:
 
 def invalid_arguments(tool: str, detail: str, version: str) -> types.CallToolResult:
     """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25)."""
-    message = invalid_arguments_message(tool, detail)
-    if not protocol.argument_errors_are_results(version):
-        raise MCPError(INVALID_PARAMS, message)
-    return to_result(error_reply(INVALID_ARGUMENTS, message))
+    answer = argument_error(tool, detail, version)
+    if isinstance(answer, Fault):
+        raise MCPError(answer.code, answer.message)
+    return to_result(answer)
 
 
 def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:
@@ -96,24 +86,12 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        tool = spec.tool(params.name)
-        if tool is None:
-            names = ", ".join(t.name for t in spec.tools)
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {quote(params.name, 80)}; this server has {names}")
-        arguments = params.arguments or {}
-        try:
-            check_schema(tool.name, tool.input_schema, arguments)
-            answer = await dispatch(tool.name, arguments, _progress(ctx))
-        except InvalidArguments as exc:
-            return invalid_arguments(tool.name, str(exc), ctx.protocol_version)
-        except Exception as exc:
-            miss = replay_miss.find(exc)
-            if miss is not None:  # --replay: the scenario lacks what this call needs
-                raise MCPError(types.INTERNAL_ERROR, replay_miss.message(miss)) from None
-            say(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-            return to_result(
-                error_reply("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
-            )
+        call = (params.name, params.arguments or {})
+        answer = await answer_call(
+            spec, dispatch, call, _progress(ctx), version=ctx.protocol_version, note=say
+        )
+        if isinstance(answer, Fault):
+            raise MCPError(answer.code, answer.message)
         return to_result(answer)
 
     return Server(

@@ -495,4 +495,4 @@ TOOLS: tuple[ToolSpec, ...] = (
         _COPIES,
     ),
 )
-SERVER = ServerSpec("wslmcp-shell", INSTRUCTIONS, TOOLS)
+SERVER = ServerSpec("wslmcp-shell", INSTRUCTIONS, TOOLS, may_ask=True)  # a refusal may become a question
