@@ -16,10 +16,17 @@ renamed into place only after the SHA-256 matches.
 
 These scripts are fixed and need no profile, so they run in a plain ``bash -c`` (``login=False``):
 a login shell's profile costs more than the work for small files.
+
+Where a script would run on this machine as this user, unconfined (the local transport with the
+sandbox off), the probe, reads and edit and write commits are made in process instead
+(``boundaries.distro_files``: the same results, in a thread under the same deadline), in the same
+order and through the same guard checks; a path only a script answers the same for (``/proc``,
+``/sys``, ``/dev``) still goes to the script.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import posixpath
@@ -28,8 +35,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from wslmcp.arguments import quoted
+from wslmcp.boundaries.distro_files import DistroFileChanged, DistroFileError, DistroFiles, Probe
 from wslmcp.boundaries.local_files import LocalFiles, LocalPartial, LocalSource
 from wslmcp.boundaries.process import ByteSink, Stdin
 from wslmcp.boundaries.shell_transport import ScriptCall
@@ -42,6 +51,7 @@ MAX_ENTRIES = 1000
 META_CAPTURE = 4 * 1024 * 1024
 KNOWN_FILES = 8  # whole contents kept for wsl_edit_file (the files last read, written or edited)
 CHANGED = 4  # a writing script's exit code: the target is not what the caller knew (``FileChanged``)
+_T = TypeVar("_T")
 
 _PROBE = r"""p={path}
 r=$(realpath -m -- "$p" 2>/dev/null) || r=$p
@@ -270,6 +280,7 @@ class FileTools:
         self._live: set[str] = set()  # temp files of calls in flight
         self.known_bytes = known_bytes
         self._known: OrderedDict[str, tuple[Target, bytes]] = OrderedDict()  # newest last
+        self.direct: DistroFiles | None = runner.transport.files  # in process, where that is the same
 
     def _track(self, temp: str) -> None:
         self._live.add(temp)
@@ -337,6 +348,18 @@ class FileTools:
             raise failure(said or f"exit code {run.exchange.exit_code}")
         return run
 
+    async def _in_process(self, work: Callable[[], _T]) -> _T:
+        """``work`` (a ``DistroFiles`` operation) in a thread, under the scripts' deadline; its
+        failures as the script's would be."""
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(work), self.timeout_s)
+        except TimeoutError:
+            raise ToolFailure(f"timed out after {round(self.timeout_s * 1000)}ms") from None
+        except DistroFileChanged as exc:
+            raise FileChanged(str(exc)) from None
+        except DistroFileError as exc:
+            raise ToolFailure(str(exc)) from None
+
     # -- contents known from earlier calls ------------------------------------------------------
 
     def known(self, path: str) -> tuple[Target, bytes] | None:
@@ -401,6 +424,13 @@ class FileTools:
         the path as given (which the guard has checked) is already the resolved path of a regular
         file: then nothing is read that the guard did not allow."""
         self.check(path, access, action)
+        direct = self.direct
+        probe = await self._in_process(lambda: direct.probe(path)) if direct is not None else None
+        if direct is not None and probe is not None:
+            target = self._judged(path, probe, access, action)
+            if read is None or target.kind != "f":
+                return target, None
+            return target, await self._in_process(lambda: direct.head(target.resolved, read))
         script = _PROBE.format(path=quote(path))
         if read is not None:
             script += _READ_IF_RESOLVED.format(count=read)
@@ -409,12 +439,15 @@ class FileTools:
         if len(fields) < 6 or not fields[0].startswith(b"/"):
             raise ToolFailure(f"could not resolve {path} in the distro")
         resolved, kind, parent, size, mode = (f.decode("utf-8", "surrogateescape") for f in fields[:5])
-        if resolved != path:
-            self._guard_remote(resolved, access, f"{action} (resolves to {resolved})")
-        target = Target(
-            path, resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None
-        )
+        probed = Probe(resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None)
+        target = self._judged(path, probed, access, action)
         return target, fields[5] if read is not None and resolved == path and kind == "f" else None
+
+    def _judged(self, path: str, probe: Probe, access: Access, action: str) -> Target:
+        """The probed target, once the guard has allowed the path it resolves to."""
+        if probe.resolved != path:
+            self._guard_remote(probe.resolved, access, f"{action} (resolves to {probe.resolved})")
+        return Target(path, probe.resolved, probe.kind, probe.parent_exists, probe.size, probe.mode)
 
     # -- tools ----------------------------------------------------------------------------------
 
@@ -427,30 +460,43 @@ class FileTools:
             raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
 
     async def read(self, path: str, limit: int) -> ReadResult:
-        target = await self.resolve(path, "read", f"read {path}")
+        # in process, the probe reads too; scripts probe, then read (as the scenarios recorded them)
+        target, data = await self._resolve(path, "read", f"read {path}", limit + 1 if self.direct else None)
         self._regular(target, path)
-        run = await self._run(
-            _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
-        )
-        data = run.exchange.stdout
+        if data is None:
+            data = await self._head(target, limit + 1)
         if len(data) <= limit:
             self._remember(target, data)
         return ReadResult(target, data[:limit], len(data) > limit)
+
+    async def _head(self, target: Target, count: int) -> bytes:
+        """Up to ``count`` leading bytes of the resolved target."""
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            return await self._in_process(lambda: direct.head(target.resolved, count))
+        run = await self._run(_READ.format(count=count, target=quote(target.resolved)), max_output=count)
+        return run.exchange.stdout
 
     async def read_lines(self, path: str, limit: int, offset: int, count: int | None) -> ReadResult:
         """Lines from ``offset`` (1-based; negative: that many from the end), at most ``count`` of
         them and ``limit`` bytes, with the file's line count."""
         target = await self.resolve(path, "read", f"read {path}")
         self._regular(target, path)
-        script = _READ_LINES.format(
-            target=quote(target.resolved),
-            start=f"+{offset}" if offset > 0 else str(-offset),
-            first=f"head -n {count}" if count is not None else "cat",
-            count=limit + 1,
-        )
-        run = await self._run(script, max_output=limit + 32)
-        total_field, _, data = run.exchange.stdout.partition(b"\0")
-        total = int(total_field) if total_field.isdigit() else 0
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            total, data = await self._in_process(
+                lambda: direct.lines(target.resolved, offset, count, limit + 1)
+            )
+        else:
+            script = _READ_LINES.format(
+                target=quote(target.resolved),
+                start=f"+{offset}" if offset > 0 else str(-offset),
+                first=f"head -n {count}" if count is not None else "cat",
+                count=limit + 1,
+            )
+            run = await self._run(script, max_output=limit + 32)
+            total_field, _, data = run.exchange.stdout.partition(b"\0")
+            total = int(total_field) if total_field.isdigit() else 0
         first = offset if offset > 0 else max(1, total + offset + 1)
         kept = data[:limit]
         shown = kept.count(b"\n") + (1 if kept and not kept.endswith(b"\n") else 0)
@@ -460,7 +506,13 @@ class FileTools:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
         self._writable(target, path)
         self.forget(target.resolved)
-        await self._commit(target, _WRITE, content, append=1 if append else 0)
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            await self._in_place(
+                target, lambda temp: direct.write(target.resolved, temp, content, append=append)
+            )
+        else:
+            await self._commit(target, _WRITE, content, append=1 if append else 0)
         if not append:
             self._remember(target, content)
         return target, len(content)
@@ -489,6 +541,22 @@ class FileTools:
             raise
         self._untrack(temp)
 
+    def _direct_at(self, resolved: str) -> DistroFiles | None:
+        """The in-process files, when they answer for ``resolved`` as a script would."""
+        return self.direct if self.direct is not None and self.direct.reaches(resolved) else None
+
+    async def _in_place(self, target: Target, work: Callable[[str], object]) -> None:
+        """A writing ``DistroFiles`` operation on a hidden file beside the target, in the ledger
+        until it is renamed or removed (a failure removes it; a deadline leaves it to the ledger)."""
+        temp = self._temp_for(target.resolved)
+        self._track(temp)
+        try:
+            await self._in_process(lambda: work(temp))
+        except (ToolFailure, FileChanged):
+            self._untrack(temp)
+            raise
+        self._untrack(temp)
+
     async def read_whole(self, path: str, limit: int, access: Access, action: str) -> tuple[Target, bytes]:
         """A regular file read whole, refused when it holds more than ``limit`` bytes."""
         target, data = await self._resolve(path, access, action, limit + 1)
@@ -498,10 +566,7 @@ class FileTools:
                 f"{path} is {target.size} bytes, over WSL_MAX_READ_BYTES ({limit}); nothing was changed"
             )
         if data is None:  # the path resolved elsewhere: read it there, now that the guard allowed that
-            run = await self._run(
-                _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
-            )
-            data = run.exchange.stdout
+            data = await self._head(target, limit + 1)
         if len(data) > limit:
             raise ToolFailure(
                 f"{path} grew past WSL_MAX_READ_BYTES ({limit}) while it was read; nothing was changed"
@@ -516,11 +581,23 @@ class FileTools:
         mode = int(target.mode, 8) if target.mode and target.mode.isdigit() and not known else None
         plain = mode is not None and not mode & 0o7111  # no execute, setuid, setgid or sticky bit
         self.forget(target.resolved)
+        digest = hashlib.sha256(before).hexdigest()
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            plain_mode = mode if plain else None
+            await self._in_place(
+                target,
+                lambda temp: direct.replace(
+                    target.resolved, temp, content, digest, mode=plain_mode, known=known
+                ),
+            )
+            self._remember(target, content)
+            return
         await self._commit(
             target,
             _REPLACE,
             content,
-            before=hashlib.sha256(before).hexdigest(),
+            before=digest,
             umask=f"{0o666 & ~mode:03o}" if plain and mode is not None else "077",
             chmod="" if plain else 'chmod --reference="$t" -- "$tmp" 2>/dev/null\n',
             unmoved=f"if {_links_on(target.resolved)}; then echo 'the path leads elsewhere now' >&2; exit {CHANGED}; fi\n"
