@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 PIECE = 1 << 20
+WHOLE = 8 << 20  # a file up to this size is read at once for a ranged read
 _SCRIPT_ONLY = ("/proc", "/sys", "/dev")
 
 
@@ -137,6 +138,14 @@ class HereFiles:
     def lines(self, path: str, start: int, count: int | None, limit: int) -> tuple[int, bytes]:
         try:
             with open(path, "rb", buffering=0) as f:
+                size = os.fstat(f.fileno()).st_size
+                if size <= WHOLE:  # one read, then found from either end
+                    data = _read_up_to(f, size + 1)
+                    newlines = _newlines(data)
+                    total = newlines + (data[-1:] not in (b"", b"\n"))
+                    first = start if start > 0 else max(1, total + start + 1)
+                    rest = data[_after_newlines(data, first - 1, newlines) :]
+                    return total, rest[: _after_lines(rest, count, limit)][:limit]
                 total = _line_count(_pieces(f))
                 first = start if start > 0 else max(1, total + start + 1)
                 f.seek(0)
@@ -232,42 +241,69 @@ def _pieces(f: object) -> Iterator[bytes]:
         yield piece
 
 
+def _newlines(data: bytes) -> int:
+    """How many newlines ``data`` holds (a third of ``bytes.count``'s time: the copy searches with memchr)."""
+    return len(data) - len(data.replace(b"\n", b""))
+
+
 def _line_count(pieces: Iterator[bytes]) -> int:
     total, last = 0, b"\n"
     for piece in pieces:
-        total += piece.count(b"\n")
+        total += _newlines(piece)
         last = piece[-1:]
     return total + (last != b"\n")
 
 
 def _lines_from(pieces: Iterator[bytes], first: int, count: int | None, limit: int) -> bytes:
     """From line ``first`` (1-based), at most ``count`` lines, at most ``limit`` bytes."""
-    skip, out, size = first - 1, [], 0
-    left = count
+    skip, out, size, left = first - 1, [], 0, count
     for piece in pieces:
-        at = 0
-        while skip and at < len(piece):
-            nl = piece.find(b"\n", at)
-            if nl < 0:
-                at = len(piece)
-                break
-            at, skip = nl + 1, skip - 1
         if skip:
-            continue
-        taken = piece[at:]
+            newlines = _newlines(piece)
+            if newlines < skip:
+                skip -= newlines
+                continue
+            piece = piece[_after_newlines(piece, skip, newlines) :]  # noqa: PLW2901
+            skip = 0
+        end = _after_lines(piece, left, limit - size)
         if left is not None:
-            end = 0
-            while left and end < len(taken):
-                nl = taken.find(b"\n", end)
-                end = len(taken) if nl < 0 else nl + 1
-                if nl >= 0:
-                    left -= 1
-            taken = taken[:end]
-        out.append(taken[: limit - size])
+            left -= _newlines(piece[:end])
+        out.append(piece[:end][: limit - size])
         size += len(out[-1])
         if size >= limit or left == 0:
             break
     return b"".join(out)
+
+
+def _after_newlines(data: bytes, skip: int, newlines: int) -> int:
+    """Where what follows the ``skip``-th of the ``newlines`` newlines of ``data`` starts (its end
+    when there are fewer), found from whichever end is nearer (a tail from the end)."""
+    if skip <= 0:
+        return 0
+    if skip > newlines:
+        return len(data)
+    if skip <= newlines // 2:
+        return _after_lines(data, skip, len(data))
+    at = len(data)
+    for _ in range(newlines - skip + 1):
+        at = data.rfind(b"\n", 0, at)
+    return at + 1
+
+
+def _after_lines(piece: bytes, lines: int | None, within: int) -> int:
+    """Where ``lines`` whole lines of ``piece`` end (its length when it holds fewer, or ``lines``
+    is None), looking no further than ``within`` bytes (what is kept ends there anyway)."""
+    if lines is None:
+        return len(piece)
+    end = 0
+    for _ in range(lines):
+        if end >= within:
+            return end
+        nl = piece.find(b"\n", end)
+        if nl < 0:
+            return len(piece)
+        end = nl + 1
+    return end
 
 
 def _create(temp: str, mode: int, failure: str) -> int:

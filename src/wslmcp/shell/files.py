@@ -425,12 +425,14 @@ class FileTools:
         file: then nothing is read that the guard did not allow."""
         self.check(path, access, action)
         direct = self.direct
-        probe = await self._in_process(lambda: direct.probe(path)) if direct is not None else None
-        if direct is not None and probe is not None:
-            target = self._judged(path, probe, access, action)
-            if read is None or target.kind != "f":
-                return target, None
-            return target, await self._in_process(lambda: direct.head(target.resolved, read))
+        if direct is not None:
+
+            def head(target: Target) -> bytes | None:
+                return direct.head(target.resolved, read) if read is not None and target.kind == "f" else None
+
+            found = await self._resolved_then(direct, path, access, action, head)
+            if found is not None:
+                return found
         script = _PROBE.format(path=quote(path))
         if read is not None:
             script += _READ_IF_RESOLVED.format(count=read)
@@ -442,6 +444,21 @@ class FileTools:
         probed = Probe(resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None)
         target = self._judged(path, probed, access, action)
         return target, fields[5] if read is not None and resolved == path and kind == "f" else None
+
+    async def _resolved_then(
+        self, direct: DistroFiles, path: str, access: Access, action: str, then: Callable[[Target], _T]
+    ) -> tuple[Target, _T] | None:
+        """In one step in process: probe ``path``, judge where it leads, then ``then`` on the
+        target; None when only the script answers for the path."""
+
+        def work() -> tuple[Target, _T] | None:
+            probe = direct.probe(path)
+            if probe is None:
+                return None
+            target = self._judged(path, probe, access, action)
+            return target, then(target)
+
+        return await self._in_process(work)
 
     def _judged(self, path: str, probe: Probe, access: Access, action: str) -> Target:
         """The probed target, once the guard has allowed the path it resolves to."""
@@ -480,14 +497,21 @@ class FileTools:
     async def read_lines(self, path: str, limit: int, offset: int, count: int | None) -> ReadResult:
         """Lines from ``offset`` (1-based; negative: that many from the end), at most ``count`` of
         them and ``limit`` bytes, with the file's line count."""
-        target = await self.resolve(path, "read", f"read {path}")
-        self._regular(target, path)
-        direct = self._direct_at(target.resolved)
+        direct = self.direct
+        found = None
         if direct is not None:
-            total, data = await self._in_process(
-                lambda: direct.lines(target.resolved, offset, count, limit + 1)
-            )
+            self.check(path, "read", f"read {path}")
+
+            def lines(target: Target) -> tuple[int, bytes]:
+                self._regular(target, path)
+                return direct.lines(target.resolved, offset, count, limit + 1)
+
+            found = await self._resolved_then(direct, path, "read", f"read {path}", lines)
+        if found is not None:
+            target, (total, data) = found
         else:
+            target = await self.resolve(path, "read", f"read {path}")
+            self._regular(target, path)
             script = _READ_LINES.format(
                 target=quote(target.resolved),
                 start=f"+{offset}" if offset > 0 else str(-offset),
