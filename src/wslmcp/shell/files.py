@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import posixpath
 import re
@@ -207,6 +208,20 @@ class ReadResult:
     truncated: bool  # cut at the byte limit
     lines: Lines | None = None  # a ranged read (offset / limit)
 
+    @functools.cached_property
+    def text(self) -> str:
+        """The bytes as text, bytes that are not UTF-8 shown as U+FFFD (decoded once)."""
+        return self.data.decode("utf-8", errors="replace")
+
+    @property
+    def utf8(self) -> bool:
+        return "\ufffd" not in self.text or _is_utf8(self.data)
+
+    @property
+    def binary(self) -> bool:
+        """Holds a NUL byte: not text, so not shown (wsl_download copies it)."""
+        return b"\x00" in self.data
+
     @property
     def cut(self) -> bool:
         """Whether the file holds more than was returned."""
@@ -241,6 +256,14 @@ class Transfer:
     remote: str
     size: int
     sha256: str
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class FileChanged(ToolFailure):

@@ -361,6 +361,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "bytesRead": _INTEGER,
                 "truncated": _BOOLEAN,
                 "utf8": _BOOLEAN,
+                "binary": _BOOLEAN,
                 "content": _STRING,
                 "firstLine": _INTEGER,
                 "lastLine": _INTEGER,
