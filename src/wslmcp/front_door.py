@@ -170,7 +170,23 @@ def answer_line(request_id: str | int, outcome: Reply | Fault) -> str:
         "isError": outcome.is_error,
         "structuredContent": dict(outcome.structured),
     }
+    if len(outcome.text) > LARGE_ANSWER:
+        return _large_result_line(request_id, result)
     return protocol.result_line(request_id, result)
+
+
+LARGE_ANSWER = 64 * 1024
+"""Characters of text past which an answer is encoded by orjson (a 290 KB file read: 3.3 ms with
+``json``, 0.1 ms with orjson; imported at the first such answer, so a start pays nothing for it)."""
+
+
+def _large_result_line(request_id: str | int, result: dict[str, Any]) -> str:
+    import orjson
+
+    try:
+        return orjson.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):  # what orjson refuses (a lone surrogate), json writes
+        return protocol.result_line(request_id, result)
 
 
 def progress_line(token: str | int, progress: float, total: float | None, message: str | None) -> str:

@@ -48,6 +48,9 @@ async def _dispatch(tool: str, arguments: Mapping[str, Any], progress: Progress 
         raise InvalidArguments("cwd and session exclude each other")
     if what == "forever":
         await asyncio.sleep(3600)
+    if what == "large":  # past front_door.LARGE_ANSWER: encoded another way, the same JSON
+        text = "line \u00e9 \"quoted\" \\ \t\n" * 8000
+        return Reply(text, {"content": text, "lines": 8000, "ratio": 0.5})
     return Reply("héllo 😀 " + what, {"exitCode": 0, "values": [1, 2.5, None], "text": "ü"})
 
 
@@ -119,6 +122,7 @@ CASES = {
     "undeclared": [_call(2, {"command": "ls", "timeout_ms": 5})],
     "dispatch-refuses": [_call(2, {"command": "exclusive"})],
     "failure": [_call(2, {"command": "boom"})],
+    "large": [_call(2, {"command": "large"})],
     "replay-miss": [_call(2, {"command": "miss"})],
     "several": [_call(2, {"command": "a"}), _call("three", {"command": "b"}), _call(4, {"command": 1})],
 }
