@@ -49,7 +49,7 @@ async def _dispatch(tool: str, arguments: Mapping[str, Any], progress: Progress 
     if what == "forever":
         await asyncio.sleep(3600)
     if what == "large":  # past front_door.LARGE_ANSWER: encoded another way, the same JSON
-        text = "line \u00e9 \"quoted\" \\ \t\n" * 8000
+        text = 'line \u00e9 "quoted" \\ \t\n' * 8000
         return Reply(text, {"content": text, "lines": 8000, "ratio": 0.5})
     return Reply("héllo 😀 " + what, {"exitCode": 0, "values": [1, 2.5, None], "text": "ü"})
 
