@@ -9,12 +9,16 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.bundle import Boundaries, Host
-from wslmcp.profile import engine, wire_tokens
+from wslmcp.profile import engine
 from wslmcp.profile.configs import discover
 from wslmcp.profile.model import DiscoveryResult
 from wslmcp.profile.options import Options
+
+if TYPE_CHECKING:
+    from wslmcp.profile import wire_tokens
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ class Profiler:
 
         def launched() -> None:
             """The vocabulary loads once the servers are launched (its thread would hold them up)."""
+            from wslmcp.profile import wire_tokens
+
             if queried and not preload:
                 preload.append(wire_tokens.Preload(self.cache_dir))
 
@@ -62,6 +68,8 @@ class Profiler:
             other = self._run(replace(request, home=home), launched, project_files=False)
             report.other_homes.append(engine.OtherHome(home, side, other))
         launched()
+        from wslmcp.profile import wire_tokens
+
         if not self.count_tokens:
             report.wslmcp = engine.extras(report, request)
         else:
