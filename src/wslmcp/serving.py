@@ -2,8 +2,9 @@
 and the session loop ``wslmcp.stdio`` runs it in. The only area code that imports the SDK.
 
 ``build_server(spec, dispatch)``
-    ``tools/list`` lists ``spec.tools`` (no cursors). ``tools/call`` of a tool the catalogue does
-    not hold is JSON-RPC -32602 in every revision. Arguments are checked against the tool's input
+    ``tools/list`` lists ``spec.tools`` (no cursors). ``tools/call`` is answered by
+    ``front_door.answer_call``, as the front door answers it: a tool the catalogue does not hold is
+    JSON-RPC -32602 in every revision. Arguments are checked against the tool's input
     schema (``wslmcp.arguments``) before the dispatch runs; a failure, or an ``InvalidArguments``
     the dispatch raises before doing anything, is answered as the negotiated revision says
     (``protocol.argument_errors_are_results``): from 2025-11-25 on a tool result with

@@ -12,15 +12,18 @@ Two phases:
 
 1. Loading. A reader thread starts before anything heavy is imported; ``front_door.FrontDoor``
    answers ``initialize``, ``ping`` and ``tools/list`` from the catalogue (plain data) and parks
-   every other line. Meanwhile the main thread runs ``start()`` (the area's domain) and imports
-   the SDK (``wslmcp.serving``). When the input ends with no request waiting for an answer (a
-   client that only listed the tools), or on SIGTERM/SIGINT, the process ends here with status 0.
-2. Serving. The parked lines, then every later one, go through ``serving.serve``: the SDK answers
-   them (the opening ``initialize`` is handed to it first, so its session state is the same).
-   End of input, SIGTERM and SIGINT close the server's input; the SDK then cancels in-flight
-   requests (each one's cleanup runs: the shell kills a command's process tree), the area's
-   lifespan ends (the shell's shutdown sweep) and the process exits with status 0. A second
-   signal is not caught.
+   every other line. Meanwhile the main thread runs ``start()`` (the area's domain). When the input
+   ends with no request waiting for an answer (a client that only listed the tools), or on
+   SIGTERM/SIGINT, the process ends here with status 0.
+2. Serving (``_Session``, one event loop, the area's lifespan entered). The parked lines, then every
+   later one: the door answers the handshake lines and the ``tools/call`` requests it reads whole
+   (each a task; answers exactly the SDK's), notifications wait, and any other line loads the SDK
+   (``wslmcp.serving``, in a worker thread) and from then on goes to ``serving.serve``, the waiting
+   lines first (the opening ``initialize`` is handed to it first, so its session state is the
+   same). End of input, SIGTERM and SIGINT end the session: calls in flight are cancelled (each
+   one's cleanup runs: the shell kills a command's process tree) and answered "Connection closed",
+   as the SDK answers its own; the area's lifespan ends (the shell's shutdown sweep) and the process
+   exits with status 0. A second signal is not caught.
 """
 
 from __future__ import annotations

@@ -500,8 +500,10 @@ class FileTools:
             raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
 
     async def read(self, path: str, limit: int) -> ReadResult:
-        # in process, the probe reads too; scripts probe, then read (as the scenarios recorded them)
-        target, data = await self._resolve(path, "read", f"read {path}", limit + 1 if self.direct else None)
+        # in process and under the sandbox (a bubblewrap per script) the probe reads too; other
+        # scripts probe, then read (as the scenarios recorded them)
+        together = self.direct is not None or self.runner.transport.confinement is not None
+        target, data = await self._resolve(path, "read", f"read {path}", limit + 1 if together else None)
         self._regular(target, path)
         if data is None:
             data = await self._head(target, limit + 1)
