@@ -169,6 +169,10 @@ def main(argv: Sequence[str]) -> int:
             return _diff(options, wiring.real().client_files, sys.stdout)
         from wslmcp.profile.assembly import build
 
+        if not options.no_query and options.replay is None:
+            # the launcher's module now, not in the first query thread while this one imports and
+            # scans: that held every launch up
+            import wslmcp.boundaries.mcp_stdio  # noqa: F401
         wired = wiring.wire(options.replay, interactive=sys.stderr.isatty())
         return execute(options, build(wired.boundaries, wired.host, options), sys.stdout)
     except Exception as err:
