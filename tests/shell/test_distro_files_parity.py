@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import os
 import pwd
+import shutil
 import stat
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -217,3 +219,42 @@ def test_the_cases_reach_what_they_are_about(tmp_path: Path) -> None:
     assert not replies.is_error and replies.structured["firstLine"] == 1901
     replies, disk = _side(root, CASES["edit-known-changed"], in_process=True)
     assert not replies[1].is_error and disk["sub/inner.txt"][3] == b"inner = changed new\n"
+
+
+# -- under the sandbox: a read is one confined script (the probe reads too) --------------------------
+
+
+@pytest.mark.parametrize("ranged", [False, True])
+def test_under_the_sandbox_a_read_answers_as_unconfined_and_a_hidden_path_stays_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ranged: bool
+) -> None:
+    from tests.shell.test_sandbox_dynamic import REASON, _make_world, confinement
+
+    if REASON is not None:
+        pytest.skip(REASON)
+    home = tmp_path / "home"
+    home.mkdir()
+    outside = Path(tempfile.mkdtemp(prefix="wslmcp-parity-", dir="/var/tmp"))
+    monkeypatch.setenv("HOME", str(home))
+    try:
+        world = _make_world(home, outside)
+        (home / "proj" / "link.c").symlink_to(home / "proj" / "src" / "main.c")
+        env = world.env(WSL_ALLOWED_PATHS=f"{home},{outside}")
+        plain = build(env, transport=LocalTransport())
+        confined = build(env, transport=LocalTransport(confinement=confinement(world, **env)))
+        kw: dict[str, Any] = {"offset": -1} if ranged else {}
+
+        async def both(path: Path) -> tuple[Any, Any]:
+            return await plain.service.read_file(str(path), **kw), await confined.service.read_file(
+                str(path), **kw
+            )
+
+        for path in (home / "proj" / "src" / "main.c", home / "proj" / "link.c", home / "nope.c"):
+            a, b = asyncio.run(both(path))
+            assert a == b, path
+        vault = outside / "vault" / "key"
+        a, b = asyncio.run(both(vault))
+        assert world.secret in a.text  # reachable without the sandbox (WSL_HIDE_PATHS is the sandbox's)
+        assert b.is_error and world.secret not in b.text + str(b.structured)
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

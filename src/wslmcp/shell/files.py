@@ -173,12 +173,16 @@ _READ_IF_RESOLVED = r"""if [ "$r" = "$p" ] && [ "$t" = f ]; then head -c {count}
 """
 
 # the file's line count (a last line without its newline counts), then the lines asked for
-_READ_LINES = r"""r={target}
-n=$(wc -l < "$r") || exit 3
+_LINES = r"""n=$(wc -l < "$r") || exit 3
 if [ -s "$r" ] && [ "$(tail -c 1 -- "$r" | wc -l)" = 0 ]; then n=$((n + 1)); fi
 printf '%s\0' "$n"
 tail -n {start} -- "$r" | {first} | head -c {count}
 """
+_READ_LINES = "r={target}\n" + _LINES
+
+# after ``_PROBE``, under the sandbox: the lines too, when the path as given is the resolved path
+# of a regular file (one bubblewrap instead of two)
+_LINES_IF_RESOLVED = 'if [ "$r" = "$p" ] && [ "$t" = f ]; then\n' + _LINES + "fi\n"
 
 
 @dataclass(frozen=True)
@@ -441,11 +445,12 @@ class FileTools:
         return target
 
     async def _resolve(
-        self, path: str, access: Access, action: str, read: int | None
+        self, path: str, access: Access, action: str, read: int | None, then: tuple[str, int] | None = None
     ) -> tuple[Target, bytes | None]:
         """``resolve``; with ``read``, the same call also reads up to that many bytes of the file when
         the path as given (which the guard has checked) is already the resolved path of a regular
-        file: then nothing is read that the guard did not allow."""
+        file: then nothing is read that the guard did not allow. ``then`` (a script tail that does
+        the same, and the most it prints) in place of ``read``, on the script path only."""
         self.check(path, access, action)
         direct = self.direct
         if direct is not None:
@@ -459,14 +464,17 @@ class FileTools:
         script = _PROBE.format(path=quote(path))
         if read is not None:
             script += _READ_IF_RESOLVED.format(count=read)
-        run = await self._run(script, max_output=META_CAPTURE + (read or 0))
+        elif then is not None:
+            script += then[0]
+        run = await self._run(script, max_output=META_CAPTURE + (read or (then[1] if then else 0)))
         fields = run.exchange.stdout.split(b"\0", 5)
         if len(fields) < 6 or not fields[0].startswith(b"/"):
             raise ToolFailure(f"could not resolve {path} in the distro")
         resolved, kind, parent, size, mode = (f.decode("utf-8", "surrogateescape") for f in fields[:5])
         probed = Probe(resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None)
         target = self._judged(path, probed, access, action)
-        return target, fields[5] if read is not None and resolved == path and kind == "f" else None
+        together = read is not None or then is not None
+        return target, fields[5] if together and resolved == path and kind == "f" else None
 
     async def _resolved_then(
         self, direct: DistroFiles, path: str, access: Access, action: str, then: Callable[[Target], _T]
@@ -535,21 +543,34 @@ class FileTools:
         if found is not None:
             target, (total, data) = found
         else:
-            target = await self.resolve(path, "read", f"read {path}")
-            self._regular(target, path)
-            script = _READ_LINES.format(
-                target=quote(target.resolved),
-                start=f"+{offset}" if offset > 0 else str(-offset),
-                first=f"head -n {count}" if count is not None else "cat",
-                count=limit + 1,
-            )
-            run = await self._run(script, max_output=limit + 32)
-            total_field, _, data = run.exchange.stdout.partition(b"\0")
-            total = int(total_field) if total_field.isdigit() else 0
+            target, total, data = await self._lines_by_script(path, limit, offset, count)
         first = offset if offset > 0 else max(1, total + offset + 1)
         kept = data[:limit]
         shown = kept.count(b"\n") + (1 if kept and not kept.endswith(b"\n") else 0)
         return ReadResult(target, kept, len(data) > limit, Lines(first, first + shown - 1, total))
+
+    async def _lines_by_script(
+        self, path: str, limit: int, offset: int, count: int | None
+    ) -> tuple[Target, int, bytes]:
+        """``read_lines`` through the scripts: probe, then the lines (under the sandbox one script
+        does both, when the path as given is where it leads)."""
+        fields = {
+            "start": f"+{offset}" if offset > 0 else str(-offset),
+            "first": f"head -n {count}" if count is not None else "cat",
+            "count": limit + 1,
+        }
+        raw = None
+        if self.runner.transport.confinement is not None:
+            then = (_LINES_IF_RESOLVED.format(**fields), limit + 32)
+            target, raw = await self._resolve(path, "read", f"read {path}", None, then)
+        else:
+            target = await self.resolve(path, "read", f"read {path}")
+        self._regular(target, path)
+        if raw is None:
+            script = _READ_LINES.format(target=quote(target.resolved), **fields)
+            raw = (await self._run(script, max_output=limit + 32)).exchange.stdout
+        total_field, _, data = raw.partition(b"\0")
+        return target, int(total_field) if total_field.isdigit() else 0, data
 
     async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
