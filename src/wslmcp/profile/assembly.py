@@ -47,7 +47,8 @@ class Profiler:
         preload: list[wire_tokens.Preload] = []
 
         def launched() -> None:
-            """The vocabulary loads once the servers are launched (its thread would hold them up)."""
+            """The vocabulary loads once the servers are launched and the transcripts scanned (its
+            thread would hold the launches up), while the servers still answer."""
             from wslmcp.profile import wire_tokens
 
             if queried and not preload:

@@ -92,7 +92,8 @@ def run(
 ) -> Report:
     """Query every server (bounded pool) while scanning transcripts, then join per CLI. The servers
     are launched first: their start-up runs in their own processes while this one imports the
-    report side and scans; ``launched`` is told once they are on their way."""
+    report side and scans; ``launched`` is told then, while they still answer (what it starts then
+    holds no launch up)."""
     servers = discovery.servers()
     results = _in_thread(
         lambda: query_all(
@@ -106,13 +107,13 @@ def run(
             query_http=request.query_http,
         )
     )
-    if launched is not None:
-        launched()
     from wslmcp.profile.clients import backend  # while the servers start
 
     scans = {
         c.cli: backend(c.cli).scan(files, request.home, [s.name for s in c.servers]) for c in discovery.clis
     }
+    if launched is not None:
+        launched()
     return _join(files, clock, request, discovery, scans=scans, results=results())
 
 
