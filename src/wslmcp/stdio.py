@@ -233,7 +233,8 @@ class _Session:
         self, spec: ServerSpec, door: FrontDoor, inbox: _Inbox, wire: _Wire, say: Callable[[str], None]
     ):
         self._spec, self._door, self._inbox, self._wire, self._say = spec, door, inbox, wire, say
-        self._calls: dict[str | int, tuple[asyncio.Task[None], list[bool]]] = {}
+        self._calls: dict[str | int, asyncio.Task[None]] = {}
+        self._withdrawn: set[str | int] = set()  # calls the client cancelled: never answered
         self._waiting: list[bytes] = []
         self._sdk: _Inbox | None = None
         self._sdk_task: asyncio.Task[None] | None = None
@@ -257,8 +258,8 @@ class _Session:
         text = line.decode("utf-8", errors="replace").rstrip("\r\n")
         note = notification(text)
         if note is not None and (request := cancelled(note)) in self._calls:
-            self._calls[request][1][0] = True  # cancelled by the client: never answered
-            self._calls[request][0].cancel()
+            self._withdrawn.add(request)
+            self._calls[request].cancel()
             return
         if self._sdk is not None:
             self._sdk.put(line)
@@ -276,12 +277,15 @@ class _Session:
             self._load_sdk()
 
     def _start(self, call: Call) -> None:
-        by_client = [False]
-        task = asyncio.create_task(self._answer(call, by_client))
-        self._calls[call.id] = (task, by_client)
-        task.add_done_callback(lambda _: self._calls.pop(call.id, None))
+        task = asyncio.create_task(self._answer(call))
+        self._calls[call.id] = task
+        task.add_done_callback(lambda _: self._forget(call.id))
 
-    async def _answer(self, call: Call, by_client: list[bool]) -> None:
+    def _forget(self, request: str | int) -> None:
+        self._calls.pop(request, None)
+        self._withdrawn.discard(request)
+
+    async def _answer(self, call: Call) -> None:
         progress = None if call.progress_token is None else self._progress(call.progress_token)
         assert self._door.negotiated is not None
         try:
@@ -294,7 +298,7 @@ class _Session:
                 note=self._say,
             )
         except asyncio.CancelledError:
-            if not by_client[0]:
+            if call.id not in self._withdrawn:
                 await self._write(
                     protocol.error_line(call.id, protocol.CONNECTION_CLOSED, "Connection closed")
                 )
@@ -325,9 +329,9 @@ class _Session:
     async def _end(self) -> None:
         if self._sdk is not None:
             self._sdk.put(b"")
-        for task, _ in list(self._calls.values()):
+        running = list(self._calls.values())
+        for task in running:
             task.cancel()
-        running = [task for task, _ in self._calls.values()]
         if self._sdk_task is not None:
             running.append(self._sdk_task)
         await asyncio.gather(*running, return_exceptions=True)
