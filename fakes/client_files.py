@@ -10,6 +10,7 @@ from typing import BinaryIO
 from fakes.replay import ReplayMiss
 from wslmcp.boundaries.client_files import (
     MAX_FILE_BYTES,
+    ClientFiles,
     FileInfo,
     NotRegularFile,
     open_regular,
@@ -124,3 +125,46 @@ class FakeClientFiles:
         if la is None or lb is None or not la.exists() or not lb.exists():
             return False
         return la.resolve() == lb.resolve()
+
+
+class RecordingClientFiles:
+    """A ``ClientFiles`` that notes every file the wrapped one hands out: read, streamed or listed
+    (a listed special file too, with what it is). What the profiler takes through it is exactly what
+    a profile recording copies into its fixture home (``taken``; special files as ``home.special``)."""
+
+    def __init__(self, inner: ClientFiles) -> None:
+        self.inner = inner
+        self.taken: set[str] = set()
+        self.special: dict[str, str] = {}
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            data = self.inner.read_bytes(path)
+        except NotRegularFile as exc:
+            self.special[path] = exc.kind
+            raise
+        self.taken.add(path)
+        return data
+
+    def stat(self, path: str) -> FileInfo | None:
+        return self.inner.stat(path)
+
+    def iter_files(self, root: str, suffix: str) -> Iterator[FileInfo]:
+        for info in self.inner.iter_files(root, suffix):
+            self.taken.add(info.path)
+            yield info
+
+    def iter_lines(self, path: str) -> Iterator[bytes]:
+        try:
+            lines = self.inner.iter_lines(path)
+            first = next(lines, None)
+        except NotRegularFile as exc:
+            self.special[path] = exc.kind
+            raise
+        self.taken.add(path)
+        if first is not None:
+            yield first
+            yield from lines
+
+    def same_file(self, a: str, b: str) -> bool:
+        return self.inner.same_file(a, b)

@@ -69,17 +69,25 @@ def _redacted(path: str, data: bytes, mounts: Sequence[Mount]) -> bytes:
 
 
 class RecordingProcSource:
-    """A ``ProcSource`` that writes every sample it hands out into a scenario."""
+    """A ``ProcSource`` that writes every sample it hands out into a scenario, and hands it out as its
+    twin will: whole (a replay answers every read with the whole sample), redacted as written, and
+    one sample per instant (a second read at the time of the last one gets that sample again)."""
 
     def __init__(self, inner: ProcSource, writer: ScenarioWriter) -> None:
         self._inner = inner
         self._writer = writer
+        self._last: tuple[int, ProcSample] | None = None
 
     def read_sample(self, light_for: Collection[int] = ()) -> ProcSample:
         return self.read_at(self._writer.now_ms(), light_for)
 
     def read_at(self, t_ms: int, light_for: Collection[int] = ()) -> ProcSample:
         """A sample recorded as taken at ``t_ms`` (a schedule's time: the read begins then)."""
-        sample = self._inner.read_sample(light_for)
-        self._writer.add_procfs(sample if self._writer.keep_cmdlines else redact_cmdlines(sample), t_ms)
+        if self._last is not None and self._last[0] == t_ms:
+            return self._last[1]
+        sample = self._inner.read_sample()
+        if not self._writer.keep_cmdlines:
+            sample = redact_cmdlines(sample)  # what the replay will read, so what the caller reads now
+        self._writer.add_procfs(sample, t_ms)
+        self._last = (t_ms, sample)
         return sample

@@ -81,4 +81,4 @@ class RecordingWindowsProcesses:
                 if p["cmdline"]:
                     p["cmdline"] = p["cmdline"][:1]
         append_sample(self._writer, KEY, doc, t_ms)
-        return table
+        return table_from_json(doc)  # what the replay will read (redacted as written)

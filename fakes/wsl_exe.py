@@ -63,8 +63,8 @@ class FakeWslExe:
 
     Identical requests recorded several times are answered in recorded order; once they are used
     up the last answer repeats (a host query asked again). Anything else is a ``ReplayMiss``.
-    Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` receives the
-    recorded stdout. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
+    Streamed stdin (a ``ByteSource``) is read to its end to be hashed; ``stdout_sink`` and
+    ``stderr_sink`` receive the recorded streams. Totals past the recorded capture (``stdout_total``/``stderr_total``), the
     deadline (``timed_out``) and the output cap (``overflowed``) are replayed as recorded. A live
     call (``looks``: a background process) matches a recorded one with looks by its args alone, and
     hands over its stdout look by look as recorded (``_live``).
@@ -102,7 +102,7 @@ class FakeWslExe:
             )
         ]
         if not matches:
-            asked = f"{self.executable} {' '.join(args)[:200]}"
+            asked = f"{self.executable} {_ends(' '.join(args))}"
             offered = [f"{self.executable} {' '.join(item.args)[:120]}" for item in self._items]
             if self._on_miss is not None:
                 self._on_miss(args)
@@ -114,18 +114,21 @@ class FakeWslExe:
         exchange = Exchange(
             argv=(self.executable, *args),
             stdout=b"" if call.stdout_sink is not None else out[:max_output],
-            stderr=err[:max_output],
+            stderr=b"" if call.stderr_sink is not None else err[:max_output],
             exit_code=None if item.timed_out else item.exit_code,
             duration_s=item.duration_ms / 1000.0,
             timed_out=item.timed_out,
             stdout_total=_total(item.stdout, out),
             stderr_total=_total(item.stderr, err),
             overflowed=item.overflowed,
+            killed=item.killed,
         )
         if call.looks is not None:
             return await _live(call, call.looks, item.looks or (), out[:max_output], exchange)
         if call.stdout_sink is not None:
             call.stdout_sink(out[:max_output])
+        if call.stderr_sink is not None:
+            call.stderr_sink(err[:max_output])
         return exchange
 
     def _bytes(self, stream: Stream | None) -> bytes:
@@ -162,6 +165,11 @@ async def _live(
             feeding.cancel()
             await asyncio.gather(feeding, return_exceptions=True)
     return exchange
+
+
+def _ends(text: str, keep: int = 120) -> str:
+    """``text``, or its start and its end when it is long (a command's script ends with its command)."""
+    return text if len(text) <= 2 * keep else f"{text[:keep]} … {text[-keep:]}"
 
 
 def _total(stream: Stream | None, data: bytes) -> int:
@@ -228,8 +236,12 @@ class RecordingWslExe:
         if call.looks is not None:
             return await self._live(call, call.looks)
         args, stdin, stdout_sink = call.args, call.stdin, call.stdout_sink
+        # input fed as it comes, outside a live call, is matched without a digest (as the twin matches it)
+        fed = _live_stdin(stdin) is not None
         source = (
-            None if stdin is None or isinstance(stdin, bytes) else _HashingSource(cast("ByteSource", stdin))
+            None
+            if stdin is None or isinstance(stdin, bytes) or fed
+            else _HashingSource(cast("ByteSource", stdin))
         )
         out_rel, out_path = self.writer.exchange_file(self.boundary, "stdout")
         # a local file of the recording, written as stdout streams through (recording is a dev tool)
@@ -242,7 +254,17 @@ class RecordingWslExe:
                     out_file.write(data)
                     sink(data)
 
-            ex = await self.inner.run(replace(call, stdin=source or stdin, stdout_sink=tee))
+            err_sink, err_seen = call.stderr_sink, bytearray()
+            tee_err: ByteSink | None = None
+            if err_sink is not None:
+
+                def tee_err(data: bytes) -> None:
+                    err_seen.extend(data)
+                    err_sink(data)
+
+            ex = await self.inner.run(
+                replace(call, stdin=source or stdin, stdout_sink=tee, stderr_sink=tee_err)
+            )
             if stdout_sink is None:
                 out_file.write(ex.stdout)
         digest = None
@@ -250,7 +272,8 @@ class RecordingWslExe:
             digest = source.drain()
         elif isinstance(stdin, bytes):
             digest = hashlib.sha256(stdin).hexdigest()
-        self.writer.add_exchange(self.boundary, self._record(args, digest, ex, out_rel, out_path))
+        kept = replace(ex, stderr=bytes(err_seen)) if err_sink is not None else ex
+        self.writer.add_exchange(self.boundary, self._record(args, digest, kept, out_rel, out_path))
         return ex
 
     async def _live(self, call: WslCall, looks: Looks) -> Exchange:
@@ -301,6 +324,7 @@ class RecordingWslExe:
             duration_ms=round(ex.duration_s * 1000),
             timed_out=ex.timed_out,
             overflowed=ex.overflowed,
+            killed=ex.killed,
         )
 
     @staticmethod

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wslmcp.wording import counted
+
 QUOTE_CHARS = 200
 _JSON_TYPES = frozenset({"string", "integer", "boolean", "number", "array", "object"})
 
@@ -42,9 +44,20 @@ def check_string(key: str, value: object, min_len: int = 0, max_len: int | None 
     if not isinstance(value, str):
         raise InvalidArguments(f"{quoted(key)} must be a string")
     if len(value) < min_len or (max_len is not None and len(value) > max_len):
-        bound = f"{min_len}..{max_len}" if max_len is not None else f"at least {min_len}"
-        raise InvalidArguments(f"{quoted(key)} must be {bound} characters long")
+        raise InvalidArguments(f"{quoted(key)} {_length(min_len, max_len, 'character')}")
     return value
+
+
+def _length(low: int, high: int | None, unit: str) -> str:
+    """``must not be empty``, ``must hold at least 2 items``, ``must be 1..100 characters long``."""
+    if high is None and low <= 1:
+        return "must not be empty"
+    verb, tail = ("must be", " long") if unit == "character" else ("must hold", "")
+    if high is None:
+        return f"{verb} at least {counted(low, unit)}{tail}"
+    if low == high:
+        return f"{verb} exactly {counted(low, unit)}{tail}"
+    return f"{verb} {low}..{high} {unit}s{tail}"
 
 
 def check_int(key: str, value: object, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -137,8 +150,7 @@ def _check_array(key: str, prop: Mapping[str, Any], value: object) -> None:
         raise InvalidArguments(f"{quoted(key)} must be an array")
     low, high = prop.get("minItems", 0), prop.get("maxItems")
     if len(value) < low or (high is not None and len(value) > high):
-        bound = f"{low}..{high}" if high is not None else f"at least {low}"
-        raise InvalidArguments(f"{quoted(key)} must hold {bound} items")
+        raise InvalidArguments(f"{quoted(key)} {_length(low, high, 'item')}")
     items = prop.get("items")
     if items is not None:
         for i, item in enumerate(value):

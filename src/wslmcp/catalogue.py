@@ -8,9 +8,10 @@ and answer with ``Reply``; ``wslmcp.serving`` turns them into the SDK's server, 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 INVALID_ARGUMENTS = "invalid_arguments"
 INVALID_ARGUMENTS_LEAD = "invalid arguments for "
@@ -96,6 +97,11 @@ def error_reply(code: str, message: str) -> Reply:
     return Reply(message, {"error": {"code": code, "message": message}}, is_error=True)
 
 
+def json_reply(payload: Mapping[str, Any], *, is_error: bool = False) -> Reply:
+    """An answer whose text is the compact JSON of its ``structuredContent``."""
+    return Reply(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), payload, is_error)
+
+
 def invalid_arguments_message(tool: str, detail: str) -> str:
     return f"{INVALID_ARGUMENTS_LEAD}{tool}: {detail}"
 
@@ -114,6 +120,9 @@ class ServerSpec:
     name: str
     instructions: str
     tools: tuple[ToolSpec, ...]
+    json_text: bool = False
+    """Every answer's text is the JSON of its ``structuredContent`` (observe's), errors included;
+    otherwise an error's text is its message (shell's)."""
     may_ask: bool = False
     """Whether a call may ask the client a question (``elicitation/create``) while it runs: the
     front door then leaves the calls of a client that can be asked to the SDK."""
@@ -121,12 +130,53 @@ class ServerSpec:
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
 
+    def error(self, code: str, message: str) -> Reply:
+        """A tool error of this server, its text in the server's one form."""
+        reply = error_reply(code, message)
+        return json_reply(reply.structured, is_error=True) if self.json_text else reply
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a tool asks the person behind the client (MCP elicitation, form mode): ``message``, and
+    ``always``, the label of an optional yes/no field (None: the form has no field)."""
+
+    message: str
+    always: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The person's answer: accepted (with ``always`` ticked or not), declined or cancelled.
+    ``failed`` says why no answer came when the client failed to ask (an error; taken as cancel)."""
+
+    action: Literal["accept", "decline", "cancel"]
+    always: bool = False
+    failed: str | None = None
+
+
+class Ask(Protocol):
+    """Asks the person behind the client one question and waits for the answer."""
+
+    def __call__(self, question: Question) -> Awaitable[Answer]: ...
+
+
+class AnswerLater(Exception):
+    """Raised by an ``Ask`` that cannot wait within the request (the 2026-07-28 revision): the
+    question goes back to the client as an ``input_required`` result, and the client calls the tool
+    again with the answer. Nothing has run when it is raised."""
+
+    def __init__(self, question: Question) -> None:
+        super().__init__(question.message)
+        self.question = question
+
 
 class Dispatch(Protocol):
     """Answers one call whose arguments were checked against the tool's input schema. It may raise
     ``wslmcp.arguments.InvalidArguments`` for what a schema cannot say (options that exclude each
-    other), before it has done anything. ``progress`` is None unless the client asked for it."""
+    other), before it has done anything. ``progress`` is None unless the client asked for it; ``ask``
+    is None unless a person can be asked (the client declared form elicitation)."""
 
     def __call__(
-        self, tool: str, arguments: Mapping[str, Any], progress: Progress | None
+        self, tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
     ) -> Awaitable[Reply]: ...

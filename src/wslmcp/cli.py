@@ -17,6 +17,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "shell": ("wslmcp.shell.cli", "MCP server that runs commands and moves files in one WSL distro"),
     "profile": ("wslmcp.profile.cli", "profile the MCP servers configured for Claude Code, Codex and Cursor"),
+    "install": (
+        "wslmcp.install.cli",
+        "add wslmcp's servers to your MCP clients' configuration (both sides of WSL)",
+    ),
+    "doctor": (
+        "wslmcp.doctor.cli",
+        "check this host for wslmcp: versions, WSL, sandbox, ripgrep, Docker, clients",
+    ),
     "scenario": ("wslmcp.replay.cli", "list, show, validate, record and replay scenarios"),
     "eval": ("wslmcp.evals.cli", "replay an agent's recorded tool calls against a scenario and grade them"),
 }

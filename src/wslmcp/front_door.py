@@ -26,11 +26,12 @@ from wslmcp.arguments import InvalidArguments, check_schema
 from wslmcp.boundaries import replay_miss
 from wslmcp.catalogue import (
     INVALID_ARGUMENTS,
+    AnswerLater,
+    Ask,
     Dispatch,
     Progress,
     Reply,
     ServerSpec,
-    error_reply,
     invalid_arguments_message,
 )
 
@@ -119,12 +120,13 @@ def _call_params(params: dict[str, Any]) -> tuple[str, Mapping[str, Any], str | 
     return name, arguments, token
 
 
-def argument_error(tool: str, detail: str, version: str) -> Reply | Fault:
-    """Arguments that fail validation, in the form revision ``version`` gives them."""
+def argument_error(spec: ServerSpec, tool: str, detail: str, version: str) -> Reply | Fault:
+    """Arguments that fail validation, in the form revision ``version`` gives them; as a result,
+    its text is in the server's form (``ServerSpec.json_text``)."""
     message = invalid_arguments_message(tool, detail)
     if not protocol.argument_errors_are_results(version):
         return Fault(protocol.INVALID_PARAMS, message)
-    return error_reply(INVALID_ARGUMENTS, message)
+    return spec.error(INVALID_ARGUMENTS, message)
 
 
 async def answer_call(
@@ -132,6 +134,7 @@ async def answer_call(
     dispatch: Dispatch,
     call: tuple[str, Mapping[str, Any]],
     progress: Progress | None,
+    ask: Ask | None = None,
     *,
     version: str,
     note: Callable[[str], None],
@@ -139,8 +142,9 @@ async def answer_call(
     """The answer to ``tools/call`` of ``call`` (tool name, arguments) in revision ``version``: an
     unknown tool is -32602; arguments are checked against the tool's input schema before
     ``dispatch`` runs, and an argument error is a tool error from 2025-11-25 on, -32602 before; a
-    twin's replay miss is -32603 ``replay miss: …``; any other exception a tool error naming it
-    (one line through ``note``)."""
+    twin's replay miss (raised, or met and carried on from) is -32603 ``replay miss: …``; any other
+    exception a tool error naming it (one line through ``note``), in the server's form.
+    ``AnswerLater`` (an ``ask`` of the 2026-07-28 revision) is raised on to the caller."""
     name, arguments = call
     tool = spec.tool(name)
     if tool is None:
@@ -148,17 +152,23 @@ async def answer_call(
         return Fault(
             protocol.INVALID_PARAMS, f"Unknown tool: {protocol.quote(name, 80)}; this server has {names}"
         )
-    try:
-        check_schema(tool.name, tool.input_schema, arguments)
-        return await dispatch(tool.name, arguments, progress)
-    except InvalidArguments as exc:
-        return argument_error(tool.name, str(exc), version)
-    except Exception as exc:
-        miss = replay_miss.find(exc)
-        if miss is not None:  # --replay: the scenario lacks what this call needs
-            return Fault(protocol.INTERNAL_ERROR, replay_miss.message(miss))
-        note(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-        return error_reply("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
+    with replay_miss.watch() as missed:
+        try:
+            check_schema(tool.name, tool.input_schema, arguments)
+            answer = await dispatch(tool.name, arguments, progress, ask)
+        except InvalidArguments as exc:
+            return argument_error(spec, tool.name, str(exc), version)
+        except AnswerLater:
+            raise
+        except Exception as exc:
+            miss = replay_miss.find(exc) or (missed[0] if missed else None)
+            if miss is not None:  # --replay: the scenario lacks what this call needs
+                return Fault(protocol.INTERNAL_ERROR, replay_miss.message(miss))
+            note(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+            return spec.error("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
+    if missed:  # the call met a miss and carried on: its answer is not what was recorded
+        return Fault(protocol.INTERNAL_ERROR, replay_miss.message(missed[0]))
+    return answer
 
 
 def answer_line(request_id: str | int, outcome: Reply | Fault) -> str:

@@ -8,10 +8,15 @@ and the session loop ``wslmcp.stdio`` runs it in. The only area code that import
     schema (``wslmcp.arguments``) before the dispatch runs; a failure, or an ``InvalidArguments``
     the dispatch raises before doing anything, is answered as the negotiated revision says
     (``protocol.argument_errors_are_results``): from 2025-11-25 on a tool result with
-    ``isError: true``, the message as text and ``{"error": {"code": "invalid_arguments",
-    "message"}}`` as ``structuredContent``; before it JSON-RPC -32602. A twin's replay miss is a
+    ``isError: true``, ``{"error": {"code": "invalid_arguments", "message"}}`` as
+    ``structuredContent`` and as text the server's form of an error (the message, or for a
+    ``json_text`` server that JSON); before it JSON-RPC -32602. A twin's replay miss is a
     JSON-RPC error ``replay miss: …``; any other exception is a tool error naming it (one line on
     stderr, no traceback). The server advertises exactly what it serves: ``tools``.
+    When the client declared form elicitation, the dispatch gets an ``Ask`` (``asker``): before
+    2026-07-28 it sends ``elicitation/create`` and waits; from it the call answers ``input_required``
+    with the question, and the client's next call of the same tool carries the answer (its
+    ``requestState`` sealed by the SDK's ``RequestStateBoundary``).
 
 ``serve(server, inbox, wire, ...)``
     The session over lines: each line first validated by the SDK; what it refuses is judged here
@@ -23,6 +28,7 @@ and the session loop ``wslmcp.stdio`` runs it in. The only area code that import
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import sys
@@ -35,13 +41,15 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from wslmcp import __version__, protocol
-from wslmcp.catalogue import Dispatch, Progress, Reply, ServerSpec
+from wslmcp.catalogue import Answer as Said
+from wslmcp.catalogue import AnswerLater, Ask, Dispatch, Progress, Question, Reply, ServerSpec
 from wslmcp.front_door import OPENING_ID, Fault, answer_call, argument_error
 from wslmcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_line, quote
 
@@ -56,9 +64,10 @@ def to_result(answer: Reply) -> types.CallToolResult:
     )
 
 
-def invalid_arguments(tool: str, detail: str, version: str) -> types.CallToolResult:
-    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25)."""
-    answer = argument_error(tool, detail, version)
+def invalid_arguments(spec: ServerSpec, tool: str, detail: str, version: str) -> types.CallToolResult:
+    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25);
+    as a result, its text is in the server's form (``ServerSpec.json_text``)."""
+    answer = argument_error(spec, tool, detail, version)
     if isinstance(answer, Fault):
         raise MCPError(answer.code, answer.message)
     return to_result(answer)
@@ -68,6 +77,80 @@ def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:
     if progress_token_from_params(ctx.params) is None:
         return None
     return ctx.session.report_progress
+
+
+# ---------------------------------------------------------------- asking the person behind the client
+
+APPROVAL = "approval"
+"""The key of the one question a tool call asks (``input_requests`` in the 2026-07-28 revision)."""
+
+
+def question_schema(question: Question) -> dict[str, Any]:
+    """The form: an optional boolean ``always`` when the question offers one, else no field."""
+    fields: dict[str, Any] = {}
+    if question.always is not None:
+        fields["always"] = {
+            "type": "boolean",
+            "title": "Always",
+            "description": question.always,
+            "default": False,
+        }
+    return {"type": "object", "properties": fields}
+
+
+def _question_state(question: Question) -> str:
+    """What ties an answer to the question it answers (sealed by the SDK's request-state boundary)."""
+    return hashlib.sha256(f"{question.message}\0{question.always}".encode()).hexdigest()
+
+
+def _answer(result: types.ElicitResult) -> Said:
+    always = (result.content or {}).get("always") is True
+    return Said(result.action, always=always and result.action == "accept")
+
+
+def _form_elicitation(ctx: ServerRequestContext[Any]) -> bool:
+    """The client declared form elicitation (an empty ``elicitation`` object means form)."""
+    capabilities = ctx.session.client_capabilities
+    asks = capabilities.elicitation if capabilities is not None else None
+    return asks is not None and (asks.form is not None or asks.url is None)
+
+
+def asker(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Ask | None:
+    """Who to ask during this call: None when the client cannot show a form. Before 2026-07-28 an
+    ``elicitation/create`` request on the call's channel; from it an ``input_required`` result
+    (``AnswerLater``), answered when the client calls again with ``inputResponses``."""
+    if not _form_elicitation(ctx):
+        return None
+    if protocol.at_least(ctx.protocol_version, protocol.MODERN_VERSIONS[0]):
+        return _round_trip(params)
+
+    async def ask(question: Question) -> Said:
+        try:
+            result = await ctx.session.elicit_form(
+                question.message, question_schema(question), related_request_id=ctx.request_id
+            )
+        except (MCPError, ValidationError, anyio.BrokenResourceError) as exc:
+            return Said("cancel", failed=f"the client could not ask: {type(exc).__name__}: {exc}")
+        return _answer(result)
+
+    return ask
+
+
+def _round_trip(params: types.CallToolRequestParams) -> Ask:
+    async def ask(question: Question) -> Said:
+        given = (params.input_responses or {}).get(APPROVAL)
+        if params.request_state == _question_state(question) and isinstance(given, types.ElicitResult):
+            return _answer(given)
+        raise AnswerLater(question)
+
+    return ask
+
+
+def input_required(question: Question) -> types.InputRequiredResult:
+    form = types.ElicitRequestFormParams(message=question.message, requested_schema=question_schema(question))
+    return types.InputRequiredResult(
+        input_requests={APPROVAL: types.ElicitRequest(params=form)}, request_state=_question_state(question)
+    )
 
 
 def build_server(
@@ -86,22 +169,36 @@ def build_server(
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         call = (params.name, params.arguments or {})
-        answer = await answer_call(
-            spec, dispatch, call, _progress(ctx), version=ctx.protocol_version, note=say
-        )
+        try:
+            answer = await answer_call(
+                spec,
+                dispatch,
+                call,
+                _progress(ctx),
+                asker(ctx, params),
+                version=ctx.protocol_version,
+                note=say,
+            )
+        except AnswerLater as later:  # 2026-07-28: the client asks the person, then calls again
+            return input_required(later.question)
         if isinstance(answer, Fault):
             raise MCPError(answer.code, answer.message)
         return to_result(answer)
 
-    return Server(
+    server = Server(
         spec.name,
         version=__version__,
         instructions=spec.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # an input_required result's requestState comes back from the client: sealed and checked here
+    server.middleware.append(
+        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=spec.name)
+    )
+    return server
 
 
 def _stderr_note(text: str) -> None:

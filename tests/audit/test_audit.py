@@ -196,3 +196,17 @@ async def test_the_workbench_tools_each_write_their_line(tmp_path: Path) -> None
     assert read["subjects"] == stop["subjects"] == [{"process": "box#p1", "command": "cat"}]
     assert {"path": str(tmp_path / "f.txt"), "access": "write"} in edit["subjects"]  # type: ignore[operator]
     assert search["subjects"] == [{"path": str(tmp_path), "access": "read"}]
+
+
+async def test_a_huge_command_is_logged_capped_saying_how_much_was_left_out(tmp_path: Path) -> None:
+    from wslmcp.shell.audit import AUDIT_TEXT_CHARS
+
+    sink = MemoryAuditLog()
+    huge = "rm -rf / # " + "x" * (1 << 20)
+    await service(sink, tmp_path / "state").exec(huge, cwd=str(tmp_path))
+    [line] = records(sink)
+    [subject] = [s for s in line["subjects"] if "command" in s]  # type: ignore[attr-defined]
+    left = len(huge) - AUDIT_TEXT_CHARS
+    assert subject["command"] == f"{huge[:AUDIT_TEXT_CHARS]}… ({left} more characters)"
+    assert line["verdict"] == "reject" and line["bytes_in"] == len(huge)  # the size still says it all
+    assert len(sink.lines[0]) < 2 * AUDIT_TEXT_CHARS

@@ -1,9 +1,11 @@
 """The OS sandbox's cost, side by side in one run (local transport, real bash and bubblewrap):
-``wsl_exec true`` over stdio with ``WSL_SANDBOX`` off and on, against a raw ``bash -lc true`` spawn
+``wsl_exec true`` over stdio with ``WSL_SANDBOX`` off, on without its after-command check
+(``WSLMCP_SANDBOX_CHECK=off``) and on with it (the default), against a raw ``bash -lc true`` spawn
 and a bare ``bwrap ... bash -lc true`` with the sandbox's fixed flags (what bubblewrap alone costs:
-namespaces made and torn down; the rest of the overhead is the launcher and the profile's mounts). Target: with the sandbox on,
-p50 at most 40 ms over the sandbox-off run. Beside them ``wsl_read_file`` of a small file with the
-sandbox off (in process) and on (one confined script: the probe reads too).
+namespaces made and torn down; the rest of the overhead is the launcher and the profile's mounts).
+Targets: with the sandbox on, p50 at most 40 ms over the sandbox-off run; the check at most 5 ms p50
+more. Beside them ``wsl_read_file`` of a small file with the sandbox off (in process)
+and on (one confined script: the probe reads too).
 
 The home is a fresh directory with the files a new Ubuntu user has (a profile that sources .bashrc,
 a project with a git repository), so the launcher looks up what a real call looks up and no
@@ -27,6 +29,7 @@ from mcp import Client, StdioServerParameters
 
 ROUNDS = 60
 TARGET_MS = 40.0
+CHECK_TARGET_MS = 5.0
 # the launcher's fixed part: bubblewrap's own cost, before any path of the profile is looked up
 BARE_BWRAP = [
     "bwrap", "--unshare-user", "--cap-drop", "ALL", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
@@ -61,9 +64,11 @@ async def _spawn(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-def _server(env: dict[str, str], sandbox: str) -> StdioServerParameters:
+def _server(env: dict[str, str], sandbox: str, check: str = "on") -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "wslmcp", "shell"], env={**env, "WSL_SANDBOX": sandbox}
+        command=sys.executable,
+        args=["-m", "wslmcp", "shell"],
+        env={**env, "WSL_SANDBOX": sandbox, "WSLMCP_SANDBOX_CHECK": check},
     )
 
 
@@ -79,6 +84,7 @@ async def _measure(home: Path) -> None:
     )
     async with contextlib.AsyncExitStack() as stack:
         off = await stack.enter_async_context(Client(_server(env, "off")))
+        unchecked = await stack.enter_async_context(Client(_server(env, "on", check="off")))
         on = await stack.enter_async_context(Client(_server(env, "on")))
 
         def tool(
@@ -96,7 +102,8 @@ async def _measure(home: Path) -> None:
             "raw `bash -lc true`": lambda: _spawn(["bash", "-lc", "true"], env),
             "bare `bwrap … bash -lc true`": lambda: _spawn([*BARE_BWRAP, "bash", "-lc", "true"], env),
             "wsl_exec `true`, sandbox off": tool(off),
-            "wsl_exec `true`, sandbox on": tool(on),
+            "wsl_exec `true`, sandbox on, no check": tool(unchecked),
+            "wsl_exec `true`, sandbox on + check": tool(on),
             "wsl_read_file, sandbox off": tool(off, "wsl_read_file", {"path": str(home / "src/app/main.py")}),
             "wsl_read_file, sandbox on": tool(on, "wsl_read_file", {"path": str(home / "src/app/main.py")}),
         }
@@ -110,10 +117,19 @@ async def _measure(home: Path) -> None:
     for name, seconds in times.items():
         print(_row(name, seconds))
     off_ms = statistics.median(times["wsl_exec `true`, sandbox off"]) * 1000
-    on_ms = statistics.median(times["wsl_exec `true`, sandbox on"]) * 1000
+    bare_ms = statistics.median(times["wsl_exec `true`, sandbox on, no check"]) * 1000
+    on_ms = statistics.median(times["wsl_exec `true`, sandbox on + check"]) * 1000
+    raw_ms = statistics.median(times["raw `bash -lc true`"]) * 1000
     print(
-        f"   sandbox overhead (p50 on - p50 off): {on_ms - off_ms:.1f} ms; target <= {TARGET_MS:.0f} ms -> "
+        f"   sandbox overhead (p50 on + check - p50 off): {on_ms - off_ms:.1f} ms; target <= {TARGET_MS:.0f} ms -> "
         f"{'MET' if on_ms - off_ms <= TARGET_MS else 'MISSED'} ({ROUNDS} rounds, interleaved)"
+    )
+    print(
+        f"   after-command check (p50 on + check - p50 on, no check): {on_ms - bare_ms:.1f} ms; target <= "
+        f"{CHECK_TARGET_MS:.0f} ms -> {'MET' if on_ms - bare_ms <= CHECK_TARGET_MS else 'MISSED'}"
+    )
+    print(
+        f"   ratios to raw bash: off {off_ms / raw_ms:.2f}x, on {bare_ms / raw_ms:.2f}x, on + check {on_ms / raw_ms:.2f}x"
     )
 
 

@@ -2,7 +2,8 @@
 
 1. one wsl_exec of `true` over stdio vs a raw `bash -lc true` spawn (target: <= 1.3x + 5 ms);
 2. 32 concurrent wsl_exec calls over stdio vs 32 concurrent raw spawns;
-3. 64 MiB wsl_upload / wsl_download throughput vs a local file copy, with peak RSS growth.
+3. 64 MiB wsl_upload / wsl_download throughput vs a local file copy, with peak RSS growth;
+4. a 31 MB long output through wsl_exec (head and tail kept) vs a raw spawn reading it whole.
 """
 
 from __future__ import annotations
@@ -114,10 +115,35 @@ async def _transfers(tmp: Path) -> None:
     )
 
 
+LONG = "seq 1 4000000"  # 31 MB of lines: long output, kept head and tail
+
+
+async def _long_output(tmp: Path) -> None:
+    """wsl_exec of a command writing 31 MB (its head and tail kept, every line counted) vs the same
+    command's output read whole by a raw spawn; peak RSS growth while it runs."""
+    b = build()
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec("bash", "-lc", LONG, stdout=asyncio.subprocess.PIPE)
+    raw, _ = await proc.communicate()
+    raw_s = time.perf_counter() - started
+    rss_before = _rss_mib()
+    started = time.perf_counter()
+    ran = await b.service.exec(LONG, cwd=str(tmp))
+    tool_s = time.perf_counter() - started
+    assert not ran.is_error and ran.structured["exitCode"] == 0, ran.text[:300]
+    print(
+        f"   wsl_exec `{LONG}` ({len(raw) >> 20} MiB, head and tail kept): {tool_s * 1000:.0f} ms   "
+        f"raw spawn reading it whole: {raw_s * 1000:.0f} ms ({tool_s / raw_s:.1f}x); "
+        f"peak RSS growth {_rss_mib() - rss_before:.0f} MiB"
+    )
+
+
 def main() -> None:
     asyncio.run(_latency_and_concurrency())
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(_transfers(Path(tmp)))
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(_long_output(Path(tmp)))
 
 
 if __name__ == "__main__":

@@ -100,7 +100,8 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
     scenario = Scenario.load(await record_host(recording(writer, env), writer, sources, 0, 100))
     wsl = [i["args"] for i in scenario.manifest["exchanges"]["wsl_exe"]]
     assert wsl == [["--list", "--running", "--quiet"], ["-d", "Ubuntu", "--exec", "sh", "-s"]] * 2
-    assert scenario.manifest["observe"] == {"args": ["--distro", "Ubuntu", "--no-wslc"], "platform": "windows",
+    assert scenario.manifest["observe"] == {"args": ["--interval-ms", "100", "--distro", "Ubuntu", "--no-wslc"],
+                                            "platform": "windows",
                                             "wsl_interop": True}  # fmt: skip
     assert "timeline" not in scenario.manifest or not any(
         "procfs" in e for e in scenario.manifest["timeline"]

@@ -1,6 +1,7 @@
-"""The shell transport contract, run against both real transports: the local login bash, and the
+"""The shell transport contract, run against the real transports: the local login bash, the
 wsl.exe transport driving a `wsl.exe` stand-in on PATH (whose Linux side runs in its own session,
-as inside a real distro)."""
+as inside a real distro), and the local bash as a shell recording runs it (each run recorded as the
+wsl.exe exchange it stands for, ``boundaries.local_exchanges``)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,44 @@ from pathlib import Path
 
 import pytest
 
+from fakes.wsl_exe import RecordingWslExe
 from tests.shell.conftest import survivors
 from tests.shell.standin import transport_of
-from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport
+from wslmcp.boundaries.clock import SystemClock
+from wslmcp.boundaries.local_exchanges import LocalThroughWslExe, LocalWslExe
+from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, current_user
+from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.runner import Runner
 
 
-@pytest.fixture(params=["local", "wsl.exe-standin"])
+@pytest.fixture(params=["local", "wsl.exe-standin", "local-recorded"])
 def transport(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> ShellTransport:
+    if request.param == "local-recorded":  # what a shell recording over the local transport runs on
+        writer = ScenarioWriter(tmp_path / "rec", "rec", "", SystemClock())
+        recorder = RecordingWslExe(LocalWslExe(os.path.expanduser("~")), writer)
+        return LocalThroughWslExe(recorder, "local", None, current_user())
     return transport_of(request.param, tmp_path, monkeypatch)
 
 
 async def test_streams_and_exit_code(transport: ShellTransport) -> None:
     ex = await transport.run(ScriptCall("echo out; echo err >&2; exit 7", timeout_s=30))
     assert (ex.stdout, ex.stderr, ex.exit_code, ex.timed_out) == (b"out\n", b"err\n", 7, False)
+
+
+async def test_both_streams_go_to_their_sinks_up_to_the_cap(transport: ShellTransport) -> None:
+    out, err = bytearray(), bytearray()
+    ex = await transport.run(
+        ScriptCall("seq 1 100000; echo err >&2", timeout_s=30, stdout_sink=out.extend, stderr_sink=err.extend)
+    )
+    assert (ex.stdout, ex.stderr, ex.exit_code, bytes(err)) == (b"", b"", 0, b"err\n")
+    assert bytes(out) == b"".join(b"%d\n" % n for n in range(1, 100001)) and ex.stdout_total == len(out)
+    capped = bytearray()
+    flood = await transport.run(
+        ScriptCall("cat /dev/zero", timeout_s=30, max_output=10_000, stdout_sink=capped.extend)
+    )
+    assert flood.overflowed and len(capped) == 10_000 and flood.stdout_total > 10_000
 
 
 async def test_the_script_arrives_verbatim_in_a_login_shell(transport: ShellTransport) -> None:

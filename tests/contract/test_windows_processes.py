@@ -109,11 +109,12 @@ def test_filetime_is_100ns_since_1601() -> None:
 def test_recording_writes_tables_the_twin_replays_with_command_lines_cut(tmp_path: Path) -> None:
     writer = ScenarioWriter(tmp_path / "rec", "rec", "", FakeClock())
     inner = FakeWindowsProcesses(_scenario(tmp_path, RECORDED), FakeClock())
-    assert RecordingWindowsProcesses(inner, writer).read() == RECORDED
+    handed = RecordingWindowsProcesses(inner, writer).read()
     writer.manifest["hold_last_ms"] = 100
     replayed = FakeWindowsProcesses(Scenario.load(writer.commit()), FakeClock()).read()
     code = next(p for p in replayed.processes if p.pid == 1234)
     assert code.cmdline == ("Code.exe",)
+    assert handed == replayed  # the caller reads now what its replay will read: redacted as written
     assert replayed.processes[0] == RECORDED.processes[0]
     assert table_from_json(table_to_json(RECORDED)) == RECORDED
 

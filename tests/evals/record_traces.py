@@ -823,6 +823,7 @@ SHELL_SPECS = [
             ),
             A("/var holds 12G."),
         ],
+        verdict="unreplayable",  # call 2 was never recorded: the scenario, not the agent, falls short
     ),
 ]
 

@@ -140,10 +140,10 @@ def test_harness_errors_exit_3_with_the_file_and_cause(tmp_path: Path) -> None:
     assert wslmcp("run", TRACES / "t01-most-cpu-good.jsonl", "--scenario", scenario).returncode == 3
 
 
-def test_unreplayable_calls_are_reported_and_strict_replay_exits_3(tmp_path: Path) -> None:
+def test_unreplayable_calls_are_reported_exit_4_and_strict_replay_exits_3(tmp_path: Path) -> None:
     trace = SHELL / "eval" / "traces" / "s04-shell-unrecorded.jsonl"
     done = wslmcp("run", trace, "--scenario", SHELL, "--case", "shell-cleanup", "--json", tmp_path / "r.json")
-    assert done.returncode == 0, done.stdout
+    assert done.returncode == 4, done.stdout
     got = report(tmp_path / "r.json")["traces"][0]
     assert got["unreplayable"] == [2] and got["calls"][1]["unreplayable"].startswith("replay miss: wsl_exe")
     assert "unreplayable" in done.stdout
@@ -287,3 +287,17 @@ def test_without_a_case_the_intent_is_read_from_the_graded_question_a_follow_up_
     assert checks["2"]["intent.sort_matches_question"] == "skip"  # nothing about sorting was asked
     assert checks["1"]["snapshot.fresh_start"] == "pass"
     assert checks["1"]["intent.sort_matches_question"] == "pass"
+
+
+def test_a_case_without_a_cases_file_or_unknown_says_what_would_do(tmp_path: Path) -> None:
+    trace = TRACES / "t01-most-cpu-good.jsonl"
+    alone = wslmcp("run", trace, "--no-replay", "--case", "most-cpu")
+    assert alone.returncode == 2 and alone.stdout == ""
+    assert alone.stderr == (
+        "wslmcp eval: error: --case most-cpu needs a cases file: pass --cases FILE "
+        "(no --scenario DIR was given) (see --help)\n"
+    )
+    unknown = wslmcp("run", trace, "--scenario", OBS, "--case", "nope", "--no-replay")
+    assert unknown.returncode == 3 and "(no cases file)" not in unknown.stderr
+    assert "expected one of the cases it holds (" in unknown.stderr and "most-cpu" in unknown.stderr
+    assert unknown.stderr.rstrip().endswith('got "nope"')

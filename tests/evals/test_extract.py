@@ -183,3 +183,29 @@ def test_a_file_of_no_json_objects_is_not_called_empty(tmp_path: Path) -> None:
         extract.read(files, str(garbage))
     with pytest.raises(TraceError, match=r"blank\.jsonl: empty: no JSON records"):
         extract.read(files, str(blank))
+
+
+OBSERVE_REFUSAL = "invalid arguments for list_resources: limit must be 0..1000"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        OBSERVE_REFUSAL,  # older transcripts: observe answered the sentence
+        json.dumps({"error": {"code": "invalid_arguments", "message": OBSERVE_REFUSAL}}),  # today: its JSON
+    ],
+    ids=["sentence", "json"],
+)
+def test_a_refusal_of_arguments_is_read_in_either_text_form(text: str) -> None:
+    from wslmcp.evals.extract import claude, codex
+    from wslmcp.evals.rubric.protocol import _refusal
+
+    recorded = (
+        claude.result_of([{"type": "text", "text": text}], True),
+        codex.output_of({"content": text, "success": False}),
+    )
+    for result in recorded:
+        assert result.rejected_arguments, result
+        assert _refusal(result) == f"arguments refused: {OBSERVE_REFUSAL}"
+    other = json.dumps({"error": {"code": "not_found", "message": "x"}})
+    assert not claude.result_of([{"type": "text", "text": other}], True).rejected_arguments

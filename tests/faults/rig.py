@@ -32,6 +32,7 @@ def shell_env(tmp: Path, **extra: str) -> dict[str, str]:
         "WSL_DISTRO": "Ubuntu",
         "WSL_CWD": str(tmp),
         "HOME": str(tmp),  # a clean login shell: nothing of this machine's profile runs
+        "WSL_SANDBOX": "off",  # what these tests exercise is not the sandbox (its own suites run it)
         **extra,
     }
 

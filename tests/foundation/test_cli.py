@@ -11,7 +11,7 @@ import pytest
 
 from wslmcp import __version__
 
-SUBCOMMANDS = ["observe", "shell", "profile", "scenario", "eval"]
+SUBCOMMANDS = ["observe", "shell", "profile", "install", "doctor", "scenario", "eval"]
 
 
 def wslmcp(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -50,7 +50,7 @@ def test_unknown_arguments_exit_2_with_one_line(args: list[str]) -> None:
     assert "error:" in result.stderr
 
 
-@pytest.mark.parametrize("name", ["observe", "shell", "profile"])
+@pytest.mark.parametrize("name", ["observe", "shell", "profile", "install", "doctor"])
 def test_every_subcommand_writes_the_same_usage_line(name: str) -> None:
     """One parsing style as a user sees it: observe's own parser writes the line argparse's do."""
     result = wslmcp(name, "--frobnicate")
@@ -62,6 +62,16 @@ def test_every_subcommand_writes_the_same_usage_line(name: str) -> None:
 def test_no_arguments_prints_the_help() -> None:
     result = wslmcp()
     assert result.returncode == 0 and result.stdout.startswith("usage: wslmcp") and result.stderr == ""
+
+
+@pytest.mark.parametrize("name", ["scenario", "eval"])
+def test_a_command_of_subcommands_alone_prints_its_help(name: str) -> None:
+    result = wslmcp(name)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert (
+        result.stdout.startswith(f"usage: wslmcp {name}")
+        and "show this help message and exit" in result.stdout
+    )
 
 
 @pytest.mark.skipif(not Path("/proc/stat").is_file(), reason="recording needs a real Linux /proc")
@@ -123,3 +133,12 @@ def test_list_and_show_bundled(repo: Path) -> None:
     assert listed.returncode == 0 and "linux-recorded" in listed.stdout
     shown = wslmcp("scenario", "show", str(repo / "scenarios" / "linux-recorded"))
     assert shown.returncode == 0 and "checks:      procfs-replay" in shown.stdout
+
+
+@pytest.mark.parametrize("action", ["list", "validate", "replay", "show"])
+def test_a_scenario_path_that_is_no_directory_says_so(action: str, tmp_path: Path) -> None:
+    missing = wslmcp("scenario", action, str(tmp_path / "absent"))
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert missing.stderr == f"wslmcp scenario: {tmp_path / 'absent'}: no such directory\n"
+    (tmp_path / "file").write_text("")
+    assert wslmcp("scenario", action, str(tmp_path / "file")).stderr.endswith(": not a directory\n")

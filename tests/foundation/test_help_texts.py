@@ -62,3 +62,40 @@ def test_observe_help_names_every_option() -> None:
     for option in ("--interval-ms", "--wsl-only", "--no-docker", "--no-wslc", "--distro", "--replay"):
         assert option in HELP
         assert _given([option, "100"] if option in ("--interval-ms", "--distro", "--replay") else [option])
+
+
+def _helps(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+    """Every help text: each argparse parser's (subcommands' too), and observe's hand-written one."""
+    from wslmcp.observe.options import HELP
+
+    def every(name: str, parser: argparse.ArgumentParser) -> Iterator[tuple[str, str]]:
+        yield name, parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, child in action.choices.items():
+                    yield from every(f"{name} {sub}", child)
+
+    from wslmcp.cli import _top_parser
+
+    yield "wslmcp", _top_parser().format_help()
+    for name, parser in _parsers(monkeypatch):
+        yield from every(f"wslmcp {name}", parser)
+    yield "wslmcp observe", HELP
+
+
+def test_every_help_has_one_width_and_one_wording(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wslmcp.cliargs import HELP_LINE, WIDTH
+
+    helps = dict(_helps(monkeypatch))
+    assert len(helps) > 15
+    too_long = [
+        f"{name}: {line}" for name, text in helps.items() for line in text.splitlines() if len(line) > WIDTH
+    ]
+    assert too_long == []
+    assert [name for name, text in helps.items() if "-h, --help" in text and HELP_LINE not in text] == []
+    assert "WSL_PROCESS_OUTPUT_BYTES  default: 1048576" in helps["wslmcp shell"]  # a column for every name
+
+
+def test_profile_diff_names_its_snapshots_as_the_readme_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    helps = dict(_helps(monkeypatch))
+    assert "OLD NEW" in helps["wslmcp profile diff"]

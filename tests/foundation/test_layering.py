@@ -108,7 +108,7 @@ def constructs(tree: ast.Module, names: set[str]) -> set[str]:
 def test_only_wiring_builds_the_local_file_adapters() -> None:
     """The real local-file, client-file and audit-log adapters are chosen in one place, like every
     adapter."""
-    adapters = {"OsLocalFiles", "LocalClientFiles", "AppendOnlyFile"}
+    adapters = {"OsLocalFiles", "LocalClientFiles", "LocalConfigFiles", "AppendOnlyFile"}
     offenders = [
         f"{rel(p)} builds {', '.join(sorted(found))}"
         for p, tree in modules()

@@ -78,7 +78,7 @@ def test_a_newer_minor_version_of_major_one_is_read(tmp_path: Path) -> None:
 
 
 def test_missing_directory_and_manifest(tmp_path: Path) -> None:
-    with pytest.raises(ScenarioError, match="a scenario directory"):
+    with pytest.raises(ScenarioError, match=r"absent: no such directory$"):
         Scenario.load(tmp_path / "absent")
     (tmp_path / "empty").mkdir()
     with pytest.raises(ScenarioError, match="a scenario manifest file"):

@@ -232,3 +232,15 @@ def test_effects_need_a_command(capsys: pytest.CaptureFixture[str], monkeypatch:
     code, out, err = explain(["--effects", "--cwd", "/tmp"], capsys, monkeypatch)
     assert code == 2 and out is None
     assert "--effects needs a COMMAND" in err
+
+
+def test_a_program_that_writes_a_file_is_not_said_to_redirect(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-only: ``python3 -c 'open("x","w")'`` writes x itself; it has no redirection to name."""
+    code, said, _ = explain(['python3 -c \'open("x","w")\''], capsys, monkeypatch, WSL_READONLY="true")
+    assert code == 0 and said is not None
+    assert (said["rule"], said["reason"]) == (
+        "readonly.write",
+        "profile is read-only and 'python3' writes x; nothing was run",
+    )

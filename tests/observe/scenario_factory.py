@@ -49,11 +49,12 @@ class Kernel:
     cpus: int
     busy: Sequence[tuple[int, int, int, int, int]]  # user, nice, system, irq, softirq per sample
     uptime: Sequence[float]
+    counted: Sequence[float] | None = None  # the time /proc/stat's counters count (default: uptime)
 
 
 def global_files(k: Kernel, i: int) -> dict[str, bytes]:
     u, n, s, irq, soft = k.busy[i]
-    idle = int(k.uptime[i] * 100 * k.cpus) - (u + n + s + irq + soft)
+    idle = int((k.counted or k.uptime)[i] * 100 * k.cpus) - (u + n + s + irq + soft)
     lines = [f"cpu  {u} {n} {s} {idle} 120 {irq} {soft} 0 0 0"]
     for c in range(k.cpus):
         lines.append(f"cpu{c} {u // k.cpus} {n // k.cpus} {s // k.cpus} {idle // k.cpus} 7 0 0 0 0 0")

@@ -6,6 +6,7 @@ as over stdio); tests/observe/test_stdio.py repeats them over a real stdio conne
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from tests.in_process import observe_server as build_server
 from tests.observe.helpers import ScriptedReader, make_service
 from wslmcp import serving
+from wslmcp.observe.tools import SERVER as OBSERVE
 from wslmcp.observe.tools import parse_call
 
 INVALID: list[tuple[str, str, dict[str, Any]]] = [
@@ -104,12 +106,13 @@ async def test_invalid_arguments_are_refused_before_collection_in_both_protocol_
     async with Client(build_server(service)) as client:
         result = await client.call_tool(tool, args)
     assert result.is_error is True
-    message = result.content[0].text
+    message = result.structured_content["error"]["message"]
     assert message.startswith(f"invalid arguments for {tool}: ")
     assert result.structured_content == {"error": {"code": "invalid_arguments", "message": message}}
+    assert json.loads(result.content[0].text) == result.structured_content  # observe's one text form
     assert reader.reads == 0
     with pytest.raises(MCPError) as err:
-        serving.invalid_arguments(tool, message, "2025-06-18")
+        serving.invalid_arguments(OBSERVE, tool, message, "2025-06-18")
     assert err.value.code == -32602
 
 

@@ -15,6 +15,7 @@ import pytest
 from fakes.clock import FakeClock
 from tests.observe.helpers import ScriptedReader
 from tests.observe.scenario_factory import Kernel, Proc
+from wslmcp.boundaries.replay_miss import NotRecorded
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.errors import UnknownMetric
 from wslmcp.observe.handlers import answer
@@ -156,7 +157,8 @@ async def test_empty_history_is_an_answer_that_says_why() -> None:
     off = Rig([proc(10, "editor", 0.05, range(STEPS))], minutes=0)
     assert (await off.ask("get_history"))["history"]["why_empty"] == "history is off (--history-minutes 0)"
     replay = Rig([proc(10, "editor", 0.05, range(STEPS))], samples=None)  # a scenario without history
-    assert "first_request_ms" in (await replay.ask("get_history"))["history"]["why_empty"]
+    with pytest.raises(NotRecorded, match="first_request_ms"):  # a replay miss, not an empty history
+        await replay.ask("get_history")
 
 
 async def test_usage_stats_and_unattributed_cpu() -> None:
@@ -300,3 +302,35 @@ async def test_a_process_born_inside_an_interval_counts_only_the_cpu_it_used() -
     top = {e["name"]: e for e in (await rig.ask("get_history"))["top"]}
     assert top["quick"]["cpu_seconds"] == pytest.approx(1.0)
     assert top["quick"]["alive"] is False
+
+
+async def test_no_figure_of_a_busy_kernel_exceeds_the_machine() -> None:
+    """Every CPU busy the whole time, while /proc/uptime (10 ms steps, read apart from /proc/stat)
+    lags the counters' clock by a step at every other sample: on uptime's clock the kernel would
+    read 100.4 % and 99.6 % by turns; on the counters' own it reads 100 % exactly."""
+    counted = [1000.0 + INTERVAL * i for i in range(STEPS)]
+    uptime = [t - (0.02 if i % 2 else 0.0) for i, t in enumerate(counted)]
+    busy = [(10_000 + round(CPUS * 100 * INTERVAL * i), 0, 0, 0, 0) for i in range(STEPS)]
+    rig = Rig([proc(10, "burn", float(CPUS), range(STEPS))], Kernel(CPUS, busy, uptime, counted), samples=12)
+    got = (await rig.ask("get_history"))["usage"]["wsl"]["cpu_percent"]
+    assert got == {"avg": 100.0, "p95": 100.0, "max": 100.0}
+    series = await rig.ask("get_metric_series", metric="wsl.cpu_percent", window_s=60, points=12, agg="max")
+    assert [v for v in series["values"] if v is not None] and all(
+        v == 100.0 for v in series["values"] if v is not None
+    )
+    summary = await rig.ask("get_system_summary", max_age_ms=0)
+    assert summary["data"]["environments"]["wsl"]["cpu_percent"] == pytest.approx(100.0)
+
+
+async def test_a_process_read_late_in_a_sample_never_reads_more_than_the_machine() -> None:
+    """A process's counters are read at a moment of the capture that the sample does not stamp, so
+    a process using every CPU can show a little more CPU time than the window held (modelled here
+    as 4.08 cores of 4). That residual is inherent: its figures are held to the machine's CPUs."""
+    counted = [1000.0 + INTERVAL * i for i in range(STEPS)]
+    busy = [(10_000 + round(CPUS * 100 * INTERVAL * i), 0, 0, 0, 0) for i in range(STEPS)]
+    rig = Rig([proc(10, "spin", CPUS * 1.02, range(STEPS))], Kernel(CPUS, busy, counted), samples=6)
+    (top,) = (await rig.ask("get_history", resource_kind="process"))["top"]
+    assert top["avg_host_percent"] == 100.0 and top["avg_cores"] == float(CPUS)
+    listed = await rig.ask("list_resources", max_age_ms=0, sort_by="cpu", limit=1)
+    (row,) = listed["data"]
+    assert row["usage"]["name"] == "spin" and row["usage"]["cpu_percent"] == pytest.approx(100.0)

@@ -186,3 +186,13 @@ async def test_a_metric_series_and_the_pressure_figures_of_this_machine() -> Non
         assert any("read only by a server running on Windows" in w for w in summary["pressure"]["warnings"])
         unknown = await client.call_tool("get_metric_series", {"metric": "host.cpu"})
         assert unknown.is_error is True and unknown.structured_content["error"]["code"] == "unknown_metric"
+
+
+async def test_with_history_off_both_history_tools_say_so() -> None:
+    params = StdioServerParameters(command=sys.executable, args=[*ARGS, "--history-minutes", "0"])
+    async with Client(params, read_timeout_seconds=60) as client:
+        history = body(await client.call_tool("get_history", {}))
+        series = body(await client.call_tool("get_metric_series", {"metric": "wsl.cpu_percent", "points": 4}))
+    off = "history is off (--history-minutes 0)"
+    assert history["history"]["why_empty"] == off
+    assert series["why_empty"] == off and series["values"] == [None] * 4

@@ -75,16 +75,48 @@ def test_kernel_busy_is_user_nice_system_irq_softirq() -> None:
 
 
 def test_kernel_cpu_percent_and_its_null_rules() -> None:
-    a = KernelCounters((100, 0, 0, 0, 0), 2, 10.0, "b")
-    b = KernelCounters((200, 0, 0, 0, 0), 2, 11.0, "b")
+    a = KernelCounters((100, 0, 0, 0, 0), 2, 10.0, "b", all_ticks=2000)
+    b = KernelCounters((200, 0, 0, 0, 0), 2, 11.0, "b", all_ticks=2200)  # 1 s of 2 CPUs, on their clock
     assert kernel_cpu_percent(a, b, 100, 2) == 50.0
-    assert kernel_cpu_percent(a, KernelCounters((200, 0, 0, 0, 0), 2, 11.0, "other"), 100, 2) is None
-    assert kernel_cpu_percent(a, KernelCounters((200, 0, 0, 0, 0), 4, 11.0, "b"), 100, 2) is None
-    assert kernel_cpu_percent(a, KernelCounters((200, 0, 0, 0, 0), 2, 10.0, "b"), 100, 2) is None
-    assert kernel_cpu_percent(a, KernelCounters((50, 0, 60, 0, 0), 2, 11.0, "b"), 100, 2) is None
+    assert kernel_cpu_percent(a, b, 100, 4) == 25.0  # two of the host's four CPUs
+    assert (
+        kernel_cpu_percent(a, KernelCounters((200, 0, 0, 0, 0), 2, 11.0, "other", all_ticks=2200), 100, 2)
+        is None
+    )
+    assert (
+        kernel_cpu_percent(a, KernelCounters((200, 0, 0, 0, 0), 4, 11.0, "b", all_ticks=2200), 100, 2) is None
+    )
+    assert (
+        kernel_cpu_percent(a, KernelCounters((200, 0, 0, 0, 0), 2, 11.0, "b", all_ticks=2000), 100, 2) is None
+    )
+    assert (
+        kernel_cpu_percent(a, KernelCounters((50, 0, 60, 0, 0), 2, 11.0, "b", all_ticks=2200), 100, 2) is None
+    )
     assert kernel_cpu_percent(a, b, 100, 0) is None
     assert kernel_cpu_percent(None, b, 100, 2) is None
     assert parse_kernel(files(boot=b"")) is None and parse_kernel(files(stat=b"intr 1\n")) is None
+
+
+@given(
+    cpus=st.integers(1, 64),
+    host=st.integers(1, 64),
+    before=st.lists(st.integers(0, 10**9), min_size=6, max_size=6),
+    grown=st.lists(st.integers(0, 10**6), min_size=6, max_size=6),
+    uptimes=st.tuples(st.floats(0, 1e6), st.floats(0, 1e6)),
+)
+def test_the_kernel_never_reads_more_than_its_share_of_the_machine(
+    cpus: int, host: int, before: list[int], grown: list[int], uptimes: tuple[float, float]
+) -> None:
+    """Busy ticks (five counters) and idle are counted on one clock: whatever /proc/uptime says, the
+    kernel's figure is at most its CPUs' share of the host's, so never above 100 %."""
+    after = [b + g for b, g in zip(before, grown, strict=True)]
+
+    def counters(v: list[int], up: float) -> KernelCounters:
+        return KernelCounters((v[0], v[1], v[2], v[3], v[4]), cpus, up, "b", all_ticks=sum(v))
+
+    value = kernel_cpu_percent(counters(before, uptimes[0]), counters(after, uptimes[1]), 100, host)
+    if value is not None:
+        assert 0 <= value <= 100.0 * min(cpus, host) / host + 1e-9
 
 
 def raw(t: float, procs: list[tuple[int, int, int]], uptime: float | None = None, ppid: int = 1) -> RawSample:
@@ -152,7 +184,9 @@ def test_a_parent_is_named_only_when_it_is_in_the_sample_and_started_no_later() 
 
 
 def kernel_only(t: float, busy: int, uptime: float, clk_tck: int) -> RawSample:
-    stat = b"cpu  %d 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0 0 0\n" % busy
+    """Two CPUs busy ``busy`` ticks since boot, idle the rest of ``uptime``."""
+    idle = round(uptime * 2 * clk_tck) - busy
+    stat = b"cpu  %d 0 0 %d 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0 0 0\n" % (busy, idle)
     fs = files(stat=stat, uptime=b"%.2f 0.00\n" % uptime)
     return RawSample(t, parse_sample(ProcSample.build(fs, clk_tck=clk_tck, page_size=4096)))
 

@@ -69,7 +69,9 @@ async def test_real_proc_round_trip_over_stdio() -> None:
             body(await client.call_tool("inspect_resource", {"snapshot_id": sid, "resource_id": rid}))["data"]
             == resource
         )
-        assert "limit" in refused_arguments(await client.call_tool("list_resources", {"limit": 1001}))
+        assert "limit" in refused_arguments(
+            await client.call_tool("list_resources", {"limit": 1001}), json_text=True
+        )
         missing = await client.call_tool("get_system_summary", {"snapshot_id": "missing"})
         assert missing.is_error and missing.structured_content["error"]["code"] == "snapshot_unavailable"
 
@@ -80,7 +82,7 @@ async def test_every_invalid_call_is_refused_over_stdio() -> None:
     params = StdioServerParameters(command=sys.executable, args=ARGS)
     async with Client(params, read_timeout_seconds=30) as client:
         for _, tool, args in INVALID:
-            refused_arguments(await client.call_tool(tool, args))
+            refused_arguments(await client.call_tool(tool, args), json_text=True)
 
 
 async def test_handshake_era_clients_get_ping_and_the_same_tools() -> None:

@@ -63,7 +63,9 @@ async def test_a_recorded_shell_session_replays_equal(tmp_path: Path) -> None:
 
     scenario = Scenario.load(out)  # the manifest loader validates every fixture format
     section = scenario.section("shell")
-    assert section["env"] == {k: v for k, v in env.items() if k.startswith("WSL_")}
+    recorded = {k: v for k, v in env.items() if k.startswith("WSL_")}
+    # the defaults as it ran, written down: the sandbox, and when a person is asked
+    assert section["env"] == {**recorded, "WSL_SANDBOX": "off", "WSL_APPROVALS": "ask"}
     assert [c["tool"] for c in section["calls"]] == [c["tool"] for c in calls]
     assert section["calls"][3]["advance_s"] == 42
     expected = [json.loads(scenario.file(c["expected"]).read_text()) for c in section["calls"]]
@@ -120,7 +122,8 @@ def test_a_recorded_profile_home_replays_equal(tmp_path: Path) -> None:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("WSL")}
     rec = _run(["record", "--area", "profile", "--home", str(home), "--out", str(out)], clean)
     assert rec.returncode == 0, rec.stderr
-    assert rec.stdout.startswith(f"recorded {home} with ") and rec.stdout.rstrip().endswith(f"into {out}")
+    first = rec.stdout.splitlines()[0]
+    assert first.startswith(f"recorded {home} with ") and f"into {out}; took " in first
     scenario = Scenario.load(out)
     assert scenario.section("home")["path"] == FIXTURE_HOME
     assert scenario.section("profile")["project"] == f"{FIXTURE_HOME}/proj"

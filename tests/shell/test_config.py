@@ -19,7 +19,7 @@ def test_defaults_follow_the_reference() -> None:
     p = c.policy
     assert (p.readonly, p.allow_sudo, p.allow_windows) == (False, True, False)
     assert p.allow_commands is None and p.allowed_paths is None and p.deny_patterns == ()
-    assert c.hard_output_cap == 400000
+    assert c.output_cap_bytes == 256 << 20  # the safety cap: long output is not an error
     assert (c.max_processes, c.process_output_bytes, c.process_max_ms) == (8, 1 << 20, 24 * 3600 * 1000)
 
 
@@ -182,7 +182,22 @@ def test_a_malformed_value_fails_startup_with_nothing_on_stdout() -> None:
 def test_check_without_a_distro_fails() -> None:
     done = _run_cli({}, "--check")
     assert done.returncode == 1
-    assert "No WSL distro is registered" in done.stdout
+    # this machine is plain Linux: as wsl_list_hosts says, any label turns the tools on
+    assert "No WSL_DISTRO is set, and this machine is plain Linux" in done.stdout
+    assert "set WSL_DISTRO to any label" in done.stdout
+
+
+def test_the_setup_texts_name_every_optional_variable() -> None:
+    from wslmcp.shell.config import VARIABLES
+    from wslmcp.shell.replies import LINUX_SETUP_TEXT, SETUP_TEXT
+
+    for text in (SETUP_TEXT, LINUX_SETUP_TEXT):
+        optional = text[text.index("Optional") :].replace("\n", " ")
+        missing = [
+            name for name, _ in VARIABLES if name not in ("WSL_DISTRO", "WSL_USER") and name not in optional
+        ]
+        assert missing == []
+        assert max(len(line) for line in text.splitlines()) <= 100
 
 
 def test_check_with_the_local_transport_probes_and_prints_ok() -> None:

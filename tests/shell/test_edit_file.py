@@ -52,7 +52,7 @@ async def test_edits_apply_in_order_and_answer_with_a_diff(transport: ShellTrans
         ],
     )
     assert not reply.is_error, reply.text
-    assert reply.text.startswith(f"Edited {target}: 3 edit(s), replacements 1, 2, 1; 66 → 66 bytes")
+    assert reply.text.startswith(f"Edited {target}: 3 edits, replacements 1, 2, 1; 66 → 66 bytes")
     assert (
         f"--- {target}\n+++ {target}\n@@ -1,6 +1,6 @@\n-def add(a, b):\n-    return a + b\n+def add(x, y):\n+    return b + a\n"
         in reply.text
@@ -82,12 +82,12 @@ async def test_a_near_miss_or_a_wrong_count_changes_nothing_and_says_why(
     )
     assert near.is_error
     assert near.text.startswith(
-        'wsl_edit_file changed nothing: edit 2 of 2 (oldText "def sub(a,b):") matched 0 time(s), expected 1.'
+        'wsl_edit_file changed nothing: edit 2 of 2 (oldText "def sub(a,b):") matched 0 times, expected 1.'
     )
     assert "Closest text: line 5, similarity 0.93; [-sent-]{+in the file+}: def sub(a,{+ +}b):" in near.text
     twice = await b.service.edit_file(str(target), [Edit("return a", "return z")])
-    assert twice.is_error and "matched 2 time(s), expected 1" in twice.text
-    assert "Matches start at line(s) 2, 6" in twice.text and "expectedReplacements to 2" in twice.text
+    assert twice.is_error and "matched 2 times, expected 1" in twice.text
+    assert "Matches start at lines 2, 6" in twice.text and "expectedReplacements to 2" in twice.text
     assert _state(target) == before and _leftovers(tmp_path) == []
 
 
@@ -97,7 +97,7 @@ async def test_a_dry_run_writes_nothing(transport: ShellTransport, tmp_path: Pat
     target.write_text(SOURCE)
     before = _state(target)
     reply = await b.service.edit_file(str(target), [Edit("a - b", "b - a")], dry_run=True)
-    assert reply.text.startswith(f"Dry run, nothing was written: would edit {target}: 1 edit(s)")
+    assert reply.text.startswith(f"Dry run, nothing was written: would edit {target}: 1 edit")
     assert "-    return a - b\n+    return b - a" in reply.text
     assert _state(target) == before
 

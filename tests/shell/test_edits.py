@@ -110,3 +110,26 @@ def test_the_diff_of_a_long_file_turns_the_old_text_into_the_new(
         body = hunk.splitlines()[1:]
         lead = next((i for i, line in enumerate(body) if not line.startswith(" ")), len(body))
         assert lead <= 3
+
+
+def test_a_near_miss_comes_from_the_file_on_disk_and_only_when_it_is_alike() -> None:
+    text = "def add(a, b):\n    return a + b\n"
+    # edit 2 quotes, with a typo, what only edit 1 wrote: the half-applied text is never quoted
+    done = apply_edits(
+        text,
+        [
+            Edit("def add(a, b):", "def add_numbers(first, second):"),
+            Edit("def add_numbers(first, secnd):", ""),
+        ],
+    )
+    assert isinstance(done, Mismatch) and done.index == 1 and not done.changed_by_earlier
+    assert done.near is None or "add_numbers" not in done.near.text
+    # unrelated text: no hint at all (it used to be "line 1, similarity 0.00")
+    far = apply_edits(text, [Edit("zzzz qqqq", "x")])
+    assert isinstance(far, Mismatch) and far.near is None and not far.empty
+    assert near_miss(text, "zzzz qqqq") is None
+    # a text on disk that an earlier edit of the batch changed is said to be so
+    gone = apply_edits(text, [Edit("return a + b", "return b + a"), Edit("return a + b", "x")])
+    assert isinstance(gone, Mismatch) and gone.changed_by_earlier and gone.near is None
+    empty = apply_edits("", [Edit("x", "y")])
+    assert isinstance(empty, Mismatch) and empty.empty

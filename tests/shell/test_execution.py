@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import examples
 from wslmcp.boundaries.shell_transport import LocalTransport, ScriptCall
-from wslmcp.shell.execution import build_script, shape_stream, split_marker
+from wslmcp.shell.execution import build_script, split_marker
+from wslmcp.shell.output import Kept, shown
 from wslmcp.shell.runner import quote
 
 _TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=60)
@@ -31,21 +32,59 @@ def test_quoted_text_reaches_bash_verbatim(text: str) -> None:
 @given(output=_TEXT, cwd=st.from_regex(r"/[a-z0-9/ ._-]{0,30}", fullmatch=True))
 def test_split_marker_recovers_output_and_cwd(output: str, cwd: str) -> None:
     marker = "__WSLMCP_CWD_00000000000000aa__"
-    text, reported = split_marker(f"{output}\n{marker}{cwd}\n", marker)
-    assert (text, reported) == (output, cwd)
+    text, reported = split_marker(f"{output}\n{marker}{cwd}\n".encode(), marker)
+    assert (text, reported) == (output.encode(), cwd)
 
 
 def test_only_the_last_marker_counts_and_absence_is_none() -> None:
     m = "__WSLMCP_CWD_00000000000000aa__"
-    assert split_marker(f"a\n{m}/one\nb\n{m}/two\n", m) == (f"a\n{m}/one\nb", "/two")
-    assert split_marker("plain output\n", m) == ("plain output\n", None)
+    assert split_marker(f"a\n{m}/one\nb\n{m}/two\n".encode(), m) == (f"a\n{m}/one\nb".encode(), "/two")
+    assert split_marker(b"plain output\n", m) == (b"plain output\n", None)
 
 
-@given(text=st.text(max_size=300), limit=st.integers(min_value=1, max_value=200))
-def test_shape_stream_cuts_to_the_limit_and_counts_what_it_dropped(text: str, limit: int) -> None:
-    s = shape_stream(text, len(text.encode("utf-8", "surrogatepass")), False, limit)
-    assert s.text == text[:limit]
-    assert s.dropped_chars == max(0, len(text) - limit) and s.total_chars == len(text)
+_LINES = st.lists(st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\n"), max_size=30))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(lines=_LINES, limit=st.integers(min_value=4, max_value=200), piece=st.integers(1, 64))
+def test_a_stream_keeps_its_head_and_tail_at_line_ends_and_counts_the_rest(
+    lines: list[str], limit: int, piece: int
+) -> None:
+    text = "".join(f"{line}\n" for line in lines)
+    data = text.encode()
+    kept = Kept.for_chars(limit)
+    for i in range(0, len(data), piece):  # handed over in pieces, as a pipe does
+        kept(data[i : i + piece])
+    s = shown(kept, limit)
+    assert (s.total_bytes, s.total_chars) == (len(data), len(text))
+    assert len(kept.head) + len(kept._tail) <= kept.head_limit + 2 * kept.tail_limit  # bounded
+    if len(text) <= limit:
+        assert (s.text, s.dropped_chars, s.dropped_lines) == (text, 0, 0)
+        return
+    head, gap, tail = s.text.partition("… ")
+    tail = tail.split("\n", 1)[1]
+    if not text.startswith(head):  # a head with no line end: the gap's line starts on a line of its own
+        head = head.removesuffix("\n")
+    assert gap and text.startswith(head) and text.endswith(tail)
+    assert len(head) + len(tail) <= limit
+    assert len(head) + len(tail) + s.dropped_chars == len(text)  # every character counted
+    assert head.count("\n") + tail.count("\n") + s.dropped_lines == text.count("\n")
+    if "\n" in text[: limit // 4]:
+        assert head.endswith("\n")  # cut at a line end
+
+
+def test_a_stream_past_what_it_keeps_counts_what_it_dropped_in_the_middle() -> None:
+    kept = Kept.for_chars(40)  # 40 bytes of head, 120 of tail
+    for n in range(1, 10001):
+        kept(f"{n}\n".encode())
+    s = shown(kept, 40)
+    head, _, rest = s.text.partition("… ")
+    tail = rest.split("\n", 1)[1]
+    numbers = [int(n) for n in (head + tail).split()]
+    assert numbers[:3] == [1, 2, 3] and numbers[-1] == 10000
+    assert len(numbers) + s.dropped_lines == 10000
+    assert s.total_bytes == sum(len(f"{n}\n") for n in range(1, 10001))
+    assert rest.startswith(f"{s.dropped_lines} lines ({s.dropped_chars} characters) left out here …\n")
 
 
 def test_the_script_quotes_the_cwd_and_evals_the_command_once() -> None:

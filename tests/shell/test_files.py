@@ -151,12 +151,14 @@ async def test_list_dir_reports_type_mode_size_mtime(tmp_path: Path) -> None:
     (tmp_path / "tab\tname").write_text("")
     reply = await b.service.list_dir(str(tmp_path))
     lines = reply.text.splitlines()
-    assert lines[0] == f"{tmp_path} — 4 entrie(s):"
+    assert lines[0] == f"{tmp_path} — 4 entries:"
     assert re.fullmatch(r"d   0755 +4\.0 KB  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  d/", lines[2])
     assert re.fullmatch(r"-   0600 +2\.0 KB  \S+Z  f\.txt", lines[3])
     assert re.fullmatch(r"l   0777 +\d+ B  \S+Z  l", lines[4])
     assert lines[5].endswith("  tab\tname")
     assert (await b.service.list_dir(str(tmp_path / "d"))).text == f"{tmp_path}/d is empty."
+    (tmp_path / "d" / "one").write_text("")
+    assert (await b.service.list_dir(str(tmp_path / "d"))).text.startswith(f"{tmp_path}/d — 1 entry:")
     not_dir = await b.service.list_dir(str(tmp_path / "f.txt"))
     assert not_dir.is_error and "use wsl_read_file" in not_dir.text
 
@@ -166,7 +168,7 @@ async def test_list_dir_caps_entries(tmp_path: Path) -> None:
     for i in range(1003):
         (tmp_path / f"f{i:04d}").touch()
     reply = await b.service.list_dir(str(tmp_path))
-    assert reply.text.startswith(f"{tmp_path} — 1003 entrie(s), showing the first 1000 by name:")
+    assert reply.text.startswith(f"{tmp_path} — 1003 entries, showing the first 1000 by name:")
     assert reply.text.count("\n-  ") == 1000
     assert "f0999" in reply.text and "f1000" not in reply.text
     assert "Listing was capped" in reply.text

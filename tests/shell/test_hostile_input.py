@@ -141,6 +141,23 @@ def test_the_validator_is_strict_about_json_types() -> None:
             check_schema("t", schema, bad)
 
 
+@pytest.mark.parametrize(
+    ("prop", "value", "said"),
+    [
+        ({"type": "string", "minLength": 1}, "", "x must not be empty"),
+        ({"type": "string", "minLength": 2}, "a", "x must be at least 2 characters long"),
+        ({"type": "string", "minLength": 1, "maxLength": 3}, "abcd", "x must be 1..3 characters long"),
+        ({"type": "array", "minItems": 1}, [], "x must not be empty"),
+        ({"type": "array", "minItems": 2}, [1], "x must hold at least 2 items"),
+        ({"type": "array", "maxItems": 1}, [1, 2], "x must hold 0..1 items"),
+    ],
+)
+def test_a_length_is_said_in_plain_words(prop: dict[str, object], value: object, said: str) -> None:
+    with pytest.raises(InvalidArguments) as err:
+        check_schema("t", {"properties": {"x": prop}}, {"x": value})
+    assert str(err.value) == said
+
+
 async def test_a_huge_refused_command_is_quoted_back_truncated(tmp_path: Path) -> None:
     transport = WrappedLocal()
     b = build({"WSL_DENY_PATTERNS": "forbidden-word"}, transport=transport)

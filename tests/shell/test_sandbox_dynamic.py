@@ -11,153 +11,57 @@ Where user namespaces cannot be used, everything here skips with that reason.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import json
 import os
-import pwd
-import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.faults.rig import Server, alive, descendants, shell_command, shell_env
 from tests.shell.conftest import survivors
+from tests.shell.sandbox_world import (
+    CURL,
+    REASON,
+    ROOT,
+    World,
+    _make_world,
+    as_tester,
+    confinement,
+    output,
+    planted,
+    snapshot,
+    tester_world,
+    transports,
+    world,
+)
 from tests.shell.standin import make_wsl_standin
 from wslmcp import wiring
 from wslmcp.boundaries.shell_transport import (
-    Confinement,
     LocalTransport,
     ScriptCall,
     ShellTransport,
     WslExeTransport,
-    distro_argv,
 )
 from wslmcp.boundaries.wsl_exe import WslExeCli
 from wslmcp.shell.assembly import Options, build
 from wslmcp.shell.config import load_config
 from wslmcp.shell.execution import build_script
 from wslmcp.shell.replies import render, render_check
-from wslmcp.shell.runner import Runner
-from wslmcp.shell.sandbox import launcher, profile_for
+from wslmcp.shell.runner import Run, Runner
+from wslmcp.shell.sandbox import profile_for
 from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.service import ShellService
 
-
-def _unusable() -> str | None:
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bubblewrap is not installed (.ci/run installs it)"
-    tried = subprocess.run(
-        [bwrap, "--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "true"],
-        capture_output=True,
-        text=True,
-    )
-    if tried.returncode != 0:
-        return f"user namespaces cannot be used here: {tried.stderr.strip()}"
-    return None
-
-
-REASON = _unusable()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
-ROOT = os.geteuid() == 0
-CURL = shutil.which("curl")
-
-
-@dataclass
-class World:
-    """A home with secrets and files that run later, and a directory outside it (not under /tmp,
-    which the sandbox makes private): every canary holds ``secret``."""
-
-    home: Path
-    outside: Path
-    secret: str
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {"WSL_DISTRO": "Ubuntu", "WSL_HIDE_PATHS": str(self.outside / "vault"), **extra}
-
-
-def _make_world(home: Path, outside: Path, secret: str | None = None) -> World:
-    secret = secret or "CANARY-" + secrets.token_hex(8)
-    files = {
-        ".aws/credentials": secret,
-        ".netrc": secret,
-        ".ssh/id_ed25519": secret,
-        ".docker/config.json": secret,
-        ".config/gcloud/credentials.db": secret,
-        ".profile": "export FROM_PROFILE=yes\n",
-        ".bashrc": "# bashrc\n",
-        "proj/.git/config": "[core]\n",
-        "proj/.git/hooks/pre-commit.sample": "#!/bin/sh\n",
-        "proj/src/main.c": "int main;\n",
-    }
-    for name, text in files.items():
-        (home / name).parent.mkdir(parents=True, exist_ok=True)
-        (home / name).write_text(text)
-    (outside / "vault").mkdir()
-    (outside / "vault" / "key").write_text(secret)
-    (outside / "keep.txt").write_text("keep me\n")
-    return World(home, outside, secret)
-
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    home = tmp_path / "home"
-    home.mkdir()
-    outside = Path(tempfile.mkdtemp(prefix="wslmcp-sandbox-", dir="/var/tmp"))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("WSLMCP_STATE_DIR", str(tmp_path / "state"))
-    try:
-        yield _make_world(home, outside)
-    finally:
-        shutil.rmtree(outside, ignore_errors=True)
-
-
-def confinement(world: World, **env: str) -> Confinement:
-    config = load_config(world.env(WSL_SANDBOX="on", **env))
-    return Confinement(launcher(profile_for(config.policy, config.sandbox)))
-
-
-def transports(
-    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, **env: str
-) -> tuple[ShellTransport, ShellTransport]:
-    """The transport of ``kind`` without a sandbox and with one, as the server would build them."""
-    confined = confinement(world, **env)
-    if kind == "local":
-        return LocalTransport(), LocalTransport(confinement=confined)
-    standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
-    for key, value in standin.env().items():
-        monkeypatch.setenv(key, value)
-    cli = WslExeCli("wsl.exe", kill_on_overflow=True)
-    return WslExeTransport(cli, "Ubuntu", getpass.getuser()), WslExeTransport(cli, "Ubuntu", None, confined)
-
-
-async def output(transport: ShellTransport, script: str, timeout_s: float = 60) -> str:
-    run = await Runner(transport).run(ScriptCall(script, timeout_s=timeout_s, max_output=1 << 20))
-    return (run.exchange.stdout + run.exchange.stderr).decode("utf-8", "replace")
-
-
-def snapshot(*roots: Path) -> dict[str, bytes | None]:
-    """Every file and link under ``roots`` (content, or link target), by path."""
-    seen: dict[str, bytes | None] = {}
-    for root in roots:
-        for path in [root, *root.rglob("*")]:
-            if path.is_symlink():
-                seen[str(path)] = b"-> " + os.readlink(path).encode()
-            elif path.is_file():
-                seen[str(path)] = path.read_bytes()
-            elif path.is_dir():
-                seen[str(path)] = None
-    return seen
+__all__ = ["tester_world", "world"]  # fixtures, used by name
 
 
 # The harm, many ways: reading hidden files, directly, recursively, through links and after trying
@@ -191,66 +95,60 @@ async def test_hidden_secrets_never_appear(
     assert world.secret not in await output(confined, "cat ~/.kube/config; grep -r CANARY ~/.kube")
 
 
-# Writes outside the writable roots and to what runs later, many ways (each line on its own).
-WRITES = """echo pwned >> ~/.profile
-printf pwned > ~/.bashrc
-rm -f ~/.bashrc
-mv ~/.profile ~/.profile.bak
-echo 'echo pwned' > ~/.bash_profile
-mkdir -p ~/.config/systemd/user && echo pwned > ~/.config/systemd/user/x.service
-mv ~/.config ~/.config-old && mkdir -p ~/.config/systemd && echo pwned > ~/.config/systemd/x
-echo pwned > ~/proj/.git/hooks/pre-commit
-echo pwned >> ~/proj/.git/config
-mv ~/proj/.git ~/proj/.git-old && mkdir -p ~/proj/.git/hooks && echo pwned > ~/proj/.git/hooks/pre-commit
-mv ~/proj ~/proj-old && mkdir -p ~/proj/.git/hooks && echo pwned > ~/proj/.git/hooks/pre-commit
-echo pwned > {outside}/keep.txt
+# Writes outside the writable roots, and hidden paths renamed out of reach of the next call, many ways
+# (each line on its own). What runs later inside the roots is test_sandbox_work's.
+WRITES = """echo pwned > {outside}/keep.txt
 rm -f {outside}/keep.txt
 touch {outside}/new.txt
-echo pwned > ~/new-top-level-file"""
+mv ~/.aws ~/aws-old
+mv ~/.config ~/.config-old
+mv ~/.docker ~/docker-old
+mkdir ~/moved && mv ~/.ssh ~/moved/"""
 
 
 # The hooks and configuration of a repository deep in the home, written from inside it (the call
 # starts there, as a session's or a given working directory makes it), its path built at run time.
 DEEP = "work/apps/proj"
 DEEP_WRITES = """h=.git/ho; h=${h}oks; echo pwned > $h/pre-commit
-g=.gi; echo pwned >> ${g}t/config
+g=.gi; printf '[core]\\n\\tpager = echo pwned\\n' >> ${g}t/config
 cd .. && mv proj proj-old && mkdir -p proj/.git/hooks && echo pwned > proj/.git/hooks/pre-commit"""
 
 
 @pytest.mark.parametrize("kind", ["local", "wsl.exe-standin"])
-async def test_a_repository_worked_in_keeps_its_hooks_at_any_depth(
+async def test_a_repository_worked_in_at_any_depth_is_checked(
     world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     repo = world.home / DEEP
-    (repo / ".git" / "hooks").mkdir(parents=True)
-    (repo / ".git" / "config").write_text("[core]\n")
-    (repo / "main.c").write_text("int main;\n")
-    plain, confined = transports(world, tmp_path, monkeypatch, kind)
-    before = snapshot(world.home)
 
-    async def run(transport: ShellTransport, line: str) -> str:
-        script = build_script(line, cwd=str(repo), marker=None)
-        call = ScriptCall(script, timeout_s=60, max_output=1 << 20, cwd=str(repo))
-        done = (await Runner(transport).run(call)).exchange
-        return (done.stdout + done.stderr).decode("utf-8", "replace")
-
-    for line in DEEP_WRITES.splitlines():  # each reachable without the sandbox
-        await run(plain, line)
-        assert snapshot(world.home) != before, f"not reachable without the sandbox: {line}"
-        shutil.rmtree(world.home / "work/apps")
+    def make() -> None:
         (repo / ".git" / "hooks").mkdir(parents=True)
         (repo / ".git" / "config").write_text("[core]\n")
         (repo / "main.c").write_text("int main;\n")
-        assert snapshot(world.home) == before
-    said = await run(confined, DEEP_WRITES)
-    assert snapshot(world.home) == before, said
-    assert "Read-only file system" in said
-    said = await run(confined, "echo made > new.c && cat new.c")  # the project itself stays writable
-    assert "made" in said and (repo / "new.c").read_text() == "made\n"
+
+    make()
+    plain, confined = transports(world, tmp_path, monkeypatch, kind)
+
+    async def run(transport: ShellTransport, line: str) -> Run:
+        script = build_script(line, cwd=str(repo), marker=None)
+        return await Runner(transport).run(
+            ScriptCall(script, timeout_s=60, max_output=1 << 20, cwd=str(repo))
+        )
+
+    for line in DEEP_WRITES.splitlines():  # each reachable without the sandbox, then undone with it
+        await run(plain, line)
+        assert planted(world.home) != [], f"not reachable without the sandbox: {line}"
+        shutil.rmtree(world.home / "work/apps")
+        make()
+        done = await run(confined, line)
+        assert planted(world.home) == [] and done.undone, (line, done)
+        shutil.rmtree(world.home / "work/apps")
+        make()
+    done = await run(confined, "echo made > new.c && cat new.c")  # the project itself stays writable
+    assert (repo / "new.c").read_text() == "made\n" and done.undone == ()
 
 
 @pytest.mark.parametrize("kind", ["local", "wsl.exe-standin"])
-async def test_what_runs_later_and_what_lies_outside_stays_byte_identical(
+async def test_what_lies_outside_and_what_is_hidden_stays_where_it_is(
     world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     plain, confined = transports(world, tmp_path, monkeypatch, kind)
@@ -265,8 +163,9 @@ async def test_what_runs_later_and_what_lies_outside_stays_byte_identical(
         _make_world(world.home, world.outside, world.secret)
         assert snapshot(world.home, world.outside) == before
     said = await output(confined, "\n".join(lines))
-    assert snapshot(world.home, world.outside) == before, said
-    assert "Read-only file system" in said
+    after = snapshot(world.home, world.outside)
+    assert {k: v for k, v in after.items() if not k.endswith("/moved")} == before, said
+    assert "Read-only file system" in said and "busy" in said
     # inside the writable root, work goes on
     said = await output(
         confined, "echo made > ~/proj/src/new.c && cat ~/proj/src/new.c && rm ~/proj/src/main.c"
@@ -315,6 +214,7 @@ def drive(world: World) -> Iterator[Path]:
         shutil.rmtree(mount, ignore_errors=True)
 
 
+@pytest.mark.machine
 async def test_windows_drives_are_read_only_and_their_profiles_secrets_hidden(
     world: World, drive: Path
 ) -> None:
@@ -396,6 +296,7 @@ SOCKETS = {  # the stand-ins: Docker's, WSL's interop, the system D-Bus and a us
 }
 
 
+@pytest.mark.machine
 @pytest.mark.skipif(CURL is None, reason="needs curl to talk to the socket stand-ins")
 @pytest.mark.parametrize("name", list(SOCKETS))
 async def test_host_control_sockets_cannot_be_reached(
@@ -453,6 +354,14 @@ async def test_secret_looking_variables_are_not_passed_in(
     assert (await output(LocalTransport(), "env")).count(world.secret) == 6
     said = await output(LocalTransport(confinement=confinement(world)), "env")
     assert world.secret not in said and "ORDINARY=kept" in said and "\nW=mine\n" in said
+    # nor does any process of the sandbox hold them: bubblewrap itself (PID 1 of the namespace) neither
+    everywhere = "cat /proc/1/environ /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n'"
+    bare = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/"]
+    bare += ["--proc", "/proc", "--dev", "/dev", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin"]
+    started_so = subprocess.run([*bare, "bash", "-c", everywhere], capture_output=True, text=True)
+    assert world.secret in started_so.stdout  # reachable: a bubblewrap started with them keeps them
+    said = await output(LocalTransport(confinement=confinement(world)), everywhere)
+    assert world.secret not in said and "ORDINARY=kept" in said, said
 
 
 async def test_the_launcher_runs_nothing_of_the_users_outside_the_sandbox(
@@ -513,7 +422,9 @@ async def test_the_sweep_finds_a_sandbox_whose_parent_outlives_wsl_exe(
 ) -> None:
     """As in a real distro, the Linux side's parent lives on when wsl.exe is killed (here a shell
     between the stand-in and the launcher, in a session of its own): only the token sweep, from a
-    sandbox that shares the distro's PID namespace, can end the command's sandbox."""
+    sandbox that shares the distro's PID namespace, can end the command's sandbox. What the command
+    left to run later is undone all the same, and the reply says so (the check that follows the
+    sweep, whatever became of the watcher)."""
     standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
     script = Path(standin.executable)
     script.write_text(
@@ -525,13 +436,15 @@ async def test_the_sweep_finds_a_sandbox_whose_parent_outlives_wsl_exe(
         WslExeCli("wsl.exe", kill_on_overflow=True), "Ubuntu", None, confinement(world)
     )
     marker = "sleep 38.31"
+    plant = "echo 'echo pwned' >> ~/.bashrc; "
     run = await Runner(transport).run(
-        ScriptCall(f"{marker}1 & setsid {marker}2 & {marker}3", timeout_s=2, max_output=1 << 16)
+        ScriptCall(f"{plant}{marker}1 & setsid {marker}2 & {marker}3", timeout_s=2, max_output=1 << 16)
     )
     assert run.exchange.timed_out and run.sweep_error is None, run
     named = [k.split(" ", 1)[1] for k in run.swept]
     assert named.count("bwrap") == 2 and named.count("sleep") == 3, run.swept
     assert await survivors(marker) == []
+    assert planted(world.home) == [] and [u for u in run.undone if u.startswith("~/.bashrc: changed")], run
 
 
 def test_a_crashed_server_leaves_no_process_behind(world: World, tmp_path: Path) -> None:
@@ -575,7 +488,7 @@ def test_over_real_stdio_what_the_guard_lets_through_stays_confined(world: World
     command = (
         f"grep -r CANARY ~ {world.outside}; cat {world.outside}/vault/key; find ~ -type f -exec cat {{}} +"
     )
-    plain = Server(shell_command(), shell_env(world.home, WSL_CWD=str(world.home)))
+    plain = Server(shell_command(), shell_env(world.home, WSL_CWD=str(world.home), WSL_SANDBOX="off"))
     try:
         plain.handshake()
         assert world.secret in json.dumps(plain.call(1, "wsl_exec", {"command": command}))  # reachable
@@ -619,37 +532,6 @@ def _comm(pid: int) -> str:
 # -- as an ordinary user ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def tester_world(world: World) -> Iterator[World]:
-    if not ROOT:
-        pytest.skip("running as another user needs root")
-    try:
-        account = pwd.getpwnam("tester")
-    except KeyError:
-        pytest.skip("no user 'tester' here")
-    base = Path(tempfile.mkdtemp(prefix="wslmcp-sandbox-tester-", dir="/var/tmp"))
-    try:
-        (base / "home").mkdir()
-        (base / "outside").mkdir()
-        made = _make_world(base / "home", base / "outside")
-        for path in [base, *base.rglob("*")]:
-            os.chown(path, account.pw_uid, account.pw_gid, follow_symlinks=False)
-        yield made
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def as_tester(world: World, script: str, confined: Confinement | None) -> str:
-    argv = distro_argv(ScriptCall(script), confined)
-    done = subprocess.run(
-        ["runuser", "-u", "tester", "--", "env", f"HOME={world.home}", "PATH=/usr/bin:/bin", *argv],
-        capture_output=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    return (done.stdout + done.stderr).decode("utf-8", "replace")
-
-
 def test_an_ordinary_user_is_confined_the_same_way(tester_world: World) -> None:
     w = tester_world
     confined = confinement(w)
@@ -659,7 +541,8 @@ def test_an_ordinary_user_is_confined_the_same_way(tester_world: World) -> None:
     assert w.secret not in said and "Permission denied" in said, said
     before = snapshot(w.home, w.outside)
     said = as_tester(w, WRITES.format(outside=w.outside), confined)
-    assert snapshot(w.home, w.outside) == before, said
+    after = snapshot(w.home, w.outside)
+    assert {k: v for k, v in after.items() if not k.endswith("/moved")} == before, said
     said = as_tester(w, "ulimit -u; echo ok > ~/proj/ok.txt; cat ~/proj/ok.txt", confined)
     assert said.split()[:2] == ["1024", "ok"]
 
@@ -668,9 +551,12 @@ def test_an_ordinary_user_is_confined_the_same_way(tester_world: World) -> None:
 
 
 def serve(world: World, **env: str) -> ShellService:
+    """The service over the local transport; without the sandbox unless ``env`` asks for it."""
     environ = {
         **os.environ,
-        **world.env(**{"WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", **env}),
+        **world.env(
+            **{"WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", "WSL_SANDBOX": "off", **env}
+        ),
     }
     wired = wiring.wire(None, environ)
     return build(wired.boundaries, wired.host, Options()).service
@@ -757,6 +643,11 @@ async def test_without_bubblewrap_nothing_runs_and_every_tool_says_why(
     service = serve(world, WSL_SANDBOX="on", WSLMCP_SHELL_TRANSPORT="wsl.exe")
     canary = world.home / "ran"
     assert "ran" in render(await serve(world, WSLMCP_SHELL_TRANSPORT="wsl.exe").exec("echo ran")).text
+    # auto: through wsl.exe the first command probes; it runs with the guard alone, and says so once
+    auto = serve(world, WSL_SANDBOX="auto", WSLMCP_SHELL_TRANSPORT="wsl.exe")
+    first, second = render(await auto.exec("echo ran")).text, render(await auto.exec("echo again")).text
+    assert "ran" in first and "[sandbox] off: bubblewrap (bwrap) is not installed in 'Ubuntu'" in first
+    assert "again" in second and "[sandbox]" not in second
     for call in [
         lambda: service.exec(f"touch {canary}"),
         service.connect,

@@ -140,8 +140,10 @@ async def test_bad_patterns_globs_and_paths_are_clear_errors(tmp_path: Path) -> 
     root = tree(tmp_path / "t")
     bad = await build().service.search(pattern="(unclosed", path=str(root))
     assert bad.is_error and "the search failed" in bad.text
-    glob = await build().service.search(pattern="x", path=str(root), glob="src/*.py")
-    assert glob.is_error and "glob matches file names" in glob.text
+    glob = await build().service.search(pattern="x", path=str(root), glob="src/{a,b")
+    assert glob.is_error and "the glob 'src/{a,b' cannot be read: an unclosed '{'" in glob.text
+    bracket = await build().service.search(pattern=None, path=str(root), glob="[ab")
+    assert bracket.is_error and "an unclosed '['" in bracket.text
     missing = await build().service.search(pattern="x", path=str(root / "nope"))
     assert missing.is_error and "no such file or directory" in missing.text
 
@@ -199,3 +201,32 @@ def test_recorded_search_scripts_of_earlier_versions_read_as_todays() -> None:
     assert all(today in script for _, today in EARLIER_SCRIPT_PARTS)
     assert all(earlier not in as_today(script) for earlier, _ in EARLIER_SCRIPT_PARTS)
     assert not any(c in name for name in walk_exclusions() for c in ",{}")
+
+
+GLOBS = [
+    "*.py", "*.{py,txt}", "sub/**/*.py", "**/x.py", "a/*", "a*/x.py", "*/x.py", "/a/*.py", "sub/**",
+    "**/deep/*", "!*.py", "!sub/**", "[ab]/x.py", "[!a]*.txt", "?.txt", "caf\u00e9.*", "b c/*", "{a,a-b}/x.py",
+]  # fmt: skip
+
+
+@needs_rg
+async def test_ripgrep_and_grep_find_the_same_files_for_every_glob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One glob, two engines: ripgrep reads it itself, the grep side through ``glob_regex``."""
+    root = tree(tmp_path / "t")
+
+    async def found() -> list[tuple[str, ...] | None]:
+        return [
+            (await _search(pattern=None, path=str(root), glob=glob, max_results=1000)).files for glob in GLOBS
+        ]
+
+    with_rg = await found()
+    hide_rg(tmp_path / "bin", monkeypatch)
+    with_grep = await found()
+    assert with_grep == with_rg
+    named = dict(zip(GLOBS, with_rg, strict=True))
+    rel = {g: [p.removeprefix(f"{root}/") for p in files or ()] for g, files in named.items()}
+    assert rel["sub/**/*.py"] == ["sub/deep/e.py"] and rel["{a,a-b}/x.py"] == ["a/x.py", "a-b/x.py"]
+    assert rel["*.{py,txt}"] and all(p.endswith((".py", ".txt")) for p in rel["*.{py,txt}"])
+    assert "a.txt" in rel["!*.py"] and not any(p.endswith(".py") for p in rel["!*.py"])

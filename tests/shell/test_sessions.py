@@ -31,7 +31,7 @@ async def test_cwd_persists_across_calls_and_cwd_argument_moves_the_session(tmp_
     after = await b.service.exec("pwd", session="Ubuntu#1")
     assert _stdout(after.text).strip() == f"{tmp_path}/sub/deeper"
     listing = await b.service.list_sessions()
-    assert f"cwd: {tmp_path}/sub/deeper  ·  5 command(s)" in listing.text
+    assert f"cwd: {tmp_path}/sub/deeper  ·  5 commands" in listing.text
 
 
 async def test_exit_in_the_command_still_reports_the_directory(tmp_path: Path) -> None:

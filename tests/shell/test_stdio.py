@@ -38,7 +38,14 @@ def _params(**env: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "wslmcp", "shell"],
-        env={**clean, "WSLMCP_SHELL_TRANSPORT": "local", "WSL_MCP_LOG_LEVEL": "silent", **env},
+        # the sandbox off: these tests are of the protocol and the tools (the sandbox's suites run it)
+        env={
+            **clean,
+            "WSLMCP_SHELL_TRANSPORT": "local",
+            "WSL_MCP_LOG_LEVEL": "silent",
+            "WSL_SANDBOX": "off",
+            **env,
+        },
     )
 
 

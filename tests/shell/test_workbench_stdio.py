@@ -29,6 +29,7 @@ def params(request: pytest.FixtureRequest, tmp_path: Path) -> StdioServerParamet
         "WSL_CWD": str(tmp_path),
         "WSLMCP_STATE_DIR": str(tmp_path / "state"),
         "WSLMCP_SHELL_TRANSPORT": "local",
+        "WSL_SANDBOX": "off",  # the file tools themselves; the sandbox's suites run them confined
     }
     if request.param == "wsl.exe-standin":
         standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})

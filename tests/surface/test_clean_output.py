@@ -41,7 +41,8 @@ def _wslmcp(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_successful_command_prints_no_traceback_run_after_run(args: list[str]) -> None:
     for _ in range(RUNS):
         done = _wslmcp(*args)
-        assert done.returncode in (0, 1), done.stderr  # eval run: 1 when a graded session fails
+        # eval run: 1 when a graded session fails, 4 when one is unreplayable (s04 is)
+        assert done.returncode in (0, 1, 4), done.stderr
         assert "Traceback" not in done.stderr and done.stderr == "", done.stderr
         for line in done.stdout.splitlines():
             assert "\ufffd" not in line

@@ -28,14 +28,16 @@ from tests.stdio_client import INITIALIZED, init_frame
 from wslmcp import __version__, protocol, serving
 from wslmcp.arguments import InvalidArguments
 from wslmcp.boundaries.replay_miss import NotRecorded
-from wslmcp.catalogue import Dispatch, Progress, Reply, ServerSpec
+from wslmcp.catalogue import Ask, Dispatch, Progress, Reply, ServerSpec
 from wslmcp.front_door import FrontDoor
 from wslmcp.observe.tools import SERVER as OBSERVE
 from wslmcp.shell.tools import SERVER as SHELL
 from wslmcp.stdio import _Inbox, _Session, _Wire
 
 
-async def _dispatch(tool: str, arguments: Mapping[str, Any], progress: Progress | None) -> Reply:
+async def _dispatch(
+    tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+) -> Reply:
     what = arguments.get("command", "")
     if progress is not None:
         await progress(1000, 5000, "first line")
@@ -146,6 +148,8 @@ def test_every_call_the_door_answers_is_answered_as_the_sdk_answers_it(case: str
 
     assert answers(door) == answers(sdk)
     assert notes(door) == notes(sdk)
+    if case in ("result", "progress", "integer-token", "large"):  # the comparison is not of two failures
+        assert answers(door)["2"]["result"]["isError"] is False
 
 
 def test_a_call_running_at_the_end_of_input_is_answered_connection_closed_as_by_the_sdk() -> None:
@@ -263,3 +267,30 @@ def test_a_real_server_answers_a_call_without_loading_the_sdk(tmp_path: Path) ->
     imported = {line.split()[1].strip("'") for line in err.splitlines() if line.startswith("import ")}
     assert "wslmcp.shell.service" in imported
     assert "mcp_types" not in imported and "wslmcp.serving" not in imported
+
+
+async def _observe_dispatch(
+    tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+) -> Reply:
+    if tool == "get_metric_series":
+        raise RuntimeError("the store broke")
+    return Reply('{"history":[]}', {"history": []})
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_a_json_text_server_s_errors_are_answered_as_by_the_sdk(version: str) -> None:
+    """observe writes every answer's text as the JSON of its structuredContent, errors included."""
+    frames = [
+        init_frame(1, version),
+        INITIALIZED,
+        _call(2, {}, name="get_history"),
+        _call(3, {"window_s": "5"}, name="get_history"),
+        _call(4, {"metric": "host.cpu_percent"}, name="get_metric_series"),
+        _call(5, {}, name="nope"),
+    ]
+    door = _drive(_by_door(OBSERVE, _observe_dispatch), frames, 5)
+    sdk = _drive(_by_sdk(OBSERVE, _observe_dispatch), frames, 5)
+    key: Callable[[Any], str] = lambda x: json.dumps(x["id"])  # noqa: E731
+    assert sorted(door, key=key) == sorted(sdk, key=key)
+    failed = next(x for x in door if x["id"] == 4)["result"]
+    assert failed["isError"] and json.loads(failed["content"][0]["text"])["error"]["code"] == "internal_error"

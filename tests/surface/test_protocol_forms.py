@@ -4,6 +4,7 @@ exactly what is served, the same in both eras."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,10 +57,17 @@ def test_invalid_arguments_take_the_negotiated_form(
     answer = started.call(1, tool, arguments)
     if protocol.at_least(version, "2025-11-25"):
         result = answer["result"]
-        message = result["content"][0]["text"]
+        text = result["content"][0]["text"]
+        message = result["structuredContent"]["error"]["message"]
         assert result["isError"] is True
         assert result["structuredContent"] == {"error": {"code": "invalid_arguments", "message": message}}
+        assert message.startswith(f"invalid arguments for {tool}: ")
         assert ("limit" if kind == "observe" else "timeoutMs") in message
+        # each server's text is the form its other errors take: observe's the JSON of its
+        # structuredContent, shell's the sentence
+        assert (json.loads(text) if kind == "observe" else text) == (
+            result["structuredContent"] if kind == "observe" else message
+        )
     else:
         assert answer["error"]["code"] == protocol.INVALID_PARAMS
         assert ("limit" if kind == "observe" else "timeoutMs") in answer["error"]["message"]

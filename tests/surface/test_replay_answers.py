@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 from fakes.replay import ReplayMiss
 from tests.faults.rig import SCENARIO
 from tests.stdio_client import Server
-from wslmcp.catalogue import Progress, Reply
+from wslmcp.catalogue import Ask, Progress, Reply
 from wslmcp.observe.tools import SERVER as OBSERVE
 from wslmcp.serving import build_server
 from wslmcp.shell.tools import SERVER as SHELL
@@ -37,7 +37,9 @@ def test_the_readme_replay_command_serves_the_scenario_as_stated() -> None:
     assert server.stderr == b""
 
 
-async def _missing(tool: str, arguments: Mapping[str, Any], progress: Progress | None) -> Reply:
+async def _missing(
+    tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+) -> Reply:
     raise RuntimeError("the collection failed") from ReplayMiss("docker_api", "s", "GET /x", [])
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from wslmcp.boundaries.audit_log import AuditLogFile
     from wslmcp.boundaries.client_files import ClientFiles
     from wslmcp.boundaries.clock import Clock
+    from wslmcp.boundaries.config_files import ConfigFiles
     from wslmcp.boundaries.distro_homes import DistroHomes
     from wslmcp.boundaries.docker_api import DockerApi
     from wslmcp.boundaries.host_facts import HostProbe
@@ -66,6 +67,8 @@ class Boundaries:
     distro_homes: DistroHomes | None = None
     #: sessions with replaying wslmcp servers (``wslmcp eval``); a replay holds no recorded ones
     mcp_sessions: McpSessions | None = None
+    #: the client configuration files ``wslmcp install`` writes (None: a replay writes none)
+    config_files: ConfigFiles | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Contract
 --------
 ``McpSessions.open(spec) -> async context manager of McpSession``
     Starts ``wslmcp <spec.kind> --replay <spec.scenario> <spec.args...>`` and completes
-    ``initialize``. Leaving the context ends the server (no orphan process is left).
+    ``initialize``. Leaving the context ends the server (no orphan process is left). The server's
+    stderr (its log) goes to this process's stderr only with ``spec.log``; otherwise it is kept
+    aside, and its last line is part of a ``SessionError``.
     Raises ``SessionError`` (one line: the command and the cause) when the server does not start.
 ``McpSession.list_tools() -> list[str]``
     The tool names of ``tools/list``, in order.
@@ -39,14 +41,34 @@ class SessionError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class RecordedCall:
+    """A call of the agent session a scenario was recorded from (``scenario record --from-session``):
+    its number, tool and arguments as the session has them, and what this host answered when it was
+    recorded, or why it was not sent (``skipped``: it would have changed the host)."""
+
+    n: int
+    tool: str
+    arguments: Any
+    answer: ToolAnswer | None = None
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
 class ReplayTarget:
     """What replaying servers need from a scenario: its directory and name, the observe server's own
-    arguments (``--replay`` does not apply them by itself) and the distro it states."""
+    arguments (``--replay`` does not apply them by itself), the distro it states, and the calls of
+    the session it was recorded from (none for another scenario)."""
 
     root: str
     name: str
     observe_args: tuple[str, ...] = ()
     distro: str | None = None
+    session: tuple[RecordedCall, ...] = ()
+
+    def recorded(self, n: int, tool: str, arguments: Any) -> RecordedCall | None:
+        """The recorded call ``n`` when it is this very call (same tool and arguments)."""
+        found = next((c for c in self.session if c.n == n), None)
+        return found if found is not None and (found.tool, found.arguments) == (tool, arguments) else None
 
 
 @dataclass(frozen=True)
@@ -54,6 +76,40 @@ class SessionSpec:
     kind: str  # "observe" | "shell"
     scenario: str
     args: tuple[str, ...] = ()
+    log: bool = False  # the server's stderr goes to ours (else it is kept for a SessionError)
+
+
+class _ServerLog:
+    """Where a server's stderr goes: ours (``log``), or a temporary file whose last line a
+    ``SessionError`` quotes."""
+
+    def __init__(self, log: bool) -> None:
+        import tempfile
+
+        self.file = None if log else tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+
+    def fileno(self) -> int:
+        return 2 if self.file is None else self.file.fileno()
+
+    def text(self) -> Any:
+        """A text stream for the SDK's stdio client (ours, or the file)."""
+        if self.file is None:
+            return sys.stderr
+        import io
+
+        return io.TextIOWrapper(self.file, encoding="utf-8", errors="replace", write_through=True)
+
+    def said(self) -> str:
+        """``; it said: LAST LINE`` when the server wrote to its stderr, else nothing."""
+        if self.file is None:
+            return ""
+        self.file.seek(0)
+        lines = [ln for ln in self.file.read()[-4096:].decode("utf-8", "replace").splitlines() if ln.strip()]
+        return f"; it said: {lines[-1].strip()}" if lines else ""
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
 
 
 @dataclass
@@ -101,14 +157,16 @@ def command(spec: SessionSpec, python: str = sys.executable) -> list[str]:
 
 
 class _SdkSession:
-    def __init__(self, client: Any, argv: Sequence[str]) -> None:
-        self._client, self._argv = client, argv
+    def __init__(self, client: Any, argv: Sequence[str], log: _ServerLog) -> None:
+        self._client, self._argv, self._log = client, argv, log
 
     async def list_tools(self) -> list[str]:
         try:
             listed = await self._client.list_tools()
         except Exception as exc:
-            raise SessionError(f"{' '.join(self._argv[2:])}: tools/list failed: {exc}") from exc
+            raise SessionError(
+                f"{' '.join(self._argv[2:])}: tools/list failed: {exc}{self._log.said()}"
+            ) from exc
         return [t.name for t in listed.tools]
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> ToolAnswer:
@@ -121,10 +179,16 @@ class _SdkSession:
         except Exception as exc:
             raise SessionError(
                 f"{' '.join(self._argv[2:])}: {tool} got no answer: {type(exc).__name__}: {exc}"
+                + self._log.said()
             ) from exc
-        content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in res.content]
-        structured = res.structured_content if isinstance(res.structured_content, dict) else None
-        return ToolAnswer("tool_error" if res.is_error else "ok", content, structured)
+        return answer_of(res)
+
+
+def answer_of(result: Any) -> ToolAnswer:
+    """An SDK ``CallToolResult`` as a ``ToolAnswer``."""
+    content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
+    structured = result.structured_content if isinstance(result.structured_content, dict) else None
+    return ToolAnswer("tool_error" if result.is_error else "ok", content, structured)
 
 
 class StdioMcpSessions:
@@ -139,17 +203,24 @@ class StdioMcpSessions:
     @contextlib.asynccontextmanager
     async def open(self, spec: SessionSpec) -> AsyncIterator[McpSession]:
         from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
 
         argv = command(spec, self.python)
         params = StdioServerParameters(command=argv[0], args=argv[1:])
+        log = _ServerLog(spec.log)
         stack = contextlib.AsyncExitStack()
+        stack.callback(log.close)
         try:
-            client = await stack.enter_async_context(Client(params, read_timeout_seconds=self.timeout_s))
+            transport = stdio_client(params, errlog=log.text())
+            client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout_s))
         except Exception as exc:
+            said = log.said()
             await stack.aclose()
-            raise SessionError(f"{' '.join(argv[2:])}: the server did not start: {_cause(exc)}") from None
+            raise SessionError(
+                f"{' '.join(argv[2:])}: the server did not start: {_cause(exc)}{said}"
+            ) from None
         try:
-            yield _SdkSession(client, argv)
+            yield _SdkSession(client, argv, log)
         finally:
             with contextlib.suppress(Exception):
                 await stack.aclose()
@@ -232,28 +303,32 @@ class ForkedMcpSessions:
         argv = command(spec, self.python)[2:]  # the module and its arguments
         if self._lock is None:
             self._lock = asyncio.Lock()
+        log = _ServerLog(spec.log)
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         try:
             async with self._lock:
-                pid = self._fork(argv, [stdin_r, stdout_w, 2])
+                pid = self._fork(argv, [stdin_r, stdout_w, log.fileno()])
         except (OSError, ValueError) as exc:
             for fd in (stdin_r, stdin_w, stdout_r, stdout_w):
                 os.close(fd)
+            log.close()
             raise SessionError(f"{' '.join(argv)}: the server did not start: {exc}") from None
         finally:
             for fd in (stdin_r, stdout_w):
                 with contextlib.suppress(OSError):
                     os.close(fd)
         stack = contextlib.AsyncExitStack()
+        stack.callback(log.close)
         try:
             transport = _PipeTransport(stdout_r, stdin_w, pid)
             client = await stack.enter_async_context(Client(transport, read_timeout_seconds=self.timeout_s))
         except Exception as exc:
+            said = log.said()
             await stack.aclose()
-            raise SessionError(f"{' '.join(argv)}: the server did not start: {_cause(exc)}") from None
+            raise SessionError(f"{' '.join(argv)}: the server did not start: {_cause(exc)}{said}") from None
         try:
-            yield _SdkSession(client, ["python", "-m", *argv])
+            yield _SdkSession(client, ["python", "-m", *argv], log)
         finally:
             with contextlib.suppress(Exception):
                 await stack.aclose()

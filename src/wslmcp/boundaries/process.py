@@ -73,8 +73,8 @@ DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 class Streams:
     """How one child's streams are handled: ``stdin`` (closed when None, bytes, a ``ByteSource``
     fed a piece at a time, or a ``ByteStream`` fed as it comes), the deadline ``timeout_s``, the
-    capture limit ``max_output`` per stream, ``stdout_sink`` (stdout handed over as it arrives
-    instead of kept), ``merge_stderr`` (stderr goes into stdout's pipe, in the order written, as a
+    capture limit ``max_output`` per stream, ``stdout_sink`` and ``stderr_sink`` (the stream handed
+    over as it arrives instead of kept), ``merge_stderr`` (stderr goes into stdout's pipe, in the order written, as a
     terminal shows them) and ``looks`` (a live call's read moments, for recordings and replays).
     The request value every process-running port takes (``WslCall``, ``ScriptCall``) extends it."""
 
@@ -82,6 +82,7 @@ class Streams:
     timeout_s: float | None = None
     max_output: int = DEFAULT_MAX_OUTPUT
     stdout_sink: ByteSink | None = None
+    stderr_sink: ByteSink | None = None
     merge_stderr: bool = False
     looks: Looks | None = None
 
@@ -196,8 +197,9 @@ async def run_process(
 ) -> Exchange:
     """Run ``argv`` with ``streams``: stdin is closed unless bytes (or a ``ByteSource``, read and fed
     a piece at a time until it is exhausted, or a ``ByteStream``, fed until it ends or the child
-    does) are given. ``stdout_sink`` receives stdout's first ``max_output`` bytes as
-    they arrive instead of keeping them (``stdout`` is then empty; ``stdout_total`` still counts).
+    does) are given. ``stdout_sink`` (``stderr_sink``) receives the stream's first ``max_output``
+    bytes as they arrive instead of keeping them (``stdout`` is then empty; ``stdout_total`` still
+    counts).
     On the deadline the child's whole process group is killed. Raises ``FileNotFoundError`` /
     ``PermissionError`` if it cannot start.
 
@@ -273,7 +275,8 @@ class _Running:
         self.overflowed = False
         self.killed: tuple[str, ...] = ()
         self.stopped = asyncio.Event()
-        self.out, self.err = _Capture(streams.max_output, streams.stdout_sink), _Capture(streams.max_output)
+        self.out = _Capture(streams.max_output, streams.stdout_sink)
+        self.err = _Capture(streams.max_output, streams.stderr_sink)
         self.drains = [
             asyncio.ensure_future(_drain(proc.stdout, self.out, self._overflow)),
             asyncio.ensure_future(_drain(proc.stderr, self.err, self._overflow)),

@@ -59,8 +59,10 @@ class TransportError(RuntimeError):
 
 # Under a sandbox: "own" runs the script in a PID namespace of its own (every command and file-tool
 # script); "distro-pids" shares the distro's, for the fixed scripts that must see its processes (the
-# kill sweep, the facts probe); "probe" checks that the sandbox can be set up and runs nothing.
-Confine = Literal["own", "distro-pids", "probe"]
+# kill sweep, the facts probe); "probe" checks that the sandbox can be set up and runs nothing;
+# "check" runs the after-command check of the runs whose tokens the script names, and nothing else;
+# "none" runs outside it (one command a person approved: wsl_exec's and wsl_start's unsandboxed).
+Confine = Literal["own", "distro-pids", "probe", "check", "none"]
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,11 @@ class ScriptCall(Streams):
     script: str
     login: bool = True
     confine: Confine = "own"
-    # the directory the script starts by entering (a sandbox keeps what runs later read-only there
-    # and in each directory above it within its writable root)
+    # the directory the script starts by entering (a sandbox checks what runs later there and in
+    # each directory above it within its writable root)
     cwd: str | None = None
+    # under a sandbox, the mark of the after-command check's report on stderr (empty: no report there)
+    tag: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,8 +105,9 @@ def bash_flags(login: bool) -> str:
 
 def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
     """What runs in the distro for ``call``, whatever the transport: ``bash -lc SCRIPT`` (``-c``
-    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT CWD``."""
-    if confinement is None:
+    without login), or under a sandbox ``bash -p -c LAUNCHER wslmcp-sandbox CONFINE -lc SCRIPT CWD TAG``
+    (unless ``confine="none"``)."""
+    if confinement is None or call.confine == "none":
         return ["bash", bash_flags(call.login), call.script]
     return [  # -p: the launcher runs outside the sandbox, so it takes no BASH_ENV, no exported function
         "bash",
@@ -114,6 +119,7 @@ def distro_argv(call: ScriptCall, confinement: Confinement | None) -> list[str]:
         bash_flags(call.login),
         call.script,
         call.cwd or "",
+        call.tag,
     ]
 
 

@@ -251,20 +251,23 @@ class Run:
     id: str
     trace: Path
     replay_dir: Path | None
-    case: str | None
+    case: Case | None
 
 
-def load_suite(path: Path) -> tuple[list[Run], dict[str, Case]]:
+def load_suite(path: Path) -> list[Run]:
+    """A suite's runs, each with its case: from the suite's ``cases`` file, or without one from its
+    scenario's ``eval/cases.json`` (as ``run --scenario DIR`` reads it)."""
     file = str(path)
     doc = _obj(file, _read_json(path), "", {"schema", "cases", "runs"})
     if doc.get("schema") != SUITE_SCHEMA:
         raise CaseError(file, "schema", repr(SUITE_SCHEMA), doc.get("schema"))
     base = path.parent
-    cases: dict[str, Case] = {}
+    shared: dict[str, Case] | None = None
+    bundled: dict[Path | None, dict[str, Case]] = {}
     if "cases" in doc:
         if not isinstance(doc["cases"], str):
             raise CaseError(file, "cases", "a path to a cases file", doc["cases"])
-        cases = load_cases(base / doc["cases"])
+        shared = load_cases(base / doc["cases"])
     runs_raw = doc.get("runs")
     if not isinstance(runs_raw, list) or not runs_raw:
         raise CaseError(file, "runs", "a non-empty list")
@@ -277,18 +280,21 @@ def load_suite(path: Path) -> tuple[list[Run], dict[str, Case]]:
         for name in ("id", "scenario", "case"):
             if name in item and not isinstance(item[name], str):
                 raise CaseError(file, f"{key}.{name}", "a string", item[name])
+        replay_dir = base / item["scenario"] if "scenario" in item else None
         case = item.get("case")
+        if shared is None and replay_dir not in bundled:
+            bundled[replay_dir] = _scenario_cases(replay_dir)
+        cases = shared if shared is not None else bundled[replay_dir]
         if case is not None and case not in cases:
             raise CaseError(
                 file, f"{key}.case", f"one of the cases ({', '.join(sorted(cases)) or 'none'})", case
             )
         trace = base / item["trace"]
-        runs.append(
-            Run(
-                id=str(item.get("id", trace.stem)),
-                trace=trace,
-                replay_dir=base / item["scenario"] if "scenario" in item else None,
-                case=case,
-            )
-        )
-    return runs, cases
+        runs.append(Run(str(item.get("id", trace.stem)), trace, replay_dir, cases[case] if case else None))
+    return runs
+
+
+def _scenario_cases(replay_dir: Path | None) -> dict[str, Case]:
+    """The cases a scenario bundles (``eval/cases.json``), none without one."""
+    cases = replay_dir / "eval" / "cases.json" if replay_dir is not None else None
+    return load_cases(cases) if cases is not None and cases.is_file() else {}

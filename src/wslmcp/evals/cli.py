@@ -1,7 +1,8 @@
 """``wslmcp eval``: run / extract / checks / diff.
 
 Exit codes (run): 0 every trace passes (with --baseline: no regression); 1 some trace fails (with
---baseline: some regression); 2 usage error; 3 a harness error for at least one trace. 3 > 1 > 0.
+--baseline: some regression); 2 usage error; 3 a harness error for at least one trace; 4 a trace is
+unreplayable (the scenario cannot answer one of its calls). 3 > 4 > 1 > 0.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from wslmcp.cliargs import ArgumentParser, parser
 if TYPE_CHECKING:
     from wslmcp.evals.cases import Case
     from wslmcp.evals.grading import Job, Options
+    from wslmcp.evals.trace import Trace
 
 PROG = "wslmcp eval"
 KINDS = ("observe", "shell")
@@ -35,55 +37,20 @@ def _build() -> ArgumentParser:
     run = sub.add_parser(
         "run", help="grade traces (Claude Code, Codex or wslmcp-trace/1)", description="Grade traces."
     )
-    run.add_argument(
-        "traces", nargs="*", metavar="TRACE", help="trace files or directories (every *.jsonl below)"
-    )
-    run.add_argument("--suite", metavar="SUITE.json", help="a wslmcp-eval-suite/1 file naming runs")
-    run.add_argument(
-        "--scenario", dest="replay_dir", metavar="DIR", help="the scenario the session ran against"
-    )
-    run.add_argument("--case", metavar="ID", help="the case every trace given here answers")
-    run.add_argument("--cases", metavar="FILE", help="cases file (default: DIR/eval/cases.json when present)")
-    run.add_argument(
-        "--server",
-        action="append",
-        default=[],
-        metavar="ALIAS=observe|shell",
-        help="what a configured server name in the transcript is (repeatable)",
-    )
-    run.add_argument("--no-replay", action="store_true", help="grade without starting any server")
-    run.add_argument(
-        "--strict-replay", action="store_true", help="an unreplayable call is a harness error (3)"
-    )
-    run.add_argument(
-        "--strict-intent", action="store_true", help="inferred intent checks gate like declared ones"
-    )
-    run.add_argument(
-        "--investigation", type=int, metavar="N", help="the investigation the case applies to (1-based)"
-    )
-    run.add_argument(
-        "--severity",
-        action="append",
-        default=[],
-        metavar="ID=warn|error",
-        help="override a check's severity (repeatable; see 'wslmcp eval checks')",
-    )
-    run.add_argument(
-        "--judge", metavar="CMD", help="judge plug-in: JSON request on stdin, response on stdout"
-    )
-    run.add_argument("--judge-gates", action="store_true", help="judge items fail traces (default: warn)")
-    run.add_argument(
-        "--judge-timeout",
-        type=float,
-        default=60.0,
-        metavar="S",
-        help="seconds the judge may take (default 60)",
-    )
+    _grading_arguments(run)
     run.add_argument("--json", metavar="FILE|-", help="write the wslmcp-eval-report/1 report")
     run.add_argument("--junit", metavar="FILE", help="write JUnit XML")
     run.add_argument("--baseline", metavar="REPORT.json", help="exit 1 only on a regression against it")
-    run.add_argument("--jobs", type=int, default=1, metavar="N", help="grade N traces at once")
-    run.add_argument("-v", "--verbose", action="store_true", help="bindings and drift in the table")
+    base = sub.add_parser(
+        "baseline", help="write the baseline --baseline compares with", description="Baselines."
+    ).add_subparsers(dest="action", metavar="ACTION", parser_class=ArgumentParser, required=True)
+    write = base.add_parser(
+        "write",
+        help="grade traces, then write the baseline (nothing when one cannot be graded)",
+        description="Grade traces and write their baseline.",
+    )
+    write.add_argument("--out", required=True, metavar="FILE", help="the baseline to (re)write")
+    _grading_arguments(write)
     ext = sub.add_parser(
         "extract", help="write a transcript as wslmcp-trace/1", description="Extract a trace."
     )
@@ -101,8 +68,59 @@ def _build() -> ArgumentParser:
     return top
 
 
+def _grading_arguments(p: ArgumentParser) -> None:
+    """What ``run`` and ``baseline write`` grade: the traces, their scenario, case and options."""
+    p.add_argument(
+        "traces", nargs="*", metavar="TRACE", help="trace files or directories (every *.jsonl below)"
+    )
+    p.add_argument("--suite", metavar="SUITE.json", help="a wslmcp-eval-suite/1 file naming runs")
+    p.add_argument(
+        "--scenario", dest="replay_dir", metavar="DIR", help="the scenario the session ran against"
+    )
+    p.add_argument("--case", metavar="ID", help="the case every trace given here answers")
+    p.add_argument("--cases", metavar="FILE", help="cases file (default: DIR/eval/cases.json when present)")
+    p.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="ALIAS=observe|shell",
+        help="what a configured server name in the transcript is (repeatable)",
+    )
+    p.add_argument("--no-replay", action="store_true", help="grade without starting any server")
+    p.add_argument("--strict-replay", action="store_true", help="an unreplayable call is a harness error (3)")
+    p.add_argument(
+        "--strict-intent", action="store_true", help="inferred intent checks gate like declared ones"
+    )
+    p.add_argument(
+        "--investigation", type=int, metavar="N", help="the investigation the case applies to (1-based)"
+    )
+    p.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="ID=warn|error",
+        help="override a check's severity (repeatable; see 'wslmcp eval checks')",
+    )
+    p.add_argument("--judge", metavar="CMD", help="judge plug-in: JSON request on stdin, response on stdout")
+    p.add_argument("--judge-gates", action="store_true", help="judge items fail traces (default: warn)")
+    p.add_argument(
+        "--judge-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="seconds the judge may take (default 60)",
+    )
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="grade N traces at once")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="bindings and drift in the table; the servers' logs"
+    )
+
+
 def main(argv: Sequence[str]) -> int:
     p = _build()
+    if not argv:  # a command of subcommands alone: its help, as `wslmcp` alone gives
+        p.print_help()
+        return 0
     args = p.parse_args(list(argv))
     if args.command == "checks":
         return _checks(args.json)
@@ -120,6 +138,9 @@ def _write(path: str, text: str) -> None:
         return
     fd, temp = tempfile.mkstemp(prefix=".wslmcp-eval-", dir=os.path.dirname(os.path.abspath(path)))
     try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # as an ordinary new file (mkstemp's is private)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(temp, path)
@@ -183,7 +204,30 @@ def _extract(args: argparse.Namespace) -> int:
         _write(args.out or "-", text)
     except OSError as exc:
         return _fail(f"cannot write {args.out}: {exc.strerror or exc}", 3)
+    if args.out:
+        sys.stdout.write(f"wrote {args.out}: {_described(got)}\n")
     return 0
+
+
+def _described(got: Trace) -> str:
+    """``a Claude Code session: 1 question, 3 calls (observe: 3)``."""
+    from wslmcp.evals.extract import FORMATS
+    from wslmcp.evals.grading import shell_tools
+    from wslmcp.evals.session import server_kinds
+    from wslmcp.evals.trace import Message
+    from wslmcp.wording import counted
+
+    kinds = server_kinds(got, {}, shell_tools())
+    per: dict[str, int] = {}
+    for call in got.calls:
+        kind = "builtin" if call.server is None else kinds.get(call.server, call.server)
+        per[kind] = per.get(kind, 0) + 1
+    questions = sum(1 for e in got.events if isinstance(e, Message) and e.role == "user")
+    shown = ", ".join(f"{k}: {n}" for k, n in sorted(per.items()))
+    what = FORMATS.get(str(got.source.get("format")), "wslmcp-trace/1")
+    return f"a {what} session: {counted(questions, 'question')}, {counted(len(got.calls), 'call')}" + (
+        f" ({shown})" if shown else ""
+    )
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -247,6 +291,8 @@ def _run(p: ArgumentParser, args: argparse.Namespace) -> int:
         return _fail(str(exc), 3)
     if not jobs:
         return _fail("no trace files found", 3)
+    if args.command == "baseline":
+        return _write_baseline(args, asyncio.run(_grade_all(jobs, options, args.jobs)))
     baseline_doc = None
     if args.baseline:
         from wslmcp.evals import baseline
@@ -286,6 +332,7 @@ def _options(p: ArgumentParser, args: argparse.Namespace) -> Options:
         judge=args.judge,
         judge_gates=args.judge_gates,
         judge_timeout=args.judge_timeout,
+        server_logs=args.verbose,
     )
 
 
@@ -293,8 +340,7 @@ def _suite_jobs(suite: str) -> list[Job]:
     """The runs a suite file names. Raises CaseError."""
     from wslmcp.evals.cases import load_suite
 
-    runs, cases = load_suite(Path(suite))
-    return [_job(r.id, r.trace, r.replay_dir, cases.get(r.case) if r.case else None) for r in runs]
+    return [_job(r.id, r.trace, r.replay_dir, r.case) for r in load_suite(Path(suite))]
 
 
 def _trace_jobs(p: ArgumentParser, args: argparse.Namespace) -> list[Job]:
@@ -306,9 +352,17 @@ def _trace_jobs(p: ArgumentParser, args: argparse.Namespace) -> list[Job]:
     cases_file = Path(args.cases) if args.cases else None
     if cases_file is None and replay_dir is not None and (replay_dir / "eval" / "cases.json").is_file():
         cases_file = replay_dir / "eval" / "cases.json"
+    if args.case is not None and cases_file is None:
+        where = (
+            f"{replay_dir} has no eval/cases.json"
+            if replay_dir is not None
+            else "no --scenario DIR was given"
+        )
+        p.error(f"--case {args.case} needs a cases file: pass --cases FILE ({where})")
     cases = load_cases(cases_file) if cases_file else {}
     if args.case is not None and args.case not in cases:
-        raise CaseError(str(cases_file or "(no cases file)"), "cases", f"a case named {args.case!r}")
+        known = ", ".join(sorted(cases)) or "none"
+        raise CaseError(str(cases_file), "cases", f"one of the cases it holds ({known})", args.case)
     case = cases[args.case] if args.case else None
     files = _trace_files(p, args.traces)
     stems = [f.stem for f in files]
@@ -345,6 +399,31 @@ async def _grade_all(jobs: Sequence[Job], options: Options, n: int) -> list[dict
     return list(reports)
 
 
+def _write_baseline(args: argparse.Namespace, reports: list[dict[str, Any]]) -> int:
+    """``baseline write``: the report of a run every trace of which was graded, written to
+    ``--out`` (atomically); with a trace in error (3) or unreplayable (4) nothing is written."""
+    from wslmcp.evals import baseline, report_human, report_json
+
+    doc = report_json.document(reports)
+    summary = doc["summary"]
+    sys.stdout.write(report_human.table(reports, summary, args.verbose) + "\n")
+    for r in reports:
+        if r["verdict"] == "error":
+            sys.stderr.write(f"{PROG}: {r['error']}\n")
+    if summary["errors"] or summary["unreplayable"]:
+        ungraded = "in error" if summary["errors"] else "unreplayable"
+        return _fail(f"{args.out} not written: a trace is {ungraded}", 3 if summary["errors"] else 4)
+    try:
+        _write(args.out, baseline.baseline_of(doc))
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror or exc}", 3)
+    sys.stdout.write(
+        f"wrote {args.out}: the baseline of {summary['traces']} traces "
+        f"({summary['passed']} pass, {summary['failed']} fail)\n"
+    )
+    return 0
+
+
 def _emit(
     args: argparse.Namespace, reports: list[dict[str, Any]], baseline_doc: dict[str, Any] | None
 ) -> int:
@@ -371,6 +450,8 @@ def _emit(
             sys.stderr.write(f"{PROG}: {r['error']}\n")
     if any(r["verdict"] == "error" for r in reports):
         return 3
+    if any(r["verdict"] == "unreplayable" for r in reports):
+        return 4
     if compared is not None:
         return 1 if compared["regressions"] else 0
     return 1 if any(r["verdict"] == "fail" for r in reports) else 0

@@ -3,7 +3,8 @@ rubric (and the judge), and shape its entry of the ``wslmcp-eval-report/1`` repo
 
 A harness error (unreadable trace, invalid scenario, a server that does not start or crashes,
 ``--strict-replay`` with an unreplayable call) gives the trace verdict ``error`` with a one-line
-message naming the file and the cause; it never stops the other traces.
+message naming the file and the cause; it never stops the other traces. A call the scenario cannot
+answer (a replay miss) gives the verdict ``unreplayable``: the scenario, not the agent, falls short.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Options:
     judge: str | None = None
     judge_gates: bool = False
     judge_timeout: float = 60.0
+    server_logs: bool = False  # the replaying servers' logs go to stderr (``-v``)
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ async def grade_job(harness: Harness, job: Job, options: Options) -> dict[str, A
     outcome: ReplayOutcome | None = None
     if info is not None and not options.no_replay:
         try:
-            outcome = await replay(harness.sessions, session, info, job.case)
+            outcome = await replay(harness.sessions, session, info, job.case, log=options.server_logs)
         except SessionError as exc:
             return _error(job, f"{job.trace}: {exc}", trace.source.get("format"))
         session.tools, session.replayed = outcome.tools, outcome.replayed
@@ -204,10 +206,11 @@ def _report(
             entry["replayed_arguments"] = outcome.sent[call.n]
             entry["bindings"] = outcome.bindings.get(call.n, [])
             entry["replayed"] = _short(outcome.replayed[call.n]) if call.n in outcome.replayed else None
-            if call.n in outcome.unreplayable:
-                entry["unreplayable"] = outcome.unreplayable[call.n]
+        if outcome is not None and call.n in outcome.unreplayable:
+            entry["unreplayable"] = outcome.unreplayable[call.n]
         calls.append(entry)
     gating = any(c["status"] == "fail" and c["severity"] == "error" for c in checks)
+    verdict = "unreplayable" if session.unreplayable else "fail" if gating else "pass"
     flagged = [
         {"check": c["id"], "sentence": s}
         for c in checks
@@ -222,7 +225,7 @@ def _report(
         "scenario": job.target.name if job.target else None,
         "case": session.case.id if session.case.source == "declared" else None,
         "intent_source": session.case.source,
-        "verdict": "fail" if gating else "pass",
+        "verdict": verdict,
         "error": None,
         "unreplayable": sorted(session.unreplayable),
         "calls": calls,

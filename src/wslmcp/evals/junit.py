@@ -1,4 +1,5 @@
-"""JUnit XML: one testsuite, one testcase per (trace, check); warn-severity failures are skipped."""
+"""JUnit XML: one testsuite, one testcase per (trace, check); warn-severity failures are skipped; a
+harness error and an unreplayable trace are an ``<error>`` (the latter's failing checks skipped)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,21 @@ def render(traces: Sequence[Mapping[str, Any]]) -> str:
             ET.SubElement(case, "error", message=str(trace.get("error") or "harness error"))
             counts["errors"] += 1
             cases.append(case)
+        graded = trace["verdict"] != "unreplayable"
+        if not graded:
+            case = ET.SubElement(suite, "testcase", classname=str(trace["id"]), name="replay")
+            missed = [c for c in trace["calls"] if c.get("unreplayable")]
+            message = "; ".join(f"call {c['n']} {c['tool']}: {c['unreplayable']}" for c in missed)
+            ET.SubElement(case, "error", message=f"unreplayable: {message}")
+            counts["errors"] += 1
+            cases.append(case)
         for check in trace["checks"]:
             case = ET.SubElement(suite, "testcase", classname=str(trace["id"]), name=str(check["id"]))
             cases.append(case)
-            if check["status"] == "fail" and check["severity"] == "error":
+            if check["status"] == "fail" and not graded:
+                ET.SubElement(case, "skipped", message=f"not graded (unreplayable): {check['message']}")
+                counts["skipped"] += 1
+            elif check["status"] == "fail" and check["severity"] == "error":
                 failure = ET.SubElement(case, "failure", message=str(check["message"]))
                 failure.text = "evidence: " + ", ".join(str(e) for e in check.get("evidence", []))
                 counts["failures"] += 1

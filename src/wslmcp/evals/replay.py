@@ -11,16 +11,21 @@ the trace's calls, so they never change what the agent's calls saw.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from wslmcp.boundaries.mcp_session import McpSession, McpSessions, ReplayTarget, SessionSpec, ToolAnswer
+from wslmcp.boundaries.replay_miss import PREFIX as REPLAY_MISS_PREFIX
 from wslmcp.evals.bindings import HandleTable, bind, handles
 from wslmcp.evals.cases import Case
 from wslmcp.evals.rubric.drift import compare
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Call, Result
+
+#: Before each call is sent (its bound arguments given): wait as the session did, and say why it is
+#: not to be sent at all (None: send it). What ``scenario record --from-session`` paces a replay with.
+Pace = Callable[[Call, Any], Awaitable[str | None]]
 
 
 @dataclass
@@ -30,6 +35,7 @@ class ReplayOutcome:
     sent: dict[int, Any] = field(default_factory=dict)
     bindings: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     unreplayable: dict[int, str] = field(default_factory=dict)
+    skipped: dict[int, str] = field(default_factory=dict)  # not sent, and why (``Pace``)
     drift: list[dict[str, Any]] = field(default_factory=list)
     oracle_top: list[str] | None = None
 
@@ -38,13 +44,25 @@ def to_result(answer: ToolAnswer) -> Result:
     return Result(answer.status, list(answer.content), answer.structured, answer.error)
 
 
-def _spec(kind: str, target: ReplayTarget) -> SessionSpec:
-    return SessionSpec(kind, target.root, target.observe_args if kind == "observe" else ())
+def _spec(kind: str, target: ReplayTarget, log: bool) -> SessionSpec:
+    return SessionSpec(kind, target.root, target.observe_args if kind == "observe" else (), log)
 
 
 async def replay(
-    sessions: McpSessions, session: Session, target: ReplayTarget, case: Case | None
+    sessions: McpSessions,
+    session: Session,
+    target: ReplayTarget,
+    case: Case | None,
+    *,
+    log: bool = False,
+    pace: Pace | None = None,
 ) -> ReplayOutcome:
+    """Replay ``session``'s calls; ``log``: the servers' own logs go to this process's stderr.
+
+    Against a scenario recorded from this very session (``target.session``), a call it did not
+    record is unreplayable without being sent (the recording says why), and a call's drift is
+    measured against what it answered when recorded: the session's own answers were this host's
+    at another moment; so the top resource is the one the session's own listing shows, not an oracle's."""
     out = ReplayOutcome()
     aliases = sorted(
         {c.server for c in session.trace.calls if c.server is not None and c.server in session.kinds}
@@ -52,15 +70,24 @@ async def replay(
     async with contextlib.AsyncExitStack() as stack:
         live: dict[str, McpSession] = {}
         for alias in aliases:
-            live[alias] = await stack.enter_async_context(sessions.open(_spec(session.kinds[alias], target)))
+            live[alias] = await stack.enter_async_context(
+                sessions.open(_spec(session.kinds[alias], target, log))
+            )
             out.tools[alias] = set(await live[alias].list_tools())
-        await _calls(session, live, out)
-        if case is not None and case.names_top is not None:
+        await _calls(session, live, out, target, pace)
+        own = any(target.recorded(c.n, c.tool, c.arguments) for c in session.trace.calls)
+        if case is not None and case.names_top is not None and not own:  # its own listing is the truth
             out.oracle_top = await _oracle(session, live, out, case.names_top)
     return out
 
 
-async def _calls(session: Session, live: Mapping[str, McpSession], out: ReplayOutcome) -> None:
+async def _calls(
+    session: Session,
+    live: Mapping[str, McpSession],
+    out: ReplayOutcome,
+    target: ReplayTarget,
+    pace: Pace | None,
+) -> None:
     recorded, replayed = HandleTable(), HandleTable()
     pairs: list[tuple[int, Result, Result]] = []
     divergent: list[dict[str, Any]] = []
@@ -68,8 +95,17 @@ async def _calls(session: Session, live: Mapping[str, McpSession], out: ReplayOu
         alias = call.server
         if alias is None or alias not in live or call.result.status == "client_error":
             continue
+        then = target.recorded(call.n, call.tool, call.arguments)
+        if then is not None and then.skipped is not None:
+            out.unreplayable[call.n] = (
+                f"{REPLAY_MISS_PREFIX} the scenario's recording did not send it ({then.skipped})"
+            )
+            continue
         kind = session.kinds[alias]
         arguments, reports = bind(alias, kind, call.n, call.arguments, recorded=recorded, replayed=replayed)
+        if pace is not None and (why := await pace(call, arguments)) is not None:
+            out.skipped[call.n] = why
+            continue
         out.sent[call.n], out.bindings[call.n] = arguments, reports
         answer = await live[alias].call(call.tool, arguments if isinstance(arguments, dict) else {})
         if answer.replay_miss:
@@ -80,12 +116,13 @@ async def _calls(session: Session, live: Mapping[str, McpSession], out: ReplayOu
         mine = call.result if call.result.status != "missing" else result
         recorded.register(alias, call.n, handles(kind, call.tool, mine.structured, mine.text))
         replayed.register(alias, call.n, handles(kind, call.tool, result.structured, result.text))
+        baseline = to_result(then.answer) if then is not None and then.answer is not None else call.result
         if any(r["state"] == "unresolved" for r in reports):
             divergent.append(
                 {"call": call.n, "kind": "unresolved", "recorded": "bound ID", "replayed": "missing"}
             )
-        elif call.result.status != "missing":
-            pairs.append((call.n, call.result, result))
+        elif baseline.status != "missing":
+            pairs.append((call.n, baseline, result))
     out.drift = sorted(compare(pairs) + divergent, key=lambda d: int(d["call"]))
 
 

@@ -16,18 +16,21 @@ def _short_args(arguments: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...}"
 
 
-MIN_WIDTHS = (40, 19)  # the trace and case columns, wider when a name needs it
+MIN_WIDTHS = (40, 19, 9)  # the trace, case and verdict columns, wider when a name needs it
+SHOWN = {"pass": "pass", "fail": "FAIL", "unreplayable": "UNREPLAYABLE", "error": "ERROR"}
 
 
-def block(trace: Mapping[str, Any], verbose: bool = False, widths: tuple[int, int] = MIN_WIDTHS) -> list[str]:
-    """One trace's line (``widths``: of the trace and case columns) and its failures below."""
-    failed = [c for c in trace["checks"] if c["status"] == "fail"]
-    verdict = {"pass": "pass", "fail": "FAIL", "error": "ERROR"}[trace["verdict"]]
+def block(
+    trace: Mapping[str, Any], verbose: bool = False, widths: tuple[int, int, int] = MIN_WIDTHS
+) -> list[str]:
+    """One trace's line (``widths``: of the trace, case and verdict columns) and its failures below;
+    an unreplayable trace's checks are no grade, so its line names the calls the scenario lacks."""
+    verdict = trace["verdict"]
+    failed = [c for c in trace["checks"] if c["status"] == "fail"] if verdict != "unreplayable" else []
     names = ", ".join(c["id"] + ("" if c["severity"] == "error" else " (warn)") for c in failed)
-    lines = [
-        f"{trace['id']:<{widths[0]}}{(trace.get('case') or '-'):<{widths[1]}}{verdict:<9}{names}".rstrip()
-    ]
-    if trace["verdict"] == "error":
+    case = trace.get("case") or "-"
+    lines = [f"{trace['id']:<{widths[0]}}{case:<{widths[1]}}{SHOWN[verdict]:<{widths[2]}}{names}".rstrip()]
+    if verdict == "error":
         lines.append(f"  {trace.get('error')}")
         return lines
     calls = {c["n"]: c for c in trace["calls"]}
@@ -79,12 +82,14 @@ def table(traces: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], verbo
     widths = (
         max([MIN_WIDTHS[0], *(len(t["id"]) + 2 for t in traces)]),
         max([MIN_WIDTHS[1], *(len(t.get("case") or "-") + 2 for t in traces)]),
+        max([MIN_WIDTHS[2], *(len(SHOWN[t["verdict"]]) + 2 for t in traces)]),
     )
-    lines = [f"{'TRACE':<{widths[0]}}{'CASE':<{widths[1]}}{'VERDICT':<9}FAILED CHECKS"]
+    lines = [f"{'TRACE':<{widths[0]}}{'CASE':<{widths[1]}}{'VERDICT':<{widths[2]}}FAILED CHECKS"]
     for trace in traces:
         lines.extend(block(trace, verbose, widths))
+    unreplayable = f"{summary['unreplayable']} unreplayable, " if summary.get("unreplayable") else ""
     lines.append(
         f"{counted(summary['traces'], 'trace')}: {summary['passed']} passed, {summary['failed']} failed, "
-        f"{counted(summary['errors'], 'error')}"
+        f"{unreplayable}{counted(summary['errors'], 'error')}"
     )
     return "\n".join(lines)

@@ -9,6 +9,9 @@ from typing import Any
 from wslmcp import __version__
 
 SCHEMA = "wslmcp-eval-report/1"
+#: A trace's verdict: its checks pass or some fail; ``unreplayable``: a call the scenario cannot
+#: answer (what its checks say is not a grade); ``error``: the harness could not grade it.
+VERDICTS = ("pass", "fail", "unreplayable", "error")
 
 
 def summary(traces: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -26,6 +29,7 @@ def summary(traces: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "traces": len(traces),
         "passed": sum(t["verdict"] == "pass" for t in traces),
         "failed": sum(t["verdict"] == "fail" for t in traces),
+        "unreplayable": sum(t["verdict"] == "unreplayable" for t in traces),
         "errors": sum(t["verdict"] == "error" for t in traces),
         "by_check": by_check,
         "by_case": by_case,

@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from wslmcp.boundaries.mcp_session import ToolAnswer
 from wslmcp.catalogue import INVALID_ARGUMENTS, INVALID_ARGUMENTS_LEAD
+from wslmcp.profile.transcripts.jsonl import parse_timestamp
 from wslmcp.protocol import INVALID_PARAMS
 
 SCHEMA = "wslmcp-trace/1"
@@ -72,6 +74,7 @@ class Call:
     arguments: Any
     group: int
     result: Result = field(default_factory=lambda: Result("missing"))
+    at: float | None = None  # when it was sent (epoch seconds), where the client wrote it
 
     @property
     def builtin(self) -> bool:
@@ -82,6 +85,7 @@ class Call:
 class Message:
     role: str  # "user" | "assistant"
     text: str
+    at: float | None = None  # when it was written (epoch seconds), where the client wrote it
 
 
 Event = Message | Call
@@ -128,8 +132,9 @@ def dump(trace: Trace) -> Iterator[str]:
     """The trace as ``wslmcp-trace/1`` lines (no newlines inside)."""
     yield _line({"schema": SCHEMA, "source": trace.source})
     for event in trace.events:
+        when = {} if event.at is None else {"at": _iso(event.at)}
         if isinstance(event, Message):
-            yield _line({"type": event.role, "text": event.text})
+            yield _line({"type": event.role, "text": event.text, **when})
         else:
             yield _line(
                 {
@@ -141,8 +146,21 @@ def dump(trace: Trace) -> Iterator[str]:
                     "group": event.group,
                     "arguments": event.arguments,
                     "result": event.result.to_json(),
+                    **when,
                 }
             )
+
+
+def _iso(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def time_of(value: object) -> float | None:
+    """An event's time: an ISO 8601 timestamp (as the clients write them) or epoch seconds."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    when = parse_timestamp(value) if isinstance(value, str) else None
+    return when.timestamp() if when is not None else None
 
 
 def _line(obj: Mapping[str, Any]) -> str:
@@ -174,7 +192,7 @@ def load(path: str, records: Iterable[dict[str, Any]]) -> Trace:
             text = record.get("text")
             if not isinstance(text, str):
                 raise TraceError(f"{path}: event {i}: 'text' must be a string")
-            trace.events.append(Message(str(kind), text))
+            trace.events.append(Message(str(kind), text, time_of(record.get("at"))))
         elif kind == "call":
             n += 1
             trace.events.append(_call(path, i, record, n))
@@ -200,6 +218,7 @@ def _call(path: str, i: int, record: Mapping[str, Any], n: int) -> Call:
         arguments=record.get("arguments", {}),
         group=group if isinstance(group, int) else n,
         result=_result(path, i, record.get("result")),
+        at=time_of(record.get("at")),
     )
 
 

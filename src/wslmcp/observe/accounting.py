@@ -39,7 +39,7 @@ from wslmcp.observe.procstat import (
     parse_uptime,
     process_name,
 )
-from wslmcp.observe.rates import Reading, born, opening, rate, spent
+from wslmcp.observe.rates import Reading, at_most, born, opening, rate, spent
 
 
 @dataclass(frozen=True)
@@ -214,7 +214,7 @@ def _distro_rows(source: str | None, now: ParsedProc, window: _Window, host_cpus
         ticks = stat.utime + stat.stime
         last = Reading(ticks, window.end)
         first = opening((pid, stat.starttime), earlier, partial(window.birth, stat))
-        cores = rate(first, last, clk)
+        cores = at_most(rate(first, last, clk), now.cpu_count)
         parent = _parent(stat, now)
         rows.append(
             Observed(

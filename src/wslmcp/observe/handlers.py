@@ -5,12 +5,11 @@ as ``structuredContent`` and the same JSON as text (an error's payload is the ex
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from wslmcp.catalogue import Dispatch, Progress, Reply
+from wslmcp.catalogue import Ask, Dispatch, Progress, Reply, json_reply
 from wslmcp.observe.errors import ObserveError, UnknownMetric
 from wslmcp.observe.history import METRIC_INDEX, METRICS, History, Key
 from wslmcp.observe.history_queries import HistoryQuery, Now, SeriesQuery, history_answer, series_answer
@@ -54,6 +53,7 @@ def _rings(service: ObserveService) -> tuple[History, Now]:
     if sampler is None:  # a service built without history (tests of the snapshot tools)
         empty = History(0, 1.0, clock.monotonic(), int(clock.wall() * 1000))
         return empty, Now(clock.monotonic(), int(clock.wall() * 1000), {}, "history is off")
+    sampler.recorded()
     sampler.events.current_top()
     now = Now(clock.monotonic(), int(clock.wall() * 1000), sampler.alive, sampler.why_disabled)
     return sampler.history, now
@@ -86,17 +86,15 @@ def series(service: ObserveService, query: SeriesQuery) -> dict[str, Any]:
     return series_answer(rings, query, now)
 
 
-def json_answer(payload: dict[str, Any], *, is_error: bool = False) -> Reply:
-    return Reply(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), payload, is_error)
-
-
 def dispatch(service: ObserveService) -> Dispatch:
-    async def call(tool: str, arguments: Mapping[str, Any], progress: Progress | None) -> Reply:
+    async def call(
+        tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+    ) -> Reply:
         parsed = parse_call(tool, arguments)  # raises InvalidArguments before anything is collected
         try:
-            return json_answer(await answer(service, parsed))
+            return json_reply(await answer(service, parsed))
         except ObserveError as exc:
-            return json_answer(exc.payload(), is_error=True)
+            return json_reply(exc.payload(), is_error=True)
 
     return call
 

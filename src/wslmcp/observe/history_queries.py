@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from wslmcp.observe.history import LEVELS, METRIC_INDEX, Event, Frame, History, Key
 from wslmcp.observe.model import ENVIRONMENTS
+from wslmcp.observe.rates import at_most
 
 By = Literal["cpu", "memory"]
 Agg = Literal["avg", "max"]
@@ -157,13 +158,18 @@ def _meta(
         ],
     }
     if not frames:
-        meta["why_empty"] = now.why_empty or (
-            f"no sample yet: the server started {meta['uptime_s']} s ago and the first sample covers "
-            f"its first {history.interval_s:g} s"
-            if now.wall_ms - window_ms < history.started_ms
-            else "no sample fell in the window"
-        )
+        meta["why_empty"] = _why_empty(history, now, window_ms)
     return meta
+
+
+def _why_empty(history: History, now: Now, window_ms: int) -> str:
+    """Why no sample fell in the window: history off, a replay without one, none yet, or none there."""
+    return now.why_empty or (
+        f"no sample yet: the server started {round(now.at - history.started_at, 1)} s ago and the first "
+        f"sample covers its first {history.interval_s:g} s"
+        if now.wall_ms - window_ms < history.started_ms
+        else "no sample fell in the window"
+    )
 
 
 def _stats(values: Sequence[float], *, p95: bool) -> dict[str, float] | None:
@@ -222,7 +228,7 @@ def _entry(
     if key.level == "process" and key.native.isdigit():
         entry["pid"] = int(key.native)
     if by == "cpu":
-        cores = r.cpu_s / seconds if seconds > 0 else 0.0
+        cores = at_most(r.cpu_s / seconds if seconds > 0 else 0.0, host_cpus) or 0.0
         entry["cpu_seconds"] = _r(r.cpu_s, 1)
         entry["avg_cores"] = _r(cores)
         entry["avg_host_percent"] = _r(cores * 100 / host_cpus if host_cpus > 0 else 0.0, 1)
@@ -256,7 +262,8 @@ def _event(e: Event) -> dict[str, Any]:
 
 def series_answer(history: History, query: SeriesQuery, now: Now) -> dict[str, Any]:
     """``{metric, unit, t0_unix_ms, step_ms, values}``: at most ``points`` buckets over the window,
-    each the average (or max) of the samples that fell in it, null where none did."""
+    each the average (or max) of the samples that fell in it, null where none did; with no sample in
+    the window, ``why_empty`` says why, as ``get_history`` does."""
     window_ms = query.window_s * 1000
     step = math.ceil(window_ms / query.points)
     t0 = now.wall_ms - step * query.points
@@ -270,13 +277,16 @@ def series_answer(history: History, query: SeriesQuery, now: Now) -> dict[str, A
         elif slot == query.points and value is not None:  # a sample at exactly now
             buckets[-1].append(value)
     fold: Callable[[list[float]], float] = max if query.agg == "max" else (lambda b: sum(b) / len(b))
-    return {
+    answer: dict[str, Any] = {
         "metric": query.metric,
         "unit": unit_of(query.metric),
         "t0_unix_ms": t0,
         "step_ms": step,
         "values": [_r(fold(b)) if b else None for b in buckets],
     }
+    if not history.window(now.at - query.window_s):
+        answer["why_empty"] = _why_empty(history, now, window_ms)
+    return answer
 
 
 def _r(value: float, digits: int = 2) -> float:

@@ -48,7 +48,7 @@ options:
   --history-minutes N    history kept from the server's start, 0..1440 minutes (default 60;
                          0 turns history off)
   --replay SCENARIO_DIR  serve a recorded scenario instead of this machine
-  -h, --help             show this help and exit
+  -h, --help             show this help message and exit
 
 tools: get_system_summary, list_resources, inspect_resource, list_children, get_history,
 get_metric_series.
@@ -106,7 +106,7 @@ def _given(args: Sequence[str]) -> dict[str, object]:
             key = _NUMBERS[name][0] if name in _NUMBERS else name[2:].replace("-", "_")
             value = _value(name, text)
         else:
-            raise UsageError(f"unsupported argument: {raw}")
+            raise UsageError(f"unrecognized arguments: {raw}")
         if key in values:
             raise UsageError(f"{name} given more than once")
         values[key] = value

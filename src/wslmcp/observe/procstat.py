@@ -105,6 +105,13 @@ class KernelCounters:
     boot_id: str
     # user+nice+system+idle+iowait+irq+softirq: the total dockerd reports as system_cpu_usage
     all_ticks: int = 0
+    steal: int = 0  # time a hypervisor ran something else on these CPUs
+
+    @property
+    def elapsed_ticks(self) -> int:
+        """Every tick of every CPU, whatever it did (guest time is inside user and nice): the time
+        that passed, on the counters' own clock, times the CPUs."""
+        return self.all_ticks + self.steal
 
     @property
     def busy_ticks(self) -> int:
@@ -146,7 +153,12 @@ def parse_kernel(files: Mapping[str, bytes]) -> KernelCounters | None:
         return None
     busy = (values[0], values[1], values[2], values[5], values[6])
     return KernelCounters(
-        busy=busy, cpu_count=count_cpus(stat), uptime_s=up, boot_id=boot_id, all_ticks=sum(values[:7])
+        busy=busy,
+        cpu_count=count_cpus(stat),
+        uptime_s=up,
+        boot_id=boot_id,
+        all_ticks=sum(values[:7]),
+        steal=values[7] if len(values) > 7 else 0,
     )
 
 
@@ -154,18 +166,24 @@ def kernel_cpu_percent(
     before: KernelCounters | None, after: KernelCounters | None, clk_tck: int, host_cpus: int
 ) -> float | None:
     """Busy share of all ``host_cpus`` between two kernel samples taken at the same tick rate
-    ``clk_tck``, or None when it cannot be trusted: a different boot or CPU count, uptime not
-    increasing, a counter going backwards."""
+    ``clk_tck``, or None when it cannot be trusted: a different boot or CPU count, no time passed,
+    a counter going backwards.
+
+    The time that passed is the counters' own (every CPU's ticks, idle and steal included), not
+    ``/proc/uptime``: that file is read apart from ``/proc/stat`` and kept to 10 ms, so a rate over
+    it lets a busy kernel read 101 %. On the counters' clock the kernel's busy share is at most 1,
+    so the figure is at most ``cpu_count / host_cpus`` of the host, never above 100 %."""
     if before is None or after is None or host_cpus <= 0 or clk_tck <= 0:
         return None
-    if before.boot_id != after.boot_id or before.cpu_count != after.cpu_count:
+    if before.boot_id != after.boot_id or before.cpu_count != after.cpu_count or after.cpu_count <= 0:
         return None
-    elapsed = after.uptime_s - before.uptime_s
+    elapsed = after.elapsed_ticks - before.elapsed_ticks
     if not elapsed > 0:
         return None
     if any(a < b for a, b in zip(after.busy, before.busy, strict=True)):
         return None
-    value = (after.busy_ticks - before.busy_ticks) / clk_tck / elapsed / host_cpus * 100.0
+    share = (after.busy_ticks - before.busy_ticks) / elapsed
+    value = share * min(after.cpu_count, host_cpus) / host_cpus * 100.0
     return value if math.isfinite(value) and value >= 0 else None
 
 

@@ -41,6 +41,14 @@ def rate(first: Reading | None, last: Reading, unit: float = 1.0) -> float | Non
     return delta / unit / span
 
 
+def at_most(cores: float | None, cpus: int) -> float | None:
+    """A consumer's rate held to the CPUs there are. Each process is read at a moment of its sample
+    that the sample does not stamp (a capture takes a while), so a process using every CPU can show
+    a little more than the window held: a residual inherent to one stamp per sample, not a rate
+    that could be right (``cpus`` <= 0: no bound known)."""
+    return min(cores, float(cpus)) if cores is not None and cpus > 0 else cores
+
+
 def born(started_at: float | None, window_start: float, last_at: float, resolution: float) -> Reading:
     """The first reading of an identity that started inside the window: counter 0 when it started
     (at the window's start when that is unknown, or earlier than the window), and at least

@@ -13,7 +13,7 @@ background (it would move time itself, as ``warm.py`` explains): the scenario st
 request arrives (``first_request_s``), and the first request first walks the clock through the
 samples due before it; later requests take the sample that is due, if any. A replay whose scenario
 states no first request keeps no history (its recordings would be read in an order they were not
-recorded in).
+recorded in): a history call on it is a replay miss (``recorded``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 
 from wslmcp.boundaries.clock import Clock
+from wslmcp.boundaries.replay_miss import NotRecorded
 from wslmcp.observe.accounting import RawSample
 from wslmcp.observe.collector import Collector
 from wslmcp.observe.docker import DockerSample
@@ -63,16 +64,18 @@ class HistorySampler:
     def enabled(self) -> bool:
         return self.history.capacity > 0 and (self._real_time or self._first_request_s is not None)
 
+    def recorded(self) -> None:
+        """Raise ``NotRecorded`` when this is a replay whose scenario holds no history (its history
+        calls cannot be answered as the recorded host would have)."""
+        if self.history.capacity > 0 and not self.enabled and self.samples == 0:
+            raise NotRecorded(
+                "history: the scenario states no observe.first_request_ms, so no history before the "
+                "first request was recorded"
+            )
+
     @property
     def why_disabled(self) -> str | None:
-        if self.history.capacity <= 0:
-            return "history is off (--history-minutes 0)"
-        if not self.enabled:
-            return (
-                "this replay keeps no history: its scenario states no observe.first_request_ms "
-                "(history before the first request)"
-            )
-        return None
+        return "history is off (--history-minutes 0)" if self.history.capacity <= 0 else None
 
     async def run(self) -> None:
         """Real time: sample on the interval until cancelled (the first sample at once)."""

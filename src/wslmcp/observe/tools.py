@@ -212,6 +212,7 @@ _SERIES_OUTPUT = output_schema(
         "t0_unix_ms": {"type": "integer"},
         "step_ms": {"type": "integer"},
         "values": {"type": "array", "items": _NUMBER},
+        "why_empty": {"type": "string"},
         "metrics": {"type": "array", "items": {"type": "string"}},  # an unknown metric's error lists them
     },
     ("metric", "unit", "t0_unix_ms", "step_ms", "values"),
@@ -313,7 +314,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _OBSERVES,
     ),
 )
-SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS)
+SERVER = ServerSpec("wslmcp-observe", INSTRUCTIONS, TOOLS, json_text=True)
 TOOL_NAMES = tuple(t.name for t in TOOLS)
 
 

@@ -23,7 +23,7 @@ from functools import partial
 
 from wslmcp.boundaries.windows_processes import FILETIME_UNIX_OFFSET_S, WindowsProcess, WindowsTable
 from wslmcp.observe.model import EnvObservation, Identity, Observed
-from wslmcp.observe.rates import Reading, born, opening, rate, spent
+from wslmcp.observe.rates import Reading, at_most, born, opening, rate, spent
 
 WSL_HOSTS = ("vmmem", "vmmemwsl")
 WSLC_HOST_PREFIX = "vmmemwslc-"
@@ -97,7 +97,8 @@ def windows_rows(
     rows = [replace(r, parents=(members[r.identity],)) if r.identity in members else r for r in rows]
     processes = [r for r in rows if r.identity.kind == "process"]
     complete_cpu = not any(r.identity in unread for r in processes)
-    env_cpu = sum(r.cpu_percent or 0.0 for r in processes) if complete_cpu else None
+    # each process read at its own moment of the table (see rates.at_most): the sum is held to the host
+    env_cpu = min(100.0, sum(r.cpu_percent or 0.0 for r in processes)) if complete_cpu else None
     env_mem = _sum_int_or_none([r.memory_bytes for r in processes])
     warnings = _warnings(sorted(unreadable.values()), env_mem is None and bool(processes))
     wsl_hosts = [r.identity for r in rows if r.identity.kind == "host" and is_wsl_host(r.name)]
@@ -150,7 +151,7 @@ def _process_rows(
         elif p.create_time_100ns is not None and host_cpus > 0:
             first = opening(key, earlier, partial(window.birth, p))
             last = Reading(p.cpu_seconds, window.elapsed_s)
-            cores, used = rate(first, last), spent(first, last)
+            cores, used = at_most(rate(first, last), host_cpus), spent(first, last)
             cpu = cores / host_cpus * 100.0 if cores is not None else None
         rows.append(
             Observed(

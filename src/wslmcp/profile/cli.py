@@ -13,10 +13,10 @@ import dataclasses
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from wslmcp import __version__
-from wslmcp.cliargs import ArgumentParser
+from wslmcp.cliargs import ArgumentParser, usage_line
 from wslmcp.profile import gates
 from wslmcp.profile.configs import CLI_CHOICES
 from wslmcp.profile.options import Options
@@ -42,9 +42,19 @@ def _positive_float(value: str) -> float:
     return number
 
 
-def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+#: what shapes the printed report only: a snapshot, always its JSON, takes none of them
+REPORT_ONLY = ("--json", "--prune", "--tokens")
+
+
+def _common(parser: argparse.ArgumentParser, *, defaults: bool, report: bool = True) -> None:
+    """The options of a run; ``report``: also those of the printed report (``REPORT_ONLY``)."""
+
     def d(value: object) -> object:
         return value if defaults else argparse.SUPPRESS
+
+    def add(*names: str, **kwargs: Any) -> None:
+        if report or names[0] not in REPORT_ONLY:
+            parser.add_argument(*names, **kwargs)
 
     parser.add_argument("--home", default=d(None), help="home directory to inspect (default: ~)")
     parser.add_argument(
@@ -85,16 +95,16 @@ def _common(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
         default=d(False),
         help="inside WSL, do not add the Windows user's home (wslmcp)",
     )
-    parser.add_argument("--json", action="store_true", default=d(False), help="emit mcp-top/v3 JSON")
+    add("--json", action="store_true", default=d(False), help="emit mcp-top/v3 JSON")
     parser.add_argument(
         "--project-usage", action="store_true", default=d(False), help="count usage in --project only"
     )
-    parser.add_argument("--prune", action="store_true", default=d(False), help="add removal suggestions")
+    add("--prune", action="store_true", default=d(False), help="add removal suggestions")
     parser.add_argument(
         "--concurrency", type=_positive_int, default=d(8), help="servers queried at once (wslmcp; default 8)"
     )
     parser.add_argument("--replay", metavar="SCENARIO", default=d(None), help="run on a scenario (wslmcp)")
-    parser.add_argument(
+    add(
         "--tokens",
         action="store_true",
         default=d(False),
@@ -131,13 +141,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
     snap = sub.add_parser("snapshot", help="emit a redacted aggregate snapshot", allow_abbrev=False)
-    _common(snap, defaults=False)
+    _common(snap, defaults=False, report=False)
     snap.add_argument("--out", metavar="FILE", help="write the snapshot to FILE (replaced atomically)")
     snap.add_argument("--redact-identifiers", action="store_true", help="pseudonymize server and tool names")
     dif = sub.add_parser("diff", help="compare two snapshots", allow_abbrev=False)
     dif.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="emit the diff as JSON")
-    dif.add_argument("old", help="the earlier snapshot (wslmcp profile snapshot)")
-    dif.add_argument("new", help="the later snapshot")
+    dif.add_argument("old", metavar="OLD", help="the earlier snapshot (wslmcp profile snapshot)")
+    dif.add_argument("new", metavar="NEW", help="the later snapshot")
     dif.add_argument(
         "--fail-on-growth",
         metavar="PCT",
@@ -154,7 +164,12 @@ _FIELDS = frozenset(f.name for f in dataclasses.fields(Options))
 
 def parse_options(argv: Sequence[str]) -> Options:
     """The command line as one typed value; a usage error exits 2 with one line (argparse)."""
-    values = {k: v for k, v in vars(build_parser().parse_args(list(argv))).items() if k in _FIELDS}
+    parser = build_parser()
+    values = {k: v for k, v in vars(parser.parse_args(list(argv))).items() if k in _FIELDS}
+    given = [name for name in REPORT_ONLY if values.get(name.removeprefix("--"))]
+    if values.get("command") == "snapshot" and given:  # given before the word snapshot
+        shape = "shapes" if len(given) == 1 else "shape"
+        parser.error(f"{', '.join(given)} {shape} the printed report; a snapshot is always its JSON")
     for repeated in ("also_home", "fail_over", "fail_on"):
         values[repeated] = tuple(values.get(repeated) or ())
     return Options(**values)
@@ -174,6 +189,14 @@ def main(argv: Sequence[str]) -> int:
             # scans: that held every launch up
             import wslmcp.boundaries.mcp_stdio  # noqa: F401
         wired = wiring.wire(options.replay, interactive=sys.stderr.isatty())
+        missing = [
+            h
+            for h in (options.home, *options.also_home)
+            if h and wired.boundaries.client_files.stat(h) is None
+        ]
+        if missing:  # a home that is not there is a mistake, not a home without clients
+            sys.stderr.write(usage_line("wslmcp profile", f"{missing[0]}: no such directory"))
+            return 2
         return execute(options, build(wired.boundaries, wired.host, options), sys.stdout)
     except Exception as err:
         print(f"wslmcp profile: internal error: {err}", file=sys.stderr)

@@ -149,7 +149,7 @@ def _removal_head(cli: str, item: Removal) -> str:
 
 
 def _prune_block(report: Report) -> str:
-    lines = ["Suggested removals (never applied; mcp-top is read-only -- edit configs yourself):"]
+    lines = ["Suggested removals (never applied; wslmcp is read-only -- edit configs yourself):"]
     suggestions = [(c.cli, r) for c in report.clis for r in c.removals if r.kind == "suggestion"]
     for cli, item in suggestions:
         lines.append(_removal_head(cli, item))

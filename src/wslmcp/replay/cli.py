@@ -11,6 +11,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,16 +59,25 @@ def _build() -> ArgumentParser:
         metavar="DIR",
         help="a scenario, or a directory of them (default: scenarios)",
     )
-    p = sub.add_parser("record", help="record an area's scenario: this host's /proc, or a shell session")
+    _record_arguments(
+        sub.add_parser(
+            "record",
+            help="record an area's scenario: this host's /proc, a shell session, a client home, or what an agent session asks",
+        )
+    )
+    return top
+
+
+def _record_arguments(p: ArgumentParser) -> None:
     p.add_argument(
         "--area",
         choices=AREAS,
-        default="observe",
-        help="observe: sample /proc (default); shell: run --calls through the shell server over wsl.exe; "
-        "profile: copy --home with the answers of the servers its configs launch",
+        help="observe: sample /proc (default); shell: run --calls through the shell server (over wsl.exe, or "
+        "WSLMCP_SHELL_TRANSPORT=local); profile: take what the profiler reads of --home, with the answers of "
+        "the servers its configs launch",
     )
     p.add_argument(
-        "--home", metavar="DIR", help="profile: the client home to record (copied whole: use a test home)"
+        "--home", metavar="DIR", help="profile: the client home to record (its client files and transcripts)"
     )
     p.add_argument(
         "--project", metavar="DIR", help="profile: the project directory (default: HOME/proj if present)"
@@ -76,6 +86,31 @@ def _build() -> ArgumentParser:
         "--fixture-home", default="/home/user", metavar="PATH", help="profile: the path the home stands for"
     )
     p.add_argument("--out", required=True, metavar="DIR", help="new scenario directory (must not hold files)")
+    p.add_argument(
+        "--from-session",
+        metavar="TRANSCRIPT",
+        help="record what an agent session asks: its observe and shell calls replayed against this host "
+        "with their timing (Claude Code, Codex or wslmcp-trace/1)",
+    )
+    p.add_argument(
+        "--allow-writes",
+        metavar="DIR",
+        help="--from-session: also send the calls that change the host when they only write inside DIR",
+    )
+    p.add_argument(
+        "--max-wait-s",
+        type=_within(float, 0, 3600),
+        default=60.0,
+        metavar="S",
+        help="--from-session: the longest wait between two calls, 0..3600 (default 60)",
+    )
+    p.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="ALIAS=observe|shell",
+        help="--from-session: what a configured server name in the transcript is (repeatable)",
+    )
     p.add_argument(
         "--calls",
         metavar="FILE",
@@ -109,7 +144,6 @@ def _build() -> ArgumentParser:
     p.add_argument(
         "--distro", help="on Windows: the WSL distribution whose /proc is recorded (default: WSL's)"
     )
-    return top
 
 
 def _within(kind: Callable[[str], float], low: int, high: int) -> Callable[[str], float]:
@@ -129,6 +163,9 @@ def _within(kind: Callable[[str], float], low: int, high: int) -> Callable[[str]
 
 
 def main(argv: Sequence[str]) -> int:
+    if not argv:  # a command of subcommands alone: its help, as `wslmcp` alone gives
+        _build().print_help()
+        return 0
     args = _build().parse_args(list(argv))
     try:
         handler = {"list": _list, "show": _show, "validate": _validate, "replay": _replay, "record": _record}
@@ -167,7 +204,17 @@ def _show(args: argparse.Namespace) -> int:
     for boundary, items in m.get("exchanges", {}).items():
         print(f"exchanges:   {boundary}: {len(items)}")
     if "home" in m:
-        print(f"home:        {m['home']['dir']} as {m['home']['path']}")
+        home = sc.root / m["home"]["dir"]
+        held = sorted(f.relative_to(home).as_posix() for f in home.rglob("*") if f.is_file())
+        shown = one_line(", ".join(held), 300)
+        print(f"home:        {m['home']['dir']} as {m['home']['path']}, {len(held)} files: {shown}")
+    session = m.get("eval", {}).get("session")
+    if isinstance(session, dict):
+        calls = session.get("calls", [])
+        skipped = [c for c in calls if "skipped" in c]
+        print(
+            f"session:     {len(calls) - len(skipped)} calls recorded, {len(skipped)} skipped, from {session.get('trace')}"
+        )
     print(f"checks:      {', '.join(e['kind'] for e in m.get('expect', [])) or 'none'}")
     return 0
 
@@ -220,6 +267,11 @@ def _record(args: argparse.Namespace) -> int:
     from wslmcp.replay import recording
     from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 
+    if args.from_session:
+        if args.area is not None:
+            return _usage("--from-session records what the session asks: it takes no --area")
+        return _record_session(args)
+    args.area = args.area or "observe"
     calls: list[dict[str, Any]] = []
     if args.area == "profile" and (not args.home or not Path(args.home).is_dir()):
         return _usage("record --area profile needs --home DIR (an existing directory)")
@@ -233,6 +285,9 @@ def _record(args: argparse.Namespace) -> int:
     out = Path(args.out)
     clock = wiring.real().clock
     try:
+        if args.area == "shell":  # a transport that cannot start is refused before anything is written
+            environ = wiring.environment()
+            asyncio.run(recording.refuse_unless_shell_starts(environ, recording.shell_target(environ)))
         keep = args.keep_cmdlines or args.area == "shell"
         writer = ScenarioWriter(out, args.name or out.name, args.description, clock, keep_cmdlines=keep)
         print(_record_area(args, writer, calls, clock.wall()))
@@ -265,8 +320,9 @@ def _record_area(
     if args.area == "profile":
         home = Path(args.home).resolve()
         project = Path(args.project).resolve() if args.project else home / "proj"
-        n = recording.record_profile(writer, home, project, args.fixture_home)
-        return f"recorded {home} with {n} server answers into {out}"
+        took, answers = recording.record_profile(writer, home, project, args.fixture_home)
+        listed = "".join(f"\n  {rel}" for rel in took)
+        return f"recorded {home} with {answers} server answers into {out}; took {len(took)} files:{listed}"
     if args.windows or args.docker or args.wslc:
         on_windows = wiring.real_host().platform == "windows"
         sources = record_windows.Sources(
@@ -274,11 +330,81 @@ def _record_area(
         )
         recorded = recording_boundaries(writer, keep_cmdlines=args.keep_cmdlines)
         path = asyncio.run(
-            record_windows.record_host(recorded, writer, sources, args.duration, args.interval_ms)
+            record_windows.record_host(
+                recorded,
+                writer,
+                sources,
+                args.duration,
+                args.interval_ms,
+                local_distro=wiring.real_host().distro,
+            )
         )
     else:
         real = wiring.real()
         path = asyncio.run(
-            recording.record_observe(real.procfs, writer, real.clock, args.duration, args.interval_ms)
+            recording.record_observe(
+                real.procfs,
+                writer,
+                real.clock,
+                args.duration,
+                args.interval_ms,
+                local_distro=wiring.real_host().distro,
+            )
         )
     return f"recorded {len(writer.manifest['timeline'])} samples into {path}"
+
+
+def _record_session(args: argparse.Namespace) -> int:
+    """``record --from-session``: refuse what cannot be recorded before anything is written."""
+    from wslmcp.evals.extract import read
+    from wslmcp.evals.grading import shell_tools
+    from wslmcp.evals.session import server_kinds
+    from wslmcp.evals.trace import TraceError
+    from wslmcp.replay import record_session, recording
+    from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
+    from wslmcp.wiring.recording import paced_clock
+
+    servers = {}
+    for item in args.server:
+        alias, sep, kind = item.partition("=")
+        if not sep or not alias or kind not in ("observe", "shell"):
+            return _usage(f"--server {item!r}: expected ALIAS=observe|shell")
+        servers[alias] = kind
+    if args.allow_writes is not None and not Path(args.allow_writes).is_dir():
+        return _usage(f"--allow-writes {args.allow_writes}: not a directory")
+    environ = wiring.environment()
+    out = Path(args.out)
+    try:
+        trace = read(wiring.real().client_files, str(Path(args.from_session).resolve()), tuple(servers))
+        plan = record_session.Plan(
+            trace,
+            server_kinds(trace, servers, shell_tools()),
+            str(Path(args.allow_writes).resolve()) if args.allow_writes else None,
+            args.max_wait_s,
+        )
+        record_session.check(plan)
+        if plan.aliases("shell"):
+            target = recording.shell_target(environ)
+            asyncio.run(recording.refuse_unless_shell_starts(environ, target))
+            plan = replace(plan, shell=target)
+        wall = round(wiring.real().clock.wall(), 3)  # as the manifest states it (its replay's clock)
+        writer = ScenarioWriter(
+            out, args.name or out.name, args.description, paced_clock(wall), keep_cmdlines=args.keep_cmdlines
+        )
+        writer.now_ms()  # t=0 is now, for every server recorded
+        done = asyncio.run(record_session.record_session(writer, plan, environ, wall))
+    except (TraceError, RecordingRefused, ValueError) as exc:
+        print(f"wslmcp scenario: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"wslmcp scenario: recording into {out} failed, nothing was written: {exc}", file=sys.stderr)
+        return 1
+    sent = ", ".join(f"{kind}: {n}" for kind, n in sorted(done.sent.items())) or "none"
+    print(f"recorded {sum(done.sent.values())} calls of {args.from_session} ({sent}) into {out}")
+    for n, why in sorted(done.skipped.items()):
+        print(f"  skipped call {n}: {why}")
+    if done.skipped and not args.allow_writes:
+        print(
+            "  (a replay reports them unreplayable; --allow-writes DIR sends those that write only inside DIR)"
+        )
+    return 0

@@ -40,8 +40,8 @@ def _section(scenario: Scenario) -> tuple[Path | None, list[Mapping[str, Any]]]:
         if not isinstance(entry, dict) or not isinstance(entry.get("trace"), str):
             raise ValueError(f"eval.traces[{i}] needs a 'trace' path")
         expect = entry.get("expect")
-        if not isinstance(expect, dict) or expect.get("verdict") not in ("pass", "fail", "error"):
-            raise ValueError(f"eval.traces[{i}].expect needs a verdict (pass, fail or error)")
+        if not isinstance(expect, dict) or expect.get("verdict") not in report_json.VERDICTS:
+            raise ValueError(f"eval.traces[{i}].expect needs a verdict ({', '.join(report_json.VERDICTS)})")
     cases = section.get("cases")
     return (scenario.file(cases) if isinstance(cases, str) else None), traces
 
@@ -96,6 +96,7 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
         KIND,
         True,
         f"{counted(len(reports), 'agent session')} graded as expected "
-        f"({graded['passed']} pass, {graded['failed']} fail)",
+        f"({graded['passed']} pass, {graded['failed']} fail"
+        + (f", {graded['unreplayable']} unreplayable)" if graded["unreplayable"] else ")"),
         f"{note}\n{table}",
     )

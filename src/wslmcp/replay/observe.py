@@ -26,6 +26,7 @@ from wslmcp.observe.tools import SERVER
 from wslmcp.protocol import INVALID_PARAMS
 from wslmcp.replay.client import connect
 from wslmcp.scenario.checks import CheckResult
+from wslmcp.scenario.figure_versions import as_recorded
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import ObserveSection, read_section
 from wslmcp.serving import build_server
@@ -123,6 +124,8 @@ ADDED_SINCE: dict[str, tuple[str, ...]] = {"get_system_summary": ("pressure",)}
 
 
 def _as_expected(tool: str, answer: dict[str, Any], expected: Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(answer.get("result"), dict):  # figures an earlier version measured otherwise
+        answer = {**answer, "result": as_recorded(expected.get("result"), answer["result"])}
     data, wanted = answer.get("result", {}).get("data"), expected.get("result", {}).get("data")
     if not isinstance(data, dict) or not isinstance(wanted, dict):
         return answer
@@ -138,7 +141,9 @@ def compared(
 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each call's (expected, answer), as ``make run`` compares them: both normalized, so files
     written before resource IDs carried the server session's epoch (raw ``r1-…`` IDs) compare by
-    identity, not by spelling; the answer without what its expectation predates (``ADDED_SINCE``)."""
+    identity, not by spelling; the answer without what its expectation predates (``ADDED_SINCE``),
+    and its figures an earlier version measured otherwise read as recorded where today's lie within
+    what the change could move them (``scenario.figure_versions``)."""
     section = section or read_section(scenario)
     got = run(scenario, section)
     wanted = normalize(

@@ -93,27 +93,45 @@ async def _distros(b: Boundaries, primary: str) -> None:
     await asyncio.gather(*(WslProcSource(b.wsl_exe, n).read() for n in [primary, *others]))
 
 
-def _observe_section(sources: Sources, primary: str | None) -> dict[str, object]:
-    """How the observe server is started on this scenario's replay (what was recorded)."""
-    args = [*(["--distro", primary] if sources.distro and primary else [])]
+def observe_section(
+    sources: Sources, interval_ms: int, primary: str | None = None, local_distro: str | None = None
+) -> dict[str, object]:
+    """How the observe server is started on this scenario's replay: every option what was recorded
+    needs (its interval; no collector for a source that was not recorded), and the host it ran on
+    (``local_distro``: the distribution a Linux recording ran in, when it ran in WSL)."""
+    args = ["--interval-ms", str(interval_ms), *(["--distro", primary] if sources.distro and primary else [])]
     args += [*([] if sources.docker else ["--no-docker"]), *([] if sources.wslc else ["--no-wslc"])]
-    platform = "windows" if sources.through_wsl_exe else "linux"
-    return {"args": args, "platform": platform, "wsl_interop": sources.through_wsl_exe}
+    section: dict[str, object] = {"args": args}
+    if sources.through_wsl_exe:
+        section.update(platform="windows", wsl_interop=True)
+    else:  # only this host's /proc was read: no other distribution is in the recording
+        section.update(platform="linux", wsl_interop=False)
+        if local_distro:
+            section["distro"] = local_distro
+    return section
 
 
 async def record_host(
-    b: Boundaries, writer: ScenarioWriter, sources: Sources, duration_s: float, interval_ms: int
+    b: Boundaries,
+    writer: ScenarioWriter,
+    sources: Sources,
+    duration_s: float,
+    interval_ms: int,
+    *,
+    local_distro: str | None = None,
 ) -> Path:
-    """Sample for ``duration_s`` every ``interval_ms`` (at least two samples), then commit the
-    scenario; on any failure nothing is left behind."""
+    """Sample for ``duration_s`` every ``interval_ms`` (at least two samples, each stamped with its
+    scheduled time), then commit the scenario; on any failure nothing is left behind."""
     try:
         if sources.windows and (b.pdh is None or b.windows_processes is None):
             raise NothingToRecord("--windows needs a Windows host (PDH and the Windows process table)")
         primary = await _primary_name(b, sources.distro) if sources.through_wsl_exe else None
         start = b.clock.monotonic()
+        first = writer.now_ms()
         for i in range(max(2, int(duration_s * 1000 // interval_ms) + 1)):
             if i:
                 await b.clock.sleep(start + i * interval_ms / 1000 - b.clock.monotonic())
+            writer.schedule(first + i * interval_ms)
             if primary is not None:
                 await _distros(b, primary)
             else:
@@ -129,7 +147,7 @@ async def record_host(
             if sources.wslc and b.wslc is not None:
                 side.append(_wslc(b.wslc))
             await asyncio.gather(*side)
-        writer.manifest["observe"] = _observe_section(sources, primary)
+        writer.manifest["observe"] = observe_section(sources, interval_ms, primary, local_distro)
         if primary is None:
             writer.expect({"kind": "procfs-replay"})
         return writer.commit()

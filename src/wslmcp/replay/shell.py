@@ -11,7 +11,8 @@ Scenario section ``shell``::
       ]
     }
 
-``expected`` files hold ``{"is_error": bool, "text": str}``. ``advance_s`` moves the scenario clock
+``expected`` files hold ``{"is_error": bool, "text": str}`` (their text read through
+``EARLIER_REPLY_PARTS``: a wording an earlier version gave the same facts). ``advance_s`` moves the scenario clock
 before the call (session idle times). Wiring hands a replay counting run tokens, so the recorded
 argument vectors match, and the server's environment is the section's ``env`` alone.
 """
@@ -20,7 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -32,6 +34,35 @@ from wslmcp.scenario.loader import Scenario
 from wslmcp.wiring.replay import replaying
 
 KIND = "shell-exchanges"
+
+#: (earlier text, today's) in an expected reply: wordings an earlier version gave the same facts,
+#: read as today's (the scenarios' expected replies are fixtures; their facts still have to match).
+EARLIER_REPLY_PARTS: tuple[tuple[str, str], ...] = (
+    # a run killed at its deadline: one exit form for a death by signal (128+N beside N)
+    ("exit code: none (killed)  ·", "exit code: 137 (killed by signal 9, SIGKILL)  ·"),
+)
+
+
+#: counts written ``2 process(es)``, ``1 entrie(s)`` (and ``line(s) 3, 5``): today one or many
+_EARLIER_COUNT = re.compile(r"\b(\d+) ([a-z ]*?)(entrie|process|[a-z]+)\((s|es)\)")
+_EARLIER_LINES = re.compile(r"\bline\(s\) (\d+(?:, \d+)*)")
+
+
+def _counted(m: re.Match[str]) -> str:
+    n, words, noun, plural = int(m[1]), m[2], m[3], m[4]
+    one = "entry" if noun == "entrie" else noun
+    return f"{n} {words}{one if n == 1 else noun + plural}"
+
+
+def as_today(expected: Mapping[str, Any]) -> dict[str, Any]:
+    """An expected reply with the earlier wordings in its text read as today's."""
+    text = expected.get("text")
+    if isinstance(text, str):
+        for earlier, today in EARLIER_REPLY_PARTS:
+            text = text.replace(earlier, today)
+        text = _EARLIER_COUNT.sub(_counted, text)
+        text = _EARLIER_LINES.sub(lambda m: ("line " if "," not in m[1] else "lines ") + m[1], text)
+    return {**expected, "text": text}
 
 
 def _calls(scenario: Scenario) -> tuple[dict[str, str], list[Mapping[str, Any]]]:
@@ -62,10 +93,10 @@ async def replay_calls(
 
     _, calls = _calls(scenario)
     run = replaying(scenario)
-    service = build(run.boundaries, run.host, Options()).service
-    server = build_server(SERVER, dispatch(service))
+    service = build(run.boundaries, run.host, Options(quiet=True)).service  # its log only when asked
     replies = []
-    async with connect(server) as client:
+    await _outside_calls(service.startup(), crashed)  # as it starts: the local transport's sandbox probe
+    async with connect(build_server(SERVER, dispatch(service))) as client:
         for call in calls:
             advance = float(call.get("advance_s", 0))
             if advance:
@@ -82,14 +113,19 @@ async def replay_calls(
                         crashed.extend(found)
             text = "\n".join(str(getattr(block, "text", "")) for block in result.content)
             replies.append({"is_error": bool(result.is_error), "text": text})
-    with crashes() as found:  # as recorded: background processes still running are ended
+    await _outside_calls(service.shutdown(), crashed)  # as recorded: what still runs is ended
+    return replies
+
+
+async def _outside_calls(step: Awaitable[None], crashed: list[BaseException] | None) -> None:
+    """The server's startup or shutdown, a crash (or replay miss) in it appended to ``crashed``."""
+    with crashes() as found:
         try:
-            await service.shutdown()
+            await step
         except ReplayMiss as exc:
             found.append(exc)
         if crashed is not None:
             crashed.extend(found)
-    return replies
 
 
 def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
@@ -99,7 +135,7 @@ def check(scenario: Scenario, spec: Mapping[str, Any]) -> CheckResult:
     if crashed:  # a tool crashed (a replay miss, as a rule): name it, not its bare error reply
         return CheckResult(KIND, False, str(root_cause(crashed[0], ReplayMiss)))
     for i, (call, got) in enumerate(zip(calls, replies, strict=True)):
-        expected = json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8"))
+        expected = as_today(json.loads(scenario.file(call["expected"]).read_text(encoding="utf-8")))
         if got != expected:
             return CheckResult(
                 KIND,

@@ -10,7 +10,10 @@ once. A record read back from what ``to_json`` wrote is the same record.
     {"args": [...], "stdin_sha256": "..."?, "stdout": "exchanges/wsl_exe/000.stdout"?,
      "stdout_encoding": "bytes" | "utf-8" | "utf-16le"?, "stdout_total": N?, (the same for stderr),
      "exit_code": 0 | null, "duration_ms": 12, "timed_out": true?, "overflowed": true?,
-     "looks": [[count, passed, ended], ...]?}
+     "looks": [[count, passed, ended], ...]?, "killed": ["pid comm", ...]?}
+
+  ``killed`` names the processes a kill reached (the local transport names them: a run of it is
+  recorded as a wsl.exe exchange, ``boundaries.local_exchanges``).
 
   ``looks`` marks a live call (a background process, read while it ran): see ``Look``.
 
@@ -79,6 +82,8 @@ class ProcessExchange:
     #: A live call's read points, in order (``"looks": [[count, passed, ended], ...]``): matched by
     #: ``args`` alone, its stdout handed over look by look.
     looks: tuple[Look, ...] | None = None
+    #: ``"pid comm"`` of each process the kill at the deadline reached, when they were named.
+    killed: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, item: object, key: str, fields: Fields, root: Path) -> ProcessExchange:
@@ -101,6 +106,7 @@ class ProcessExchange:
             overflowed=_flag(record, "overflowed", key, fields),
             absent=_flag(record, "absent", key, fields),
             looks=_looks(record, key, fields),
+            killed=_killed(record, key, fields),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -127,7 +133,16 @@ class ProcessExchange:
             out["overflowed"] = True
         if self.looks is not None:
             out["looks"] = [[look.count, look.passed, look.ended] for look in self.looks]
+        if self.killed:
+            out["killed"] = list(self.killed)
         return out
+
+
+def _killed(record: Mapping[str, Any], key: str, fields: Fields) -> tuple[str, ...]:
+    killed = record.get("killed", [])
+    if not isinstance(killed, list) or not all(isinstance(k, str) for k in killed):
+        raise fields.fail(f"{key}.killed", 'a list of "pid comm" strings', killed)
+    return tuple(killed)
 
 
 def _looks(record: Mapping[str, Any], key: str, fields: Fields) -> tuple[Look, ...] | None:

@@ -21,6 +21,15 @@ class ScenarioError(ValueError):
         super().__init__(f"{file}: {key or '(top level)'}: expected {expected}{got_text}")
 
 
+class NotADirectory(ScenarioError):
+    """A scenario path that is no directory: ``no such directory`` or ``not a directory``."""
+
+    def __init__(self, path: Path) -> None:
+        said = "not a directory" if path.exists() else "no such directory"
+        ValueError.__init__(self, f"{path}: {said}")
+        self.file, self.key, self.expected = str(path), "", "a directory"
+
+
 def _show(value: object) -> str:
     text = json.dumps(value) if isinstance(value, str | int | float | bool | list | dict) else repr(value)
     return text if len(text) <= 80 else text[:77] + "..."

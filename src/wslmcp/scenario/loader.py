@@ -11,7 +11,7 @@ from typing import Any
 
 from wslmcp.boundaries.procfs import ProcSample
 from wslmcp.scenario.exchanges import ProcessExchange
-from wslmcp.scenario.fields import Fields
+from wslmcp.scenario.fields import Fields, NotADirectory
 from wslmcp.scenario.manifest import MANIFEST_NAME, ScenarioError, inside, read_manifest
 
 
@@ -36,7 +36,7 @@ class Scenario:
     def load(cls, root: str | os.PathLike[str]) -> Scenario:
         path = Path(root)
         if not path.is_dir():
-            raise ScenarioError(path, "", "a scenario directory")
+            raise NotADirectory(path)
         return cls(path, read_manifest(path))
 
     @property
@@ -108,5 +108,5 @@ def discover(root: str | os.PathLike[str]) -> list[Path]:
     if (base / MANIFEST_NAME).is_file():
         return [base]
     if not base.is_dir():
-        raise ScenarioError(base, "", "a scenario directory or a directory of scenarios")
+        raise NotADirectory(base)
     return sorted(p for p in base.iterdir() if (p / MANIFEST_NAME).is_file())

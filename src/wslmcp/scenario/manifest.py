@@ -132,6 +132,12 @@ def _check_shell(check: Fields, root: Path, section: object) -> None:
     for name, value in check.obj(section.get("env"), "shell.env").items():
         if not isinstance(value, str):
             raise check.fail(f"shell.env.{name}", "a string", value)
+    if "transport" in section:  # {"kind": "wsl.exe" | "local", "user": "dev"?}: what was recorded
+        transport = check.obj(section["transport"], "shell.transport")
+        if transport.get("kind") not in ("wsl.exe", "local"):
+            raise check.fail("shell.transport.kind", '"wsl.exe" or "local"', transport.get("kind"))
+        if "user" in transport:
+            check.text(transport["user"], "shell.transport.user")
     if "calls" not in section:
         return
     calls = section["calls"]

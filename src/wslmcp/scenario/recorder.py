@@ -48,6 +48,7 @@ class ScenarioWriter:
         self._clock = clock
         self.keep_cmdlines = keep_cmdlines
         self._start: float | None = None  # t=0 is when the first sample begins
+        self._scheduled: int | None = None  # the time a scheduled sample is stamped with
         start_wall = clock.wall()
         self.manifest: dict[str, Any] = {
             "schema": SCHEMA,
@@ -72,16 +73,29 @@ class ScenarioWriter:
             ]
 
     @property
+    def clock(self) -> Clock:
+        """The clock samples are stamped by (t=0 when the first one begins)."""
+        return self._clock
+
+    @property
     def root(self) -> Path:
         """Where the scenario is being assembled (renamed to ``out`` by ``commit``)."""
         return self._tmp
 
     def now_ms(self) -> int:
-        """Milliseconds since the first sample began (0 before and at it)."""
+        """Milliseconds since the first sample began (0 before and at it); while a schedule is set,
+        its time."""
         if self._start is None:
             self._start = self._clock.monotonic()
             self.manifest["clock"]["start_wall"] = round(self._clock.wall(), 3)
+        if self._scheduled is not None:
+            return self._scheduled
         return round((self._clock.monotonic() - self._start) * 1000)
+
+    def schedule(self, t_ms: int | None) -> None:
+        """Stamp what is read from now on with the scheduled time ``t_ms`` (a sample's read begins
+        then, however late it starts), or again with the clock's time (None)."""
+        self._scheduled = t_ms
 
     def add_procfs(self, sample: ProcSample, t_ms: int) -> None:
         """Write one sample taken at ``t_ms`` (as returned by ``now_ms`` when the read began), as

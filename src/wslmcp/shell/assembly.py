@@ -1,6 +1,6 @@
 """Assembling the shell service from what wiring built: configuration from the host's shell
-environment, the sandbox (when ``WSL_SANDBOX=on``), the transport wiring chose, the guard, the runner
-and the service."""
+environment, the sandbox (unless ``WSL_SANDBOX=off``), the transport wiring chose, the guard, the
+runner and the service."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from wslmcp.shell.config import ShellConfig, load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log
 from wslmcp.shell.runner import Runner
-from wslmcp.shell.sandbox import launcher, profile_for
+from wslmcp.shell.sandbox import profile_for
 from wslmcp.shell.sandbox_gate import SandboxGate
+from wslmcp.shell.sandbox_launcher import launcher
 from wslmcp.shell.service import ShellService
 
 
@@ -49,10 +50,10 @@ def build(boundaries: Boundaries, host: Host, options: Options) -> Assembly:
     runner = None
     if config.distro is not None:
         gate = confinement = None
-        if config.sandbox.on:  # WSL_SANDBOX=on: every script runs under bubblewrap, or nothing runs
+        if config.sandbox.on:  # every script runs under bubblewrap (auto: when it can; on: or nothing runs)
             profile = profile_for(config.policy, config.sandbox, config.cwd)
             confinement = Confinement(launcher(profile))
-            gate = SandboxGate(profile, config.distro)
+            gate = SandboxGate(profile, config.distro, required=config.sandbox.required, log=log)
         transport = boundaries.shell_transport(config.transport, config.distro, config.user, confinement)
         runner = Runner(transport, boundaries.tokens.next, gate=gate)
     audit = audit_of(config, boundaries)

@@ -4,12 +4,17 @@
 when the log cannot be written. A line holds:
 
 ``time`` (UTC, ISO 8601), ``tool``, ``session`` (or null), ``subjects`` (what the guard judged,
-in order: ``{"command": …, "cwd": …}`` or ``{"path": …, "access": …}``, secrets redacted; a
+in order: ``{"command": …, "cwd": …}`` or ``{"path": …, "access": …}``, secrets redacted, each
+text at most ``AUDIT_TEXT_CHARS`` characters and ``… (N more characters)``; a
 background process read or stopped is ``{"process": …, "command": …}``),
 ``verdict`` (``allow`` or ``reject``) and ``rule`` (the first refusal's rule, else null),
 ``exit_code`` (when a command ran), ``duration_ms``, ``bytes_in`` (bytes the caller sent: a
 command, a file's content, an upload's size is not known here and is null) and ``bytes_out``
-(bytes of the reply). Never file contents, never environment values.
+(bytes of the reply); ``approval`` when a refusal was put to a person (``approvals``): one record
+per question, ``{question, rules, programs, answer[, always][, failed]}`` (``question`` null and
+``answer`` ``not asked: WHY`` when no one could be asked), and ``verdict`` is ``approved`` once a
+person said yes. Never file contents,
+never environment values.
 
 How it hooks in: ``Audit.call(tool, arguments)`` wraps one tool call; ``AuditedGuard`` (what the
 service and the file tools are given instead of the plain guard) notes every decision into the
@@ -28,15 +33,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from wslmcp.arguments import quoted
 from wslmcp.boundaries.audit_log import AuditLogFile
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import Clock
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.guard import Access, Decision, Guard, Policy
 from wslmcp.shell.replies import render
-from wslmcp.shell.results import Ran, Result
+from wslmcp.shell.results import Noted, Ran, Refusal, Result
 
 REDACTED = "***"
+AUDIT_TEXT_CHARS = 4096  # of a command, path or directory; the rest is counted (``bytes_in`` has the size)
 
 _SECRET_NAME = r"(?:[A-Za-z0-9_]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth|credential|session[_-]?key|client[_-]?secret))"
 _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -88,16 +95,27 @@ class Call:
     rule: str | None = None
     exit_code: int | None = None
     bytes_out: int | None = None
+    approvals: list[dict[str, object]] = field(default_factory=list)
 
     def judged(self, subject: dict[str, str | None], decision: Decision) -> None:
-        self.subjects.append(subject)
+        if subject not in self.subjects:  # a call run again after a person approved it
+            self.subjects.append(subject)
         if not decision.allowed and self.verdict == "allow":
             self.verdict, self.rule = "reject", decision.rule
 
-    def finished(self, text: str, exit_code: int | None) -> None:
-        """The reply: its size, and the command's exit code (None when no command ran)."""
+    def asked(self, record: dict[str, object]) -> None:
+        """A question put to a person and the answer (or why no one was asked)."""
+        self.approvals.append(record)
+        if str(record.get("answer", "")).startswith("accept") and self.verdict == "reject":
+            self.verdict = "approved"
+
+    def finished(self, text: str, exit_code: int | None, refused: str | None = None) -> None:
+        """The reply: its size, the command's exit code (None when no command ran), and the rule of
+        the refusal it answers with (a call a person approved may still end refused)."""
         self.bytes_out = len(text.encode("utf-8", "surrogatepass"))
         self.exit_code = exit_code
+        if refused is not None:
+            self.verdict, self.rule = "reject", refused
 
 
 _CURRENT: ContextVar[Call | None] = ContextVar("wslmcp_audit_call", default=None)
@@ -139,7 +157,7 @@ class Audit:
                 self.write(call)
 
     def write(self, call: Call) -> None:
-        record = {
+        record: dict[str, object] = {
             "time": datetime.fromtimestamp(call.wall, UTC).isoformat(timespec="milliseconds"),
             "tool": call.tool,
             "session": call.session,
@@ -151,6 +169,8 @@ class Audit:
             "bytes_in": call.bytes_in,
             "bytes_out": call.bytes_out,
         }
+        if call.approvals:
+            record["approval"] = call.approvals
         line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
         try:
             self.sink.append(line.encode("ascii"))
@@ -177,10 +197,21 @@ async def audited(
     and cannot be written the call does not run: ``AuditUnavailable`` propagates to the caller."""
     with audit.call(tool, args) as call:
         result = await run()
+        ran = result.result if isinstance(result, Noted) else result
         call.finished(
-            render(result).text, exit_code=result.outcome.exit_code if isinstance(result, Ran) else None
+            render(result).text,
+            exit_code=ran.outcome.exit_code if isinstance(ran, Ran) else None,
+            refused=ran.refused.decision.rule if isinstance(ran, Refusal) else None,
         )
         return result
+
+
+def asked(record: dict[str, object]) -> None:
+    """Note into the call in progress a question put to a person and its answer, or why no one
+    was asked (``approvals``); the question's subject is the call's."""
+    call = _CURRENT.get()
+    if call is not None:
+        call.asked({k: redact(quoted(v, 600)) if isinstance(v, str) else v for k, v in record.items()})
 
 
 def acted_on(subject: dict[str, str | None]) -> None:
@@ -193,8 +224,14 @@ def acted_on(subject: dict[str, str | None]) -> None:
 def _note(subject: dict[str, str | None], decision: Decision) -> Decision:
     call = _CURRENT.get()
     if call is not None:
-        call.judged({k: (redact(v) if isinstance(v, str) else v) for k, v in subject.items()}, decision)
+        call.judged({k: _kept(v) if isinstance(v, str) else v for k, v in subject.items()}, decision)
     return decision
+
+
+def _kept(text: str) -> str:
+    """What the log keeps of a subject's text: redacted, and at most ``AUDIT_TEXT_CHARS``
+    characters with how many more there were (a refused 1 MB command is one line of a few KB)."""
+    return quoted(redact(text), AUDIT_TEXT_CHARS)
 
 
 class AuditedGuard(Guard):

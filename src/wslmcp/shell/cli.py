@@ -20,7 +20,8 @@ PROG = "wslmcp shell"
 
 
 def _epilog() -> str:
-    rows = "\n".join(f"  {name:<24}default: {default}" for name, default in VARIABLES)
+    column = max(len(name) for name, _ in VARIABLES) + 2
+    rows = "\n".join(f"  {name:<{column}}default: {default}" for name, default in VARIABLES)
     return (
         "Configuration comes from the environment (one server entry per distro and user):\n"
         + rows

@@ -20,10 +20,12 @@ from typing import Literal
 
 from wslmcp.shell.guard import Policy
 from wslmcp.shell.guard.paths import normalize
-from wslmcp.shell.sandbox import SandboxSettings
+from wslmcp.shell.sandbox import SandboxMode, SandboxSettings
 
 LogLevel = Literal["silent", "debug", "info", "warn", "error"]
 TransportChoice = Literal["auto", "wsl.exe", "local"]
+ApprovalMode = Literal["ask", "never"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("ask", "never")
 
 LOG_LEVELS: tuple[LogLevel, ...] = ("silent", "debug", "info", "warn", "error")
 TRANSPORTS: tuple[TransportChoice, ...] = ("auto", "wsl.exe", "local")
@@ -32,6 +34,8 @@ FALSE_WORDS = ("false", "0", "no", "off")
 
 DEFAULT_EXEC_TIMEOUT_MS = 60_000
 DEFAULT_MAX_OUTPUT = 100_000
+DEFAULT_OUTPUT_CAP_BYTES = 256 * 1024 * 1024
+MAX_OUTPUT_CAP_BYTES = 64 * 1024 * 1024 * 1024
 DEFAULT_MAX_READ_BYTES = 200_000
 MAX_EXEC_TIMEOUT_MS = 24 * 3600 * 1000
 DEFAULT_MAX_PROCESSES = 8
@@ -62,6 +66,7 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_ALLOWED_PATHS", "(any path)"),
     ("WSL_EXEC_TIMEOUT_MS", str(DEFAULT_EXEC_TIMEOUT_MS)),
     ("WSL_MAX_OUTPUT", str(DEFAULT_MAX_OUTPUT)),
+    ("WSL_OUTPUT_CAP_BYTES", str(DEFAULT_OUTPUT_CAP_BYTES)),
     ("WSL_MAX_READ_BYTES", str(DEFAULT_MAX_READ_BYTES)),
     ("WSL_MAX_PROCESSES", str(DEFAULT_MAX_PROCESSES)),
     ("WSL_PROCESS_OUTPUT_BYTES", str(DEFAULT_PROCESS_OUTPUT_BYTES)),
@@ -69,8 +74,9 @@ VARIABLES: tuple[tuple[str, str], ...] = (
     ("WSL_MCP_LOG_LEVEL", "info"),
     ("WSL_AUDIT_LOG", "(no audit log)"),
     ("WSL_AUDIT_REQUIRED", "false"),
+    ("WSL_APPROVALS", "ask"),
     ("WSLMCP_SHELL_TRANSPORT", "auto"),
-    ("WSL_SANDBOX", "off"),
+    ("WSL_SANDBOX", "auto"),
     ("WSL_SANDBOX_NETWORK", "on"),
     ("WSL_HIDE_PATHS", "(none)"),
 )
@@ -92,6 +98,7 @@ class ShellConfig:
     policy: Policy
     exec_timeout_ms: int = DEFAULT_EXEC_TIMEOUT_MS
     max_output: int = DEFAULT_MAX_OUTPUT
+    output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     max_processes: int = DEFAULT_MAX_PROCESSES  # background processes running at once
     process_output_bytes: int = DEFAULT_PROCESS_OUTPUT_BYTES  # output ring of each
@@ -101,15 +108,11 @@ class ShellConfig:
     audit_log: str | None = None
     audit_required: bool = False
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    approvals: ApprovalMode = "ask"  # ask a person (MCP elicitation) about refusals they may overrule
 
     @property
     def configured(self) -> bool:
         return self.distro is not None
-
-    @property
-    def hard_output_cap(self) -> int:
-        """Bytes per stream past which a running command is killed (4 bytes per allowed character)."""
-        return self.max_output * 4
 
     @property
     def user_label(self) -> str:
@@ -230,13 +233,18 @@ def _allowed_paths(env: Mapping[str, str]) -> tuple[str, ...] | None:
 
 
 def _sandbox(env: Mapping[str, str]) -> SandboxSettings:
-    """``WSL_SANDBOX`` (off | on; the boolean words too), ``WSL_SANDBOX_NETWORK`` (on | off) and
-    ``WSL_HIDE_PATHS`` (absolute paths, ``*`` for one component; ``/`` would hide everything)."""
+    """``WSL_SANDBOX`` (auto | on | off; the boolean words too), ``WSL_SANDBOX_NETWORK`` (on | off),
+    ``WSL_HIDE_PATHS`` (absolute paths, ``*`` for one component; ``/`` would hide everything) and
+    ``WSLMCP_SANDBOX_CHECK`` (on | off: the after-command check, off only to measure its cost)."""
     hide = _absolute_paths(env, "WSL_HIDE_PATHS") or ()
     if "/" in hide:
         raise _fail("WSL_HIDE_PATHS", env["WSL_HIDE_PATHS"], "paths below / (hiding / would hide everything)")
-    on = _boolean(env, "WSL_SANDBOX", False)
-    return SandboxSettings("on" if on else "off", _boolean(env, "WSL_SANDBOX_NETWORK", True), hide)
+    value = (_get(env, "WSL_SANDBOX") or "auto").lower()
+    if value not in ("auto", *TRUE_WORDS, *FALSE_WORDS):
+        raise _fail("WSL_SANDBOX", env["WSL_SANDBOX"], f"one of auto, {', '.join(TRUE_WORDS + FALSE_WORDS)}")
+    mode: SandboxMode = "auto" if value == "auto" else "on" if value in TRUE_WORDS else "off"
+    check = _boolean(env, "WSLMCP_SANDBOX_CHECK", True)
+    return SandboxSettings(mode, _boolean(env, "WSL_SANDBOX_NETWORK", True), hide, check)
 
 
 def _allow_commands(env: Mapping[str, str]) -> tuple[str, ...] | None:
@@ -319,6 +327,9 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         policy=policy,
         exec_timeout_ms=_integer(env, "WSL_EXEC_TIMEOUT_MS", DEFAULT_EXEC_TIMEOUT_MS, MAX_EXEC_TIMEOUT_MS),
         max_output=_integer(env, "WSL_MAX_OUTPUT", DEFAULT_MAX_OUTPUT, MAX_OUTPUT_LIMIT),
+        output_cap_bytes=_integer(
+            env, "WSL_OUTPUT_CAP_BYTES", DEFAULT_OUTPUT_CAP_BYTES, MAX_OUTPUT_CAP_BYTES
+        ),
         max_read_bytes=_integer(env, "WSL_MAX_READ_BYTES", DEFAULT_MAX_READ_BYTES, MAX_READ_LIMIT),
         max_processes=_integer(env, "WSL_MAX_PROCESSES", DEFAULT_MAX_PROCESSES, MAX_PROCESSES_LIMIT),
         process_output_bytes=_integer(
@@ -330,7 +341,13 @@ def load_config(env: Mapping[str, str]) -> ShellConfig:
         audit_log=audit_log,
         audit_required=audit_required,
         sandbox=_sandbox(env),
+        approvals=_approvals(env),
     )
+
+
+def _approvals(env: Mapping[str, str]) -> ApprovalMode:
+    value = _choice(env, "WSL_APPROVALS", APPROVAL_MODES, "ask")
+    return next(mode for mode in APPROVAL_MODES if mode == value)
 
 
 def _audit(env: Mapping[str, str]) -> tuple[str | None, bool]:

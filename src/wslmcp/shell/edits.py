@@ -1,6 +1,11 @@
 """wsl_edit_file's text work, pure: edits applied in order, all or nothing, exact matching on the
 file's own line endings, the closest near miss when an edit matches nowhere, and the unified diff.
 
+A near miss is looked for in the file as it is on disk, never in the text the edits before it in
+the batch left (which the caller never saw and which is not written), and it is given only when it
+is alike enough to help (``MIN_SIMILARITY``). An edit whose text is on disk but was changed by an
+edit before it in the batch is told so (``Mismatch.changed_by_earlier``).
+
 Line endings: when every line of the file ends in CRLF, the edits' line breaks (LF or CRLF) are
 taken as CRLF, so an edit written with LF matches and keeps the file's endings; otherwise the edit
 texts are matched exactly as given.
@@ -17,6 +22,7 @@ MAX_LINES_SHOWN = 20  # match locations named in a mismatch
 NEAR_CANDIDATES = 12  # windows given the full similarity measure after the quick one
 DIFF_CONTEXT_CHARS = 12  # unchanged characters kept around each change of a near miss's diff
 NEAR_DIFF_CHARS = 240
+MIN_SIMILARITY = 0.6  # below it a "closest text" is unrelated text: no hint
 MAX_DIFF_LINES = 400
 DIFF_CONTEXT_LINES = 3  # unified diff context, as difflib's default
 
@@ -49,6 +55,8 @@ class Mismatch:
     found: int
     lines: tuple[int, ...]
     near: NearMiss | None
+    changed_by_earlier: bool = False  # its text is on disk, but an edit before it in the batch changed it
+    empty: bool = False  # the file on disk is empty
 
 
 @dataclass(frozen=True)
@@ -84,14 +92,16 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> Applied | Mismatch:
     """``edits`` applied to ``text`` in order (each to the result of those before it); the first
     whose match count is not its ``expected`` stops everything (``Mismatch``)."""
     eol = line_ending(text)
+    on_disk = text
     counts = []
     for index, edit in enumerate(edits):
         old = _in_file_endings(edit.old_text, eol)
         starts = _starts(text, old)
         if len(starts) != edit.expected:
             lines = tuple(_line_of(text, at) for at in starts[:MAX_LINES_SHOWN])
-            near = near_miss(text, old) if not starts else None
-            return Mismatch(index, edit.expected, len(starts), lines, near)
+            earlier = not starts and index > 0 and old in on_disk
+            near = near_miss(on_disk, old) if not starts and not earlier else None
+            return Mismatch(index, edit.expected, len(starts), lines, near, earlier, not on_disk)
         text = text.replace(old, _in_file_endings(edit.new_text, eol))
         counts.append(len(starts))
     return Applied(text, tuple(counts), eol == "\r\n")
@@ -99,7 +109,8 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> Applied | Mismatch:
 
 def near_miss(text: str, old: str) -> NearMiss | None:
     """The run of lines of ``text`` (as many as ``old`` spans) most like ``old``: every window is
-    ranked by ``quick_ratio``, the best few by the full ratio."""
+    ranked by ``quick_ratio``, the best few by the full ratio; None when even the best is less than
+    ``MIN_SIMILARITY`` alike (or ``text`` is empty)."""
     lines = text.splitlines(keepends=True)
     span = max(1, len(old.splitlines()) or 1)
     if not lines:
@@ -119,6 +130,8 @@ def near_miss(text: str, old: str) -> NearMiss | None:
             best = (ratio, -neg)
     assert best is not None
     ratio, at = best
+    if ratio < MIN_SIMILARITY:
+        return None
     window = windows[at].rstrip("\r\n") if not old.endswith("\n") else windows[at]
     return NearMiss(at + 1, round(ratio, 2), window, char_diff(old, window))
 

@@ -7,7 +7,7 @@ object ``{"verdict", "rule", "segment", "reason"}`` and exits 0 (2 on a configur
     wslmcp shell explain --json --path PATH --access read|write   the file tools' path guard
     wslmcp shell explain --json --local PATH --access read|write  the local side of upload/download
     wslmcp shell explain --json --cwd PATH                   the working-directory guard
-    wslmcp shell explain --sandbox                           the sandbox profile WSL_SANDBOX=on applies
+    wslmcp shell explain --sandbox                           the sandbox's profile (unless WSL_SANDBOX=off)
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sandbox",
         action="store_true",
-        help="print the sandbox profile (what WSL_SANDBOX=on makes writable, read-only and hidden) as JSON",
+        help="print the sandbox profile (what it makes writable, puts back after each command, keeps read-only and hides) as JSON",
     )
     p.add_argument(
         "--cwd",

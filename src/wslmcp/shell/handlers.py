@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from wslmcp.catalogue import Dispatch, Progress, Reply
+from wslmcp.catalogue import Ask, Dispatch, Progress, Reply
 from wslmcp.shell.edits import Edit
 from wslmcp.shell.replies import render
 from wslmcp.shell.results import Result
@@ -20,12 +20,8 @@ OPERATIONS: dict[str, Operation] = {
     "wsl_connect": lambda s, a, p: s.connect(a.get("cwd")),
     "wsl_disconnect": lambda s, a, p: s.disconnect(a["session"]),
     "wsl_list_sessions": lambda s, a, p: s.list_sessions(),
-    "wsl_exec": lambda s, a, p: s.exec(
-        a["command"], session=a.get("session"), cwd=a.get("cwd"), timeout_ms=a.get("timeoutMs"), progress=p
-    ),
-    "wsl_start": lambda s, a, p: s.start(
-        a["command"], cwd=a.get("cwd"), session=a.get("session"), wait_ms=a.get("waitMs"), progress=p
-    ),
+    "wsl_exec": lambda s, a, p: s.exec(a["command"], timeout_ms=a.get("timeoutMs"), progress=p, **_where(a)),
+    "wsl_start": lambda s, a, p: s.start(a["command"], wait_ms=a.get("waitMs"), progress=p, **_where(a)),
     "wsl_read_output": lambda s, a, p: s.read_output(
         a["process"], offset=a.get("offset"), max_bytes=a.get("maxBytes"), wait_ms=a.get("waitMs"), progress=p
     ),
@@ -45,7 +41,7 @@ OPERATIONS: dict[str, Operation] = {
         a["path"], _edits(a["edits"]), a.get("dryRun", False), a.get("session")
     ),
     "wsl_search": lambda s, a, p: s.search(
-        a["pattern"],
+        a.get("pattern"),
         a.get("path"),
         glob=a.get("glob"),
         literal=a.get("literal", False),
@@ -60,14 +56,26 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
+def _where(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Where wsl_exec and wsl_start run a command: a session, a directory, outside the sandbox."""
+    return {
+        "session": arguments.get("session"),
+        "cwd": arguments.get("cwd"),
+        "unsandboxed": arguments.get("unsandboxed", False),
+    }
+
+
 def _edits(edits: list[Mapping[str, Any]]) -> list[Edit]:
     """wsl_edit_file's ``edits``, already checked against the schema."""
     return [Edit(e["oldText"], e["newText"], e.get("expectedReplacements", 1)) for e in edits]
 
 
 def dispatch(service: ShellService) -> Dispatch:
-    async def call(tool: str, arguments: Mapping[str, Any], progress: Progress | None) -> Reply:
-        return render(await OPERATIONS[tool](service, arguments, progress))
+    async def call(
+        tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+    ) -> Reply:
+        with service.approvals.asking(ask):  # the person to ask about a refusal they may overrule
+            return render(await OPERATIONS[tool](service, arguments, progress))
 
     return call
 

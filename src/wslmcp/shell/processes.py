@@ -37,9 +37,9 @@ from wslmcp.arguments import quoted
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.process import Exchange, Looks
-from wslmcp.boundaries.shell_transport import ScriptCall
+from wslmcp.boundaries.shell_transport import Confine, ScriptCall
 from wslmcp.shell.errors import ToolFailure
-from wslmcp.shell.execution import build_script
+from wslmcp.shell.execution import ExitStatus, build_script, exit_marker
 from wslmcp.shell.progress import TAIL_BYTES, ProgressSender, Throttle, latest_line
 from wslmcp.shell.ring import OutputRing, Read, read
 from wslmcp.shell.runner import Run, Runner
@@ -50,6 +50,7 @@ Signal = Literal["INT", "TERM", "KILL"]
 RETAIN_ENDED = 16
 MAX_PENDING_INPUT = 1 << 20
 GRACE_S = 3.0  # after INT or TERM, before KILL
+POLL_S = 0.1  # once the command's shell has ended, how often the rest of its tree is looked for
 END_S = 5.0  # after KILL, for the transport to report the end before the call is cancelled
 SETTLE_S = 0.05  # once new output arrives, how long a wait still gathers the rest of that burst
 TICK_S = 1.0  # a wait's longest sleep when progress is reported
@@ -118,39 +119,33 @@ class Process:
     ended_at: float | None = None  # when its end was first seen (the injected clock)
     read_to_end: bool = False  # read to its end after it ended
     sent: str = ""  # every input sent so far (the guard screens it whole, as the process's stdin)
+    killed: bool = False  # this server sent its tree KILL before its shell's end was seen
 
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
 
-    def _code(self) -> int | None:
-        """Its exit code as the marker, else the transport, reports it (negative: a signal)."""
+    @property
+    def status(self) -> ExitStatus:
+        """How it ended: the exit marker's code, else the transport's (a shell killed by KILL writes
+        no marker)."""
         if not self.ended:
-            return None
+            return ExitStatus(None)
         if self.exit.code is not None:
-            return self.exit.code
+            return ExitStatus.of(self.exit.code)
         ex = self.looks.ended
-        return None if ex is None else ex.exit_code
+        return ExitStatus.of(
+            None if ex is None else ex.exit_code, killed=self.killed or (ex is not None and ex.timed_out)
+        )
 
     @property
     def state(self) -> State:
         if not self.ended:
             return "running"
-        code = self._code()
-        if self.stopped_by or code is None or code < 0:
+        status = self.status
+        if self.stopped_by or status.code is None or status.signal is not None:
             return "killed"
         return "exited"
-
-    @property
-    def exit_code(self) -> int | None:
-        code = self._code()
-        return code if code is not None and code >= 0 else None
-
-    @property
-    def signal(self) -> int | None:
-        """The signal that ended it, where the transport reports one."""
-        code = self._code()
-        return -code if code is not None and code < 0 else None
 
 
 @dataclass(frozen=True)
@@ -161,41 +156,48 @@ class View:
     command: str
     cwd: str | None
     state: State
-    exit_code: int | None
-    signal: int | None
+    status: ExitStatus
     runtime_s: float
     output_bytes: int
     dropped_bytes: int
     stopped_by: str | None
     failure: str | None
 
+    @property
+    def exit_code(self) -> int | None:
+        return self.status.code
+
 
 @dataclass(frozen=True)
 class Ending:
-    """What ``stop`` did: the signal asked for, who each sweep named, and a failure if one failed."""
+    """What ``stop`` did: the signal asked for, the signals sent in order (``KILL`` after the grace
+    when the tree outlived it), the processes signalled (``pid comm``), those still found after
+    KILL, and a sweep's failure if one failed."""
 
     signal: Signal
     already_ended: bool
+    sent: tuple[Signal, ...]
     killed: tuple[str, ...]
-    sweep_error: str | None
+    survivors: tuple[str, ...] = ()
+    sweep_error: str | None = None
 
 
 def start_script(command: str, cwd: str | None, token: str) -> str:
-    """wsl_exec's wrapper (cd, eval of the screened text), with stderr joined to stdout first and an
-    EXIT trap that writes the exit marker (``ExitMarker``)."""
-    trap = f'trap \'__wslmcp_rc=$?; printf "\\0WSLMCP_EXIT_%s:%s\\0" {token} "$__wslmcp_rc"; exit $__wslmcp_rc\' EXIT'
-    return "exec 2>&1\n" + trap + "\n" + build_script(command, cwd=cwd, marker=None)
+    """wsl_exec's wrapper (``execution.build_script``) with stderr joined to stdout first and the
+    exit marker written at every end (``ExitMarker``)."""
+    return build_script(command, cwd=cwd, marker=None, token=token, background=True)
 
 
 class ExitMarker:
     """Takes the exit marker out of a process's output. The started script's EXIT trap writes
-    ``\\0WSLMCP_EXIT_<token>:<code>\\0`` when the command's shell exits, which may be long before
-    the output ends (a child it left running holds the pipe, and wsl.exe with it). ``feed`` returns
-    what to keep of each piece, holding back a tail that may be the marker's beginning; ``code`` is
-    the exit code once the marker has passed; ``flush`` returns what is held at the end."""
+    ``\\0WSLMCP_EXIT_<token>:<code>\\0`` when the command's shell exits (``-N``: it died of signal
+    N), which may be long before the output ends (a child it left running holds the pipe, and
+    wsl.exe with it). ``feed`` returns what to keep of each piece, holding back a tail that may be
+    the marker's beginning; ``code`` is the code once the marker has passed; ``flush`` returns what
+    is held at the end."""
 
     def __init__(self, token: str) -> None:
-        self._head = f"\0WSLMCP_EXIT_{token}:".encode()
+        self._head = exit_marker(token)
         self._held = b""
         self.code: int | None = None
 
@@ -210,7 +212,7 @@ class ExitMarker:
                     self._held = buf[at:]
                     return buf[:at]
                 digits = buf[at + len(self._head) : close]
-                self.code = int(digits) if digits.isdigit() else -1
+                self.code = int(digits) if digits.lstrip(b"-").isdigit() else 255  # (ours writes digits)
                 return buf[:at] + buf[close + 1 :]
             for n in range(min(len(buf), len(self._head) - 1), 0, -1):
                 if self._head.startswith(buf[-n:]):
@@ -277,8 +279,7 @@ class ProcessTable:
             first_line(p.command),
             p.cwd,
             p.state,
-            p.exit_code,
-            p.signal,
+            p.status,
             max(0.0, end - p.started),
             p.ring.end,
             p.ring.dropped,
@@ -304,9 +305,9 @@ class ProcessTable:
 
     # -- starting ---------------------------------------------------------------------------------
 
-    def start(self, command: str, cwd: str | None) -> Process:
-        """Start ``command`` (already screened by the guard) in ``cwd``; refuses one more than
-        ``max_running``."""
+    def start(self, command: str, cwd: str | None, *, confine: Confine = "own") -> Process:
+        """Start ``command`` (already screened by the guard) in ``cwd`` (``confine="none"``: outside
+        the sandbox, as a person approved); refuses one more than ``max_running``."""
         busy = self.running()
         if len(busy) >= self.max_running:
             raise ToolFailure(
@@ -341,6 +342,7 @@ class ProcessTable:
             stdout_sink=sink,
             merge_stderr=True,
             looks=p.looks,
+            confine=confine,
         )
         self.tokens.append(token)
         self.track(token)
@@ -436,26 +438,45 @@ class ProcessTable:
     # -- ending -----------------------------------------------------------------------------------
 
     async def stop(self, p: Process, signal: Signal) -> Ending:
-        """End ``p``'s whole tree inside the distro: ``signal``, then KILL after ``GRACE_S`` unless
-        it ended; a process that already ended has its leftovers (children it left running) killed."""
+        """End ``p``'s whole tree inside the distro: ``signal``, then KILL after ``GRACE_S`` to
+        whatever of the tree outlived it (the command's shell may end first); a process that
+        already ended has its leftovers (children it left running) killed."""
         self.observe(p)
         if p.ended:
             killed, error = await self.runner.sweep(p.token)
-            return Ending(signal, True, killed, error)
+            return Ending(signal, True, ("KILL",) if killed else (), killed, (), error)
         p.stopped_by = "wsl_stop"
+        sent: tuple[Signal, ...] = (signal,)
+        p.killed = signal == "KILL"
         killed, error = await self.runner.sweep(p.token, signal=signal)
-        if signal != "KILL":
-            await self.wait(p, GRACE_S, beyond=None, progress=None)
-            if not p.ended:
-                more, error = await self.runner.sweep(p.token)
-                killed += tuple(k for k in more if k not in killed)
+        if signal != "KILL" and await self._outlived(p, GRACE_S):
+            p.killed = not p.ended
+            sent += ("KILL",)
+            more, error = await self.runner.sweep(p.token)
+            killed += tuple(k for k in more if k not in killed)
+        survivors: tuple[str, ...] = ()
+        if "KILL" in sent:
+            survivors, _ = await self.runner.look(p.token)
         await self.wait(p, END_S, beyond=None, progress=None)
         if not p.ended and p.task is not None:  # something holds its pipes open: stop listening
             p.task.cancel()
             with contextlib.suppress(BaseException):
                 await p.task
             self.observe(p)
-        return Ending(signal, False, killed, error)
+        gone = tuple(k for k in killed if k not in survivors)
+        return Ending(signal, False, sent, gone, survivors, error)
+
+    async def _outlived(self, p: Process, grace_s: float) -> bool:
+        """Whether any of ``p``'s tree still runs after ``grace_s`` (or cannot be looked for): its
+        shell's end is waited for, then the rest of the tree is looked for every ``POLL_S``."""
+        limit = self.clock.monotonic() + grace_s
+        await self.wait(p, grace_s, beyond=None, progress=None)
+        while True:
+            alive, error = await self.runner.look(p.token)
+            left = limit - self.clock.monotonic()
+            if error is not None or not alive or left <= 0:
+                return error is not None or bool(alive)
+            await self.clock.sleep(min(POLL_S, left))
 
     def listing(self) -> tuple[list[View], list[str]]:
         """Every process, and the ids shown for the last time (ended and read to their end)."""

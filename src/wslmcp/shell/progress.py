@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.shell_transport import ScriptCall
+from wslmcp.shell.output import Kept
 from wslmcp.shell.runner import Run, Runner
 
 #: ``send(progress, total, message)``: one ``notifications/progress`` for the call in flight
@@ -56,29 +56,27 @@ class Throttle:
 
 
 class Watched:
-    """A wsl_exec call watched for progress: its stdout kept as it arrives (the call still caps it),
-    and every ``INTERVAL_S`` of the clock a notification with the time so far and its latest line."""
+    """A wsl_exec call watched for progress: every ``INTERVAL_S`` of the clock a notification with
+    the time so far and the latest line of its stdout (``out``, the sink its stdout passes through)."""
 
     def __init__(self, send: ProgressSender, clock: Clock, total_ms: int) -> None:
         self.throttle = Throttle(send, clock)
         self.clock = clock
         self.total_ms = total_ms
-        self.out = bytearray()
 
-    async def run(self, runner: Runner, call: ScriptCall, token: str) -> Run:
-        ticker = asyncio.ensure_future(self._tick(self.clock.monotonic()))
+    async def run(self, runner: Runner, call: ScriptCall, token: str, out: Kept) -> Run:
+        ticker = asyncio.ensure_future(self._tick(self.clock.monotonic(), out))
         try:
-            run = await runner.run(replace(call, stdout_sink=self.out.extend), token=token)
+            return await runner.run(call, token=token)
         finally:
             ticker.cancel()
             await asyncio.gather(ticker, return_exceptions=True)
-        return replace(run, exchange=replace(run.exchange, stdout=bytes(self.out)))
 
-    async def _tick(self, began: float) -> None:
+    async def _tick(self, began: float, out: Kept) -> None:
         while True:
             await self.throttle(
                 round((self.clock.monotonic() - began) * 1000),
                 self.total_ms,
-                latest_line(bytes(self.out[-TAIL_BYTES:])),
+                latest_line(out.last(TAIL_BYTES)),
             )
             await self.clock.sleep(INTERVAL_S)

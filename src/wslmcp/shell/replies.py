@@ -4,16 +4,19 @@ error flag. The texts are pinned by the scenarios' expected replies and the test
 
 from __future__ import annotations
 
+import textwrap
 from datetime import UTC, datetime
 from typing import Any
 
 from wslmcp.arguments import quoted
 from wslmcp.catalogue import Reply, error_reply
-from wslmcp.shell.config import ShellConfig
-from wslmcp.shell.execution import CWD_FAILURE, Stream
+from wslmcp.shell.config import VARIABLES, ShellConfig
+from wslmcp.shell.edits import MIN_SIMILARITY
+from wslmcp.shell.execution import CWD_FAILURE, signal_words
 from wslmcp.shell.execution import render as render_exec
 from wslmcp.shell.files import Listing
-from wslmcp.shell.processes import View
+from wslmcp.shell.output import Stream
+from wslmcp.shell.processes import GRACE_S, Ending, View
 from wslmcp.shell.results import (
     Checked,
     Closed,
@@ -23,6 +26,7 @@ from wslmcp.shell.results import (
     FileRead,
     Hosts,
     Listed,
+    Noted,
     NotSetUp,
     Opened,
     Processes,
@@ -38,6 +42,7 @@ from wslmcp.shell.results import (
     Wrote,
 )
 from wslmcp.shell.status import status_line
+from wslmcp.wording import counted
 
 
 def shown_path(path: str, resolved: str) -> str:
@@ -55,6 +60,8 @@ def format_bytes(n: int) -> str:
 
 def render(result: Result) -> Reply:
     match result:
+        case Noted(inner, notes):
+            return _noted(render(inner), notes)
         case Refusal(refused):
             return error_reply("refused", refused.render())
         case Failed(tool, reason):
@@ -110,8 +117,13 @@ def render(result: Result) -> Reply:
             return Reply(_process_output(result), _process_output_data(result))
         case Stopped(view, ending):
             return Reply(
-                _stopped(view, ending.killed, ending.sweep_error, ending.already_ended),
-                {**_process_data(view), "signal": ending.signal, "killed": list(ending.killed)},
+                _stopped(view, ending),
+                {
+                    **_process_data(view),
+                    "sent": list(ending.sent),
+                    "killed": list(ending.killed),
+                    "survivors": list(ending.survivors),
+                },
             )
         case Processes():
             return Reply(_processes(result), _processes_data(result))
@@ -121,23 +133,36 @@ def render(result: Result) -> Reply:
             return Reply(_hosts(result), _hosts_data(result))
 
 
+def _noted(reply: Reply, notes: tuple[str, ...]) -> Reply:
+    """``notes`` after the reply's first line (its status), and as ``sandboxNotes``."""
+    head, sep, rest = reply.text.partition("\n")
+    text = "\n".join([head, *notes]) + sep + rest
+    return Reply(text, {**reply.structured, "sandboxNotes": list(notes)}, reply.is_error)
+
+
 def _ran_text(r: Ran) -> str:
     text = render_exec(
         r.outcome,
         timeout_ms=r.timeout_ms,
         max_chars=r.max_chars,
-        hard_cap=r.hard_cap,
+        cap=r.cap,
         transport_kind=r.transport_kind,
         cwd=r.cwd,
         cwd_note=r.cwd_note,
         sandbox_note=r.sandbox_note,
         sandboxed=r.sandbox is not None,
     )
-    if r.capped_from_ms is None:
+    notes = []
+    if r.capped_from_ms is not None:
+        notes.append(
+            f"timeoutMs {r.capped_from_ms} is above this profile's WSL_EXEC_TIMEOUT_MS: capped to {r.timeout_ms}ms."
+        )
+    if r.unsandboxed:
+        notes.append("Ran outside the sandbox, as a person approved.")
+    if not notes:
         return text
     head, _, rest = text.partition("\n")
-    note = f"timeoutMs {r.capped_from_ms} is above this profile's WSL_EXEC_TIMEOUT_MS: capped to {r.timeout_ms}ms."
-    return f"{head}\n{note}\n{rest}"
+    return "\n".join([head, *notes, rest])
 
 
 def _stream(stream: Stream) -> dict[str, Any]:
@@ -145,6 +170,7 @@ def _stream(stream: Stream) -> dict[str, Any]:
         "text": stream.text,
         "totalChars": stream.total_chars,
         "droppedChars": stream.dropped_chars,
+        "droppedLines": stream.dropped_lines,
         "bytes": stream.total_bytes,
     }
 
@@ -153,6 +179,7 @@ def _ran(r: Ran) -> dict[str, Any]:
     o = r.outcome
     data: dict[str, Any] = {
         "exitCode": o.exit_code,
+        "signal": o.status.signal,
         "durationMs": o.duration_ms,
         "timedOut": o.timed_out,
         "timeoutMs": r.timeout_ms,
@@ -164,6 +191,8 @@ def _ran(r: Ran) -> dict[str, Any]:
         data["cwd"] = r.cwd
     if r.capped_from_ms is not None:
         data["timeoutCappedFromMs"] = r.capped_from_ms
+    if r.unsandboxed:
+        data["unsandboxed"] = True
     if r.sandbox is not None:
         data["sandbox"] = r.sandbox.as_json()
         if r.sandbox_note is not None:
@@ -229,13 +258,13 @@ def _opened(o: Opened) -> str:
 def _sessions(s: Sessions) -> str:
     if not s.rows:
         return "No open sessions. Open one with wsl_connect, or omit 'session' to run a one-off command."
-    lines = [f"{len(s.rows)} open session(s) (of at most {s.limit}):"]
+    lines = [f"{counted(len(s.rows), 'open session')} (of at most {s.limit}):"]
     for row in s.rows:
         opened = datetime.fromtimestamp(row.opened_wall, UTC).isoformat(timespec="seconds")
         lines += [
             "",
             f"{row.session}  →  {s.endpoint}",
-            f"    cwd: {row.cwd or '(login default)'}  ·  {row.commands} command(s)  ·  idle {row.idle_s}s "
+            f"    cwd: {row.cwd or '(login default)'}  ·  {counted(row.commands, 'command')}  ·  idle {row.idle_s}s "
             f"(forgotten in {row.left_s}s)  ·  opened {opened}" + ("  ·  busy" if row.busy else ""),
         ]
     return "\n".join(lines)
@@ -272,17 +301,18 @@ def _read(r: FileRead) -> str:
 
 
 def process_status(v: View) -> str:
-    """``<id> running`` / ``exited with code N`` / ``killed by wsl_stop (signal N)``, and its runtime."""
+    """``<id> running`` / ``exited with code N`` / ``killed by wsl_stop (exit code 143, signal 15,
+    SIGTERM)``, and its runtime."""
+    status = v.status
     if v.state == "running":
         said = "running"
     elif v.state == "exited":
-        said = f"exited with code {v.exit_code}"
+        said = f"exited with code {status.code}"
     else:
         said = "killed" + (f" by {v.stopped_by}" if v.stopped_by else "")
-        if v.exit_code is not None:
-            said += f" (exit code {v.exit_code})"
-        elif v.signal is not None:
-            said += f" (signal {v.signal})"
+        if status.code is not None:
+            signal = f", {signal_words(status.signal)}" if status.signal is not None else ""
+            said += f" (exit code {status.code}{signal})"
     if v.failure:
         said += f": {v.failure}"
     return f"{v.id} {said} · {v.runtime_s:.1f}s"
@@ -309,14 +339,26 @@ def _process_output(r: ProcessOutput) -> str:
     return "\n".join([*lines, "", text if text else "(no new output)"])
 
 
-def _stopped(v: View, killed: tuple[str, ...], error: str | None, already: bool) -> str:
+def _stopped(v: View, e: Ending) -> str:
     lines = [f"{process_status(v)} · {v.output_bytes} bytes of output (wsl_read_output reads what is left)"]
-    if already:
+    killed, error = e.killed, e.sweep_error
+    if e.already_ended:
         lines[0] = lines[0].replace(f"{v.id} ", f"{v.id} had already ended: ", 1)
         if killed:
-            lines.append(f"Killed {len(killed)} process(es) it left running: {', '.join(killed)}.")
+            lines.append(
+                f"Killed {counted(len(killed), 'process', 'processes')} it left running: {', '.join(killed)}."
+            )
     elif killed:
-        lines.append(f"Signalled {len(killed)} process(es) inside the distro: {', '.join(killed)}.")
+        lines.append(
+            f"Signalled {counted(len(killed), 'process', 'processes')} inside the distro: {', '.join(killed)}."
+        )
+    if not e.already_ended and len(e.sent) > 1:
+        lines.append(f"Part of the tree outlived {e.signal} by {GRACE_S:g} s: it was sent KILL.")
+    if e.survivors:
+        lines.append(
+            f"Still running after KILL ({len(e.survivors)}): {', '.join(e.survivors)}; "
+            "a process in uninterruptible sleep (D state) dies once its I/O returns."
+        )
     if error:
         lines.append(f"The sweep inside the distro failed, so processes may survive: {error}")
     return "\n".join(lines)
@@ -326,7 +368,9 @@ def _processes(r: Processes) -> str:
     if not r.rows:
         return f"No background processes. Start one with wsl_start (at most {r.limit} run at once)."
     running = sum(1 for v in r.rows if v.state == "running")
-    lines = [f"{len(r.rows)} background process(es), {running} running (at most {r.limit} at once):"]
+    lines = [
+        f"{counted(len(r.rows), 'background process', 'background processes')}, {running} running (at most {r.limit} at once):"
+    ]
     for v in r.rows:
         row = f"{process_status(v)} · {format_bytes(v.output_bytes)} · {v.command}"
         if v.id in r.last:
@@ -338,7 +382,7 @@ def _processes(r: Processes) -> str:
 def _edited(e: Edited) -> str:
     counts = ", ".join(str(c) for c in e.counts)
     said = "Dry run, nothing was written: would edit" if e.dry_run else "Edited"
-    head = f"{said} {shown_path(e.path, e.resolved)}: {len(e.counts)} edit(s), replacements {counts}; {e.size_before} → {e.size_after} bytes"
+    head = f"{said} {shown_path(e.path, e.resolved)}: {counted(len(e.counts), 'edit')}, replacements {counts}; {e.size_before} → {e.size_after} bytes"
     if not e.diff:
         return head + "\nThe edits leave the file as it was; nothing was written."
     more = f"\n… {e.left_out} more diff lines" if e.left_out else ""
@@ -351,13 +395,18 @@ def _mismatch(m: EditMismatch) -> str:
     shown = quoted(old, 80).replace("\n", "\\n")
     lines = [
         f'wsl_edit_file changed nothing: edit {x.index + 1} of {m.edits} (oldText "{shown}") matched '
-        f"{x.found} time(s), expected {x.expected}."
+        f"{counted(x.found, 'time')}, expected {x.expected}."
     ]
     if x.found:
         where = ", ".join(str(n) for n in x.lines) + (" …" if x.found > len(x.lines) else "")
         lines.append(
-            f"Matches start at line(s) {where}: add surrounding text to oldText to pick one, or set "
+            f"Matches start at {'line' if len(x.lines) == 1 else 'lines'} {where}: add surrounding text to oldText to pick one, or set "
             f"expectedReplacements to {x.found}."
+        )
+    elif x.changed_by_earlier:
+        lines.append(
+            "Its text is in the file, but an edit before it in this batch changed it: edits apply in "
+            "order, each to the text the ones before it left."
         )
     elif x.near is not None:
         near = x.near
@@ -365,20 +414,48 @@ def _mismatch(m: EditMismatch) -> str:
             f"Closest text: line {near.line}, similarity {near.similarity:.2f}; [-sent-]{{+in the file+}}: {near.diff}",
             "Copy oldText exactly from the file (wsl_read_file with offset/limit shows those lines).",
         ]
-    else:
+    elif x.empty:
         lines.append("The file is empty.")
+    else:
+        lines.append(
+            f"No text in the file is even {MIN_SIMILARITY:.0%} like it: read the file (wsl_read_file) "
+            "and copy oldText from it."
+        )
+    return "\n".join(lines)
+
+
+def _none_found(r: Searched, what: str, where: str) -> str:
+    """``No matches under …`` (``what``: how the first case says it), or none from ``offset`` on."""
+    head = (
+        f"No {what} under {where}"
+        if not r.found
+        else f"No {what.split(maxsplit=1)[0]} from {r.offset} on ({r.found} found) under {where}"
+    )
+    return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+
+
+def _files_found(r: Searched, where: str) -> str:
+    named = f" match {quoted(r.glob)!r}" if r.glob else ""
+    if not r.files:
+        return _none_found(r, f"files{named}", where)
+    last = r.offset + len(r.files)
+    lines = [
+        f"Files {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''}{' that' + named if named else ''} under {where}:"
+    ]
+    lines += list(r.files)
+    if r.next_offset is not None:
+        lines.append(f"More files: pass offset {r.next_offset}.")
+    if r.cut:
+        lines.append(f"The search was cut short ({r.cut}); narrow the path or the glob.")
     return "\n".join(lines)
 
 
 def _searched(r: Searched) -> str:
     where = shown_path(r.root, r.resolved)
+    if r.files is not None:
+        return _files_found(r, where)
     if not r.matches:
-        head = (
-            f"No matches under {where}"
-            if not r.found
-            else f"No matches from {r.offset} on ({r.found} found) under {where}"
-        )
-        return head + (f"; the search was cut short ({r.cut})." if r.cut else ".")
+        return _none_found(r, "matches", where)
     last = r.offset + len(r.matches)
     lines = [f"Matches {r.offset + 1}-{last} of {r.found}{'+' if r.cut else ''} under {where}:"]
     current = None
@@ -403,7 +480,8 @@ def _process_data(v: View) -> dict[str, Any]:
     return {
         "process": v.id,
         "state": v.state,
-        "exitCode": v.exit_code,
+        "exitCode": v.status.code,
+        "signal": v.status.signal,
         "runtimeMs": round(v.runtime_s * 1000),
         "outputBytes": v.output_bytes,
         "droppedBytes": v.dropped_bytes,
@@ -469,6 +547,7 @@ def _searched_data(r: Searched) -> dict[str, Any]:
             {"path": m.path, "line": m.line, "text": m.text, "before": list(m.before), "after": list(m.after)}
             for m in r.matches
         ],
+        **({"files": list(r.files)} if r.files is not None else {}),
         "found": r.found,
         "truncated": r.truncated,
         "nextOffset": r.next_offset,
@@ -503,7 +582,17 @@ def policy_lines(config: ShellConfig) -> list[str]:
         f"limits: timeout {config.exec_timeout_ms}ms  ·  output {config.max_output} characters per "
         f"stream  ·  file reads {config.max_read_bytes} bytes"
     )
+    if (
+        config.approvals == "ask"
+    ):  # never: every refusal is final, as before approvals (policy.approvals says so)
+        lines.append(approvals_line(config))
     return lines
+
+
+def approvals_line(config: ShellConfig) -> str:
+    if config.approvals == "never":
+        return "approvals: never (WSL_APPROVALS): every refusal is final, no person is asked"
+    return "approvals: ask (WSL_APPROVALS): refusals a person may overrule are put to them if the client supports elicitation"
 
 
 def _hosts(h: Hosts) -> str:
@@ -550,10 +639,12 @@ def _hosts_data(h: Hosts) -> dict[str, Any]:
             "allowedPaths": list(p.allowed_paths) if p.allowed_paths is not None else None,
             "allowCommands": list(p.allow_commands) if p.allow_commands is not None else None,
             "denyPatterns": [d.pattern for d in p.deny_patterns],
+            "approvals": cfg.approvals,
         },
         "limits": {
             "timeoutMs": cfg.exec_timeout_ms,
             "maxOutputChars": cfg.max_output,
+            "outputCapBytes": cfg.output_cap_bytes,
             "maxReadBytes": cfg.max_read_bytes,
         },
         "cwd": cfg.cwd,
@@ -565,7 +656,7 @@ def render_check(c: Checked) -> tuple[str, bool]:
     """The ``--check`` report and whether it passed."""
     cfg = c.config
     if not cfg.configured:
-        return "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER).", False
+        return UNCONFIGURED_CHECK_ON_LINUX if c.plain_linux else UNCONFIGURED_CHECK, False
     lines = [f"Checking {cfg.name}  →  {c.endpoint}  (transport: {c.transport_kind})", ""]
     pad = " " * 10
     if c.failure is not None and not c.probed:
@@ -589,6 +680,7 @@ def render_check(c: Checked) -> tuple[str, bool]:
     lines.append(pad + status_line(c.state, c.facts, c.transport_kind))
     if c.sandbox:
         lines.append(pad + c.sandbox)
+    lines.append(pad + approvals_line(cfg))
     return "\n".join(lines), True
 
 
@@ -596,7 +688,7 @@ def render_listing(path: str, listing: Listing) -> str:
     shown = shown_path(path, listing.target.resolved)
     if listing.total == 0:
         return f"{shown} is empty."
-    head = f"{shown} — {listing.total} entrie(s)"
+    head = f"{shown} — {counted(listing.total, 'entry', 'entries')}"
     if listing.truncated:
         head += f", showing the first {len(listing.entries)} by name"
     lines = [head + ":", ""]
@@ -612,29 +704,42 @@ def render_listing(path: str, listing: Listing) -> str:
     return "\n".join(lines)
 
 
-SETUP_TEXT = """No WSL distro is registered for this server, so every other tool answers "not configured".
+def _optional() -> str:
+    """Every variable but the distro and the user (``config.VARIABLES``, the one list), wrapped."""
+    names = [name for name, _ in VARIABLES if name not in ("WSL_DISTRO", "WSL_USER")]
+    return textwrap.fill(
+        "Optional (defaults: wslmcp shell --help): " + ", ".join(names) + ".", 100, break_on_hyphens=False
+    )
+
+
+_RESTART = (
+    "Restart this server after changing it: environment variables are fixed for the life of the process."
+)
+
+SETUP_TEXT = f"""No WSL distro is registered for this server, so every other tool answers "not configured".
 
 Add the distro (as `wsl -l -q` prints it) and, optionally, the Linux user to this server's entry in
 the MCP client configuration:
 
-  "env": { "WSL_DISTRO": "Ubuntu", "WSL_USER": "dev" }
+  "env": {{ "WSL_DISTRO": "Ubuntu", "WSL_USER": "dev" }}
 
-WSL_DISTRO is the whole minimum. Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY,
-WSL_ALLOW_SUDO, WSL_ALLOW_WINDOWS, WSL_ALLOW_COMMANDS, WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS,
-WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES, WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES,
-WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL, WSL_SANDBOX (on: every command runs under bubblewrap),
-WSL_SANDBOX_NETWORK, WSL_HIDE_PATHS.
-Restart this server after changing it — environment variables are fixed for the life of the process."""
+WSL_DISTRO is the whole minimum.
+{_optional()}
+{_RESTART}"""
 
-LINUX_SETUP_TEXT = """This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other
+LINUX_SETUP_TEXT = f"""This machine is plain Linux (no WSL here), and this server has no WSL_DISTRO set, so every other
 tool answers "not configured".
 
 On Linux the server runs commands on this machine itself, as the user running it, in a local login
 bash. Set WSL_DISTRO to any label to turn the tools on (WSL_USER, if set, must be that user):
 
-  "env": { "WSL_DISTRO": "local" }
+  "env": {{ "WSL_DISTRO": "local" }}
 
-Optional: WSL_NAME, WSL_DESCRIPTION, WSL_CWD, WSL_READONLY, WSL_ALLOW_SUDO, WSL_ALLOW_COMMANDS,
-WSL_DENY_PATTERNS, WSL_ALLOWED_PATHS, WSL_EXEC_TIMEOUT_MS, WSL_MAX_OUTPUT, WSL_MAX_READ_BYTES,
-WSL_MAX_PROCESSES, WSL_PROCESS_OUTPUT_BYTES, WSL_PROCESS_MAX_MS, WSL_MCP_LOG_LEVEL. Restart this server after changing it: environment variables are fixed for the
-life of the process."""
+{_optional()}
+{_RESTART}"""
+
+UNCONFIGURED_CHECK = "No WSL distro is registered — set WSL_DISTRO (and optionally WSL_USER)."
+UNCONFIGURED_CHECK_ON_LINUX = (
+    "No WSL_DISTRO is set, and this machine is plain Linux (no WSL): set WSL_DISTRO to any label "
+    '("local") to run commands here, as the user running the server.'
+)

@@ -34,18 +34,19 @@ class Failed:
 
 @dataclass(frozen=True)
 class Ran:
-    """A wsl_exec command ran (to its end, its deadline or the output cap)."""
+    """A wsl_exec command ran (to its end, its deadline or the output's safety cap)."""
 
     outcome: ExecOutcome
     timeout_ms: int
     max_chars: int
-    hard_cap: int
+    cap: int
     transport_kind: str
     cwd: str | None  # the session's directory after the command (sessions only)
     cwd_note: str | None  # why the session kept its directory, when it did
     capped_from_ms: int | None = None  # the timeoutMs asked for, when above WSL_EXEC_TIMEOUT_MS
-    sandbox: SandboxView | None = None  # the sandbox the command ran in (WSL_SANDBOX=on)
+    sandbox: SandboxView | None = None  # the sandbox the command ran in (None: it is off)
     sandbox_note: str | None = None  # the "[sandbox]" line when the command failed on it
+    unsandboxed: bool = False  # it ran outside the sandbox, as a person approved
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,8 @@ class Searched:
     next_offset: int | None
     found: int
     cut: str | None
+    files: tuple[str, ...] | None = None  # a search by name (no pattern): the page of files found
+    glob: str | None = None
 
     @property
     def truncated(self) -> bool:
@@ -194,7 +197,9 @@ class Hosts:
     state: DistroState
     facts: Facts | None
     plain_linux: bool = False  # the local transport on a machine without WSL
-    sandbox: str | None = None  # the sandbox's line (WSL_SANDBOX=on): its profile, or why it cannot run
+    sandbox: str | None = (
+        None  # the sandbox's line (unless WSL_SANDBOX=off): its profile, or why it is off or cannot run
+    )
 
 
 @dataclass(frozen=True)
@@ -205,6 +210,7 @@ class Checked:
     config: ShellConfig
     endpoint: str
     transport_kind: str
+    plain_linux: bool = False  # no WSL here: an unconfigured server says any label works
     state: DistroState | None = None
     failure: str | None = None
     refused: Refused | None = None
@@ -215,15 +221,25 @@ class Checked:
     stderr: str = ""
     duration_ms: int = 0
     facts: Facts | None = None
-    sandbox: str | None = None  # the sandbox's line after its probe (WSL_SANDBOX=on)
+    sandbox: str | None = None  # the sandbox's line after its probe (unless WSL_SANDBOX=off)
 
     @property
     def sandbox_failed(self) -> bool:
         return self.sandbox is not None and self.sandbox.startswith("sandbox: REQUIRED BUT NOT RUNNING")
 
 
+@dataclass(frozen=True)
+class Noted:
+    """``result`` with what the sandbox said about the call: what its after-command check undid,
+    and (once a session) that it is off. One ``[sandbox] …`` line each."""
+
+    result: Result
+    notes: tuple[str, ...]
+
+
 Result = (
-    Refusal
+    Noted
+    | Refusal
     | Failed
     | Ran
     | Opened

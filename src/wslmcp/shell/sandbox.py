@@ -1,19 +1,13 @@
 """The OS sandbox beneath the guard: bubblewrap confines every script the shell server runs.
 
-Pure: ``profile_for`` turns the policy and the ``WSL_SANDBOX*`` settings into a ``Profile`` (data),
-``launcher`` turns a profile into the fixed bash script that runs inside the distro before every
-command, works out which of the profile's paths exist there at that moment, and ``exec``s
-``bwrap <mounts> -- bash -lc SCRIPT``. Nothing here runs anything: the transports put the launcher in
-front of every script (``boundaries.shell_transport.Confinement``).
+Pure: ``profile_for`` turns the policy and the ``WSL_SANDBOX*`` settings into a ``Profile`` (data);
+``shell.sandbox_launcher`` turns a profile into the fixed bash script that runs inside the distro in
+front of every command, and this module reads what comes back (the probe's facts, the after-command
+check's report) and says what the sandbox did (the ``[sandbox]`` lines). Nothing here runs anything:
+the transports put the launcher in front of every script (``boundaries.shell_transport.Confinement``).
 
-Why a launcher and not a fixed ``bwrap`` argument vector: bubblewrap cannot mount over a path that
-does not exist without creating it (under a read-only root it fails; under a writable root it would
-make an empty file or directory in the user's real home), and a file made after the server started
-(an operator adds ``~/.aws`` later) must be hidden too. So existence is looked up inside the distro
-at every call, by bash builtins. The launcher itself runs unconfined, so it runs as ``bash -p`` (no
-``BASH_ENV``, no exported function) on a fixed ``PATH`` (no program the user put first on theirs).
-Each bind mount costs bubblewrap a read of the mount table, so a mount is made only where it changes
-something.
+``WSL_SANDBOX``: ``auto`` (the default) turns the sandbox on when its probe passes and otherwise
+serves with the guard alone, saying so once; ``on`` requires it (nothing runs without it); ``off``.
 
 The profile, in the order the mounts are made (deeper paths after shallower ones):
 - the root read-only; a fresh ``/dev`` and ``/proc``; a private ``/tmp`` and ``/run/user/<uid>`` (their
@@ -23,20 +17,20 @@ The profile, in the order the mounts are made (deeper paths after shallower ones
 - writable roots: ``WSL_ALLOWED_PATHS`` when set, else the home; none in read-only mode; roots on a
   Windows drive only when Windows is allowed, and a drive under a writable root stays read-only
   unless it is;
-- inside writable roots, what runs later (``guard.paths.RUNS_LATER``, and ``RUNS_LATER_IN_PROJECT``
-  in each root, each directory directly in it, and the call's working directory and each directory
-  above it within its root: the project worked in, at any depth) is read-only, and every directory
-  between the root and it is a mount point of its own, so it cannot be renamed away and made again;
-  where such a file is missing (or a symbolic link), its directory stays read-only and only the
-  directories in it are writable (each mounted on its own): the file cannot be made, nor anything
-  else new there, and the files directly in it stay read-only (in practice: the top of the home, and ``~/.config``
-  while ``~/.config/systemd`` or another of its entries is missing);
+- inside writable roots, what runs later (``guard.paths.RUNS_LATER``; in each project the command can
+  reach its git hooks and configuration, MCP configuration and agent settings) is compared with what
+  was there before each command, and what would run later outside the sandbox is put back (see
+  ``shell.sandbox_launcher``); what runs later and is a directory that exists (``~/.config/systemd``,
+  ``~/.vim``) stays read-only, and every directory between the root and it is a mount point of its
+  own, so it cannot be renamed away and made again;
 - hidden (an empty directory or read-only file with mode 000, so reading says "Permission denied"):
-  the operator paths the guard knows, under the home and under every Windows user profile, the
+  the operator paths the guard knows (the client table, ``wslmcp.clients``), under the home those of
+  the Linux side and under every Windows user profile those of the Windows side, the
   sockets that give host control, WSL's interop sockets unless Windows is allowed, and
   ``WSL_HIDE_PATHS``;
-- variables whose names look like secrets are not passed in; ``WSL_INTEROP`` only with Windows
-  allowed; file size and (per user namespace) process count are limited.
+- variables whose names look like secrets are not passed in (bubblewrap itself starts with no
+  environment, so no process of the sandbox holds them); ``WSL_INTEROP`` only with Windows allowed;
+  file size and (per user namespace) process count are limited.
 """
 
 from __future__ import annotations
@@ -48,16 +42,18 @@ from typing import Literal
 
 from wslmcp.shell.guard import Policy
 from wslmcp.shell.guard.paths import (
+    HIDDEN_IN_HOME,
+    HIDDEN_IN_PROFILES,
     HOST_CONTROL_SOCKETS,
-    OPERATOR_PATHS,
     RUNS_LATER,
     RUNS_LATER_IN_PROJECT,
     WINDOWS_INTEROP_SOCKETS,
     WINDOWS_PROFILES,
     mount_of,
 )
+from wslmcp.shell.guard.registry.git import COMMAND_SETTINGS, COMMAND_WHEN_BANG
 
-SandboxMode = Literal["off", "on"]
+SandboxMode = Literal["off", "on", "auto"]
 
 # Names of variables not passed into the sandbox (case-insensitive globs), and why: they look like
 # secrets; the SSH agent's socket signs with the operator's keys.
@@ -80,14 +76,22 @@ INSTALL_COMMANDS = {
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """``WSL_SANDBOX``, ``WSL_SANDBOX_NETWORK`` and ``WSL_HIDE_PATHS`` as parsed."""
+    """``WSL_SANDBOX``, ``WSL_SANDBOX_NETWORK`` and ``WSL_HIDE_PATHS`` as parsed; ``check``: the
+    after-command check (``WSLMCP_SANDBOX_CHECK=off`` turns it off, to measure what it costs)."""
 
-    mode: SandboxMode = "off"
+    mode: SandboxMode = "auto"
     network: bool = True
     hide_paths: tuple[str, ...] = ()
+    check: bool = True
 
     @property
     def on(self) -> bool:
+        """Whether scripts are to run in the sandbox (``auto``: when its probe passes)."""
+        return self.mode != "off"
+
+    @property
+    def required(self) -> bool:
+        """``on``: nothing runs without the sandbox."""
         return self.mode == "on"
 
 
@@ -97,9 +101,10 @@ class Profile:
     stands for one path component (looked up inside the distro at every call)."""
 
     writable: tuple[str, ...]
-    runs_later: tuple[str, ...]  # read-only inside writable roots
-    # the same, relative to each root, each directory in it, and the working directory and those above
-    runs_later_in_project: tuple[str, ...]
+    runs_later: tuple[tuple[str, str], ...]  # (why, path) put back after each command inside writable roots
+    git_configs: tuple[str, ...]  # the global and system git configuration files
+    # (why, path) relative to each project the command can reach (its git repository's are found)
+    in_project: tuple[tuple[str, str], ...]
     hidden: tuple[str, ...]
     sockets: tuple[str, ...]  # hidden too
     read_only: tuple[str, ...]  # Windows drives kept read-only under a writable root
@@ -110,6 +115,7 @@ class Profile:
     max_processes: int = MAX_PROCESSES
     max_file_bytes: int = MAX_FILE_BYTES
     secret_variables: tuple[str, ...] = SECRET_VARIABLES
+    check: bool = True  # the after-command check
 
     def shown(self, paths: tuple[str, ...], home: str | None) -> tuple[str, ...]:
         """``paths`` with ``~`` replaced by ``home`` when it is known."""
@@ -118,11 +124,9 @@ class Profile:
         return tuple(home.rstrip("/") + p[1:] if p == "~" or p.startswith("~/") else p for p in paths)
 
 
-def _operator_paths() -> tuple[str, ...]:
-    """Every operator path the guard knows, under the home and under every Windows user profile."""
-    home = ["~/" + "/".join(seq) for _, seq in OPERATOR_PATHS if seq[0] != "appdata"]
-    windows = [WINDOWS_PROFILES + "/" + "/".join(seq) for _, seq in OPERATOR_PATHS]
-    return tuple(dict.fromkeys(home + windows))
+GIT_CONFIGURATION, GIT_HOOKS = "git configuration", "git hooks"  # (their labels in guard.paths)
+# A directory that runs later, of which only these files run anything (hooks, helpers, MCP servers).
+SETTINGS_FILES = {".claude": ("settings.json", "settings.local.json")}
 
 
 def under(path: str, root: str) -> bool:
@@ -142,77 +146,28 @@ def profile_for(policy: Policy, settings: SandboxSettings, cwd: str | None = Non
         sockets += [path for _, path in WINDOWS_INTEROP_SOCKETS]
     return Profile(
         writable=writable,
-        runs_later=tuple(path for _, path in RUNS_LATER),
-        runs_later_in_project=tuple(dict.fromkeys(path for _, path in RUNS_LATER_IN_PROJECT)),
-        hidden=_operator_paths() + settings.hide_paths,
+        runs_later=tuple((why, path) for why, path in RUNS_LATER if why != GIT_CONFIGURATION),
+        git_configs=tuple(_git_file(path) for why, path in RUNS_LATER if why == GIT_CONFIGURATION),
+        in_project=tuple(
+            (why, f"{path}/{name}" if path in SETTINGS_FILES else path)
+            for why, path in RUNS_LATER_IN_PROJECT
+            if why not in (GIT_CONFIGURATION, GIT_HOOKS)
+            for name in SETTINGS_FILES.get(path, ("",))
+        ),
+        hidden=HIDDEN_IN_HOME + HIDDEN_IN_PROFILES + settings.hide_paths,
         sockets=tuple(sockets),
         read_only=("/mnt/[a-zA-Z]",) if drives_under_root and not policy.allow_windows else (),
         network=settings.network,
         interop=policy.allow_windows,
         left_read_only=() if policy.allow_windows else on_drive,
         visible=(cwd,) if cwd else (),
+        check=settings.check,
     )
 
 
-def _quote(text: str) -> str:
-    from wslmcp.shell.runner import quote  # (not at import: the configuration reads this module)
-
-    return quote(text)
-
-
-def _array(name: str, items: tuple[str, ...]) -> str:
-    return f"{name}=(" + " ".join(_quote(item) for item in items) + ")"
-
-
-def _windows_names(hidden: tuple[str, ...]) -> str:
-    """``WIN``: each path under a Windows user profile, lowercased, as 1, and each directory on the way
-    to one as 0 (the launcher reads those directories and compares names in lower case)."""
-    want: dict[str, int] = {}
-    for path in hidden:
-        if path.startswith(WINDOWS_PROFILES + "/"):
-            parts = path[len(WINDOWS_PROFILES) + 1 :].lower().split("/")
-            for n in range(1, len(parts)):
-                want.setdefault("/".join(parts[:n]), 0)
-            want["/".join(parts)] = 1
-    return "declare -A WIN=(" + " ".join(f"[{_quote(k)}]={v}" for k, v in want.items()) + ")"
-
-
-def _grouped(paths: tuple[str, ...]) -> list[str]:
-    """``RD``/``RN``: the paths grouped by their directory (one name per line), so the launcher looks
-    each directory up once."""
-    groups: dict[str, list[str]] = {}
-    for path in paths:
-        directory, _, name = path.rpartition("/")
-        groups.setdefault(directory or "/", []).append(name)
-    return [_array("RD", tuple(groups)), _array("RN", tuple("\n".join(names) for names in groups.values()))]
-
-
-def launcher(profile: Profile) -> str:
-    """The fixed bash script that confines one command (``$1`` own | distro-pids | probe, ``$2`` the
-    shell's flag, ``$3`` the script): the profile as bash data, then ``_LAUNCHER``."""
-    secrets = "|".join(profile.secret_variables + (() if profile.interop else ("WSL_INTEROP",)))
-    hidden = profile.hidden + profile.sockets
-    block = "\n".join(
-        [
-            _array("W", profile.writable),
-            *_grouped(profile.runs_later),
-            _array("RP", profile.runs_later_in_project),
-            _array("HH", tuple(p[2:] for p in hidden if p.startswith("~/"))),
-            _windows_names(hidden),
-            f"PROFILES={WINDOWS_PROFILES}",
-            _array(
-                "HA",
-                tuple(p for p in hidden if p.startswith("/") and not p.startswith(WINDOWS_PROFILES + "/")),
-            ),
-            _array("RO", profile.read_only),
-            _array("VIS", profile.visible),
-            f"NET={int(profile.network)} NPROC={profile.max_processes} "
-            f"FSIZE={profile.max_file_bytes // 1024}",
-            # the variables kept from the launcher's environment (a case pattern written out once)
-            f"passed() {{ case ${{1^^}} in {secrets}) return 1 ;; esac; }}",
-        ]
-    )
-    return block + "\n" + _LAUNCHER
+def _git_file(path: str) -> str:
+    """A git configuration location as its file (``~/.config/git`` holds ``config``)."""
+    return path if path.rsplit("/", 1)[-1] != "git" else path + "/config"
 
 
 # -- the probe ----------------------------------------------------------------------------------------
@@ -230,15 +185,20 @@ class ProbeFacts:
     installer: str = ""
     status: str = ""
     error: str = ""
+    # what the checks that runs of servers since gone left undone were found to undo (one line each)
+    undone: tuple[str, ...] = ()
 
 
 def parse_probe(stdout: str) -> ProbeFacts:
     values: dict[str, str] = {}
+    undone = []
     for line in stdout.splitlines():
         key, sep, value = line.partition("=")
-        if sep and key in ProbeFacts.__dataclass_fields__:
+        if sep and key == "undone":
+            undone.append(value)
+        elif sep and key in ProbeFacts.__dataclass_fields__:
             values[key] = value.strip()
-    return ProbeFacts(**values)
+    return ProbeFacts(**values, undone=tuple(undone))
 
 
 def _wsl1(kernel: str) -> bool:
@@ -246,25 +206,42 @@ def _wsl1(kernel: str) -> bool:
     return "microsoft" in lowered and "wsl2" not in lowered and "microsoft-standard" not in lowered
 
 
-def probe_failure(facts: ProbeFacts, distro: str) -> str | None:
+@dataclass(frozen=True)
+class ProbeFailure:
+    """Why the sandbox cannot run (``reason``) and what would turn it on (``remedy``)."""
+
+    reason: str
+    remedy: str
+
+    def __str__(self) -> str:
+        return f"{self.reason}; {self.remedy}"
+
+
+def probe_failure(facts: ProbeFacts, distro: str) -> ProbeFailure | None:
     """Why the sandbox cannot run, classified, or None when the confined test run passed."""
     if not facts.bwrap:
         install = INSTALL_COMMANDS.get(facts.installer)
         how = f"install it in the distro: {install}" if install else "install the distro's bubblewrap package"
-        return f"bubblewrap (bwrap) is not installed in '{distro}'; {how}"
+        return ProbeFailure(f"bubblewrap (bwrap) is not installed in '{distro}'", how)
     if _wsl1(facts.kernel):
-        return (
-            f"'{distro}' runs under WSL 1 ({facts.kernel}), which has no user namespaces; convert it with "
-            f"'wsl --set-version {distro} 2', or set WSL_SANDBOX=off"
+        return ProbeFailure(
+            f"'{distro}' runs under WSL 1 ({facts.kernel}), which has no user namespaces",
+            f"convert it with 'wsl --set-version {distro} 2'",
         )
     if facts.status == "0":
         return None
     error = facts.error or f"bwrap exited with status {facts.status or 'unknown'}"
     if facts.userns == "0" or re.search(r"namespace|uid map|setgroups|Operation not permitted", error):
-        return f"user namespaces are not usable in '{distro}' (max_user_namespaces={facts.userns or '?'}): {error}"
+        return ProbeFailure(
+            f"user namespaces are not usable in '{distro}' (max_user_namespaces={facts.userns or '?'}): {error}",
+            "allow unprivileged user namespaces in the distro (sysctl user.max_user_namespaces above 0; "
+            "on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0)",
+        )
     if re.search(r"[Mm]ount|[Cc]an't (bind|create|mount|make)", error):
-        return f"the sandbox could not set up its mounts in '{distro}': {error}"
-    return f"the sandbox could not start in '{distro}': {error}"
+        return ProbeFailure(
+            f"the sandbox could not set up its mounts in '{distro}': {error}", "see `wslmcp shell --check`"
+        )
+    return ProbeFailure(f"the sandbox could not start in '{distro}': {error}", "see `wslmcp shell --check`")
 
 
 # -- what a reply says about it -----------------------------------------------------------------------
@@ -305,8 +282,11 @@ def explain(profile: Profile, home: str | None = None) -> dict[str, object]:
     return {
         "writable": list(profile.shown(profile.writable, home)),
         "left_read_only": list(profile.left_read_only),
-        "read_only_inside_writable": list(profile.shown(profile.runs_later, home)),
-        "read_only_in_each_project": list(profile.runs_later_in_project),
+        "put_back_after_each_command": list(profile.shown(tuple(p for _, p in profile.runs_later), home)),
+        "git_configuration": list(profile.shown(profile.git_configs, home)),
+        "in_each_project": [".git/config", ".git/hooks", *(p for _, p in profile.in_project)],
+        "git_settings_undone": [*COMMAND_SETTINGS, *(f"{k} (!command)" for k in COMMAND_WHEN_BANG)],
+        "after_command_check": profile.check,
         "hidden": list(profile.shown(profile.hidden, home)),
         "hidden_sockets": list(profile.sockets),
         "network": profile.network,
@@ -329,8 +309,8 @@ def summary(profile: Profile, home: str | None, version: str = "") -> str:
     """One line for wsl_list_hosts and ``--check``."""
     writable = ", ".join(profile.shown(profile.writable, home)) or "none (read-only)"
     return (
-        f"sandbox: on ({version or 'bubblewrap'})  ·  writable: {writable}  ·  read-only inside: shell startup files, git "
-        f"hooks and config, systemd and autostart  ·  hidden: credentials, MCP client configuration, "
+        f"sandbox: on ({version or 'bubblewrap'})  ·  writable: {writable}  ·  put back after each command: shell "
+        f"startup files, git hooks, git settings that run commands{'' if profile.check else ' (check off)'}  ·  hidden: credentials, MCP client configuration, "
         f"{len(profile.sockets)} host sockets  ·  network {'on' if profile.network else 'off'}  ·  "
         f"Windows interop {'open' if profile.interop else 'closed'}"
     )
@@ -345,9 +325,8 @@ _STOPPED: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"File size limit exceeded"), "a file may not grow past the sandbox's file size limit"),
     (
         re.compile(r"Read-only file system"),
-        "only the writable roots can be written; in them what runs later (shell startup files, git hooks "
-        "and config, …) is read-only, and where such a file is missing (the top of the home) nothing new "
-        "can be made",
+        "only the writable roots can be written; in them a directory whose files run later "
+        "(~/.config/systemd, ~/.config/autostart, editor startup directories) is read-only",
     ),
     (
         re.compile(
@@ -356,7 +335,12 @@ _STOPPED: tuple[tuple[re.Pattern[str], str], ...] = (
         "the sockets of Docker, D-Bus and systemd are hidden",
     ),
 )
-_PRIVATE_CWD = re.compile(r"cannot enter the working directory '?/(tmp|run/user)/")
+_PRIVATE = re.compile(r"(?<![\w./~-])/(?:tmp|run/user)(?=$|[/\s:'\"‘’])(?:/[^\s:'\"‘’]*)?")
+_NOT_SEEN = re.compile(r"No such file or directory|cannot enter the working directory|does not exist", re.I)
+PRIVATE_NOTE = (
+    "[sandbox] /tmp and /run/user are private to each call: what is there outside the writable roots is "
+    "not seen, and what the call writes there is gone after it; use a directory in a writable root"
+)
 _INTEROP = re.compile(r"UtilConnectToInteropServer|interop|Exec format error", re.I)
 _NO_NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|"
@@ -378,16 +362,25 @@ def stopped_by(profile: Profile, home: str | None, stderr: str) -> str | None:
         rule = "Windows interop is closed (WSL_ALLOW_WINDOWS=false)"
     if rule is None and _names_hidden(profile, stderr):
         rule = HIDDEN_NOTE.removeprefix("[sandbox] ")
-    if rule is None and _PRIVATE_CWD.search(stderr):
-        rule = (
-            "/tmp and /run/user are private to each call: a directory there is seen only when it lies in a "
-            "writable root (WSL_ALLOWED_PATHS) or is WSL_CWD"
-        )
+    if rule is None and private(profile, home, stderr):
+        rule = PRIVATE_NOTE.removeprefix("[sandbox] ")
     if rule is None and not profile.network and _NO_NETWORK.search(stderr):
         rule = "the network is off (WSL_SANDBOX_NETWORK=off)"
     if rule is None:
         return None
     return f"[sandbox] {rule}; writable: {writable}"
+
+
+def private(profile: Profile, home: str | None, text: str) -> bool:
+    """Whether a line saying a path is not there names one in the private /tmp or /run/user (outside
+    the writable roots and what stays visible there)."""
+    seen = profile.shown(profile.writable + profile.visible, home)
+    for line in text.splitlines():
+        if _NOT_SEEN.search(line):
+            for path in _PRIVATE.findall(line):
+                if not any(under(path.rstrip("/") or "/", root) for root in seen):
+                    return True
+    return False
 
 
 def is_hidden(profile: Profile, home: str | None, path: str) -> bool:
@@ -422,145 +415,17 @@ def _names_hidden(profile: Profile, stderr: str) -> bool:
     return False
 
 
-_LAUNCHER = r"""# wslmcp's sandbox launcher: confines one command with bubblewrap as the profile above says.
-# $1 own | distro-pids | probe; $2 the shell's flag (-lc or -c); $3 the script; $4 the directory it
-# starts in (or empty). Paths are looked up at every call (builtins, no new process), so a file made
-# after the server started is hidden too, and nothing is ever created outside the sandbox: where a
-# file that would run later is missing, its directory stays read-only and only the directories in it
-# are writable, each mounted on its own.
-m=$1 f=$2 s=$3 c=$4 H=${HOME:-/nonexistent} here=$PWD
-PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin  # no program of the user's runs here
-bw=; for x in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do [ -f "$x/bwrap" ] && [ -x "$x/bwrap" ] && { bw=$x/bwrap; break; }; done
-[ -n "$bw" ] || [ "$m" = probe ] || {
-  printf 'wslmcp-sandbox: bubblewrap (bwrap) is not installed in the distro; nothing ran\n' >&2; exit 125; }
-shopt -s nullglob dotglob
-IFS=$'\n'
-declare -A seen did rd ro hh mode=([/]=ro [/tmp]=rw)
-wr=() hid=() used=()
-res() {  # r = $1 with every symbolic link resolved (its missing tail kept); fails when its top is gone
-  local d=${1%/*} b=${1##*/} t=
-  while [ -n "$d" ] && [ ! -d "$d" ]; do t=/${d##*/}$t; d=${d%/*}; done
-  d=${d:-/}
-  if [ -z "${rd[$d]}" ]; then cd -P -- "$d" 2>/dev/null || return 1; rd[$d]=${PWD%/}; fi
-  r=${rd[$d]}$t/$b
-  if [ -z "$t" ] && [ -L "$r" ]; then
-    if [ -d "$r" ]; then cd -P -- "$r" && r=$PWD; else r=$(realpath -m -- "$r"); fi
-  fi
-}
-# Mounts, made by depth, then by kind: 0 a writable root, 1 a directory in a read-only directory
-# (writable), 2 a directory between a root and a file kept (a mount point, so it cannot be renamed
-# away), 3 a directory kept read-only so nothing new is made in it, 4 a file or directory kept
-# read-only, 5 hidden.
-add() {
-  local c=w; case $1 in 3|4) c=r; ro[$2]=1 ;; 5) c=h; hh[$2]=1 ;; esac
-  [ -n "${seen[$c$2]}" ] && return; seen[$c$2]=1
-  local d=${2%/}; d=${d//[^\/]/}; local i=$(( ${#d} * 8 + $1 ))
-  used[$i]=1; local -n b=B$i; b+=("$2")
-}
-root_of() {  # root = the deepest writable root holding $1; fails when none does
-  root=; local w
-  for w in "${wr[@]}"; do
-    if [[ $1 == "$w" || $1 == "${w%/}"/* ]] && [ ${#w} -ge ${#root} ]; then root=$w; fi
-  done
-  [ -n "$root" ]
-}
-between() {
-  local a=${1%/*}
-  while [[ $a == "${root%/}"/* ]] && [ "$a" != "$root" ]; do add 2 "$a"; a=${a%/*}; done
-}
-split() {
-  [ -n "${did[$1]}" ] && return; did[$1]=1
-  add 3 "$1"; local x
-  for x in "$1"/*; do [ -d "$x" ] && [ ! -L "$x" ] && add 1 "$x"; done
-  between "$1"
-}
-keep() {  # $1 (as given) stays as it is: read-only when it exists, else not makeable
-  res "$1" && root_of "$r" || return 0
-  if [ -L "$1" ]; then
-    local t=$r; res "${1%/*}"; split "$r"
-    [ -e "$t" ] && root_of "$t" && { add 4 "$t"; between "$t"; }
-  elif [ -e "$r" ]; then add 4 "$r"; between "$r"
-  else local a=$r; while [ ! -d "$a" ]; do a=${a%/*}; done; split "${a:-/}"; fi
-}
-hide() {  # (nothing under /run/user: every runtime directory there is private, see below)
-  { [ -e "$1" ] || [ -L "$1" ]; } && res "$1" && case $r in /|/run/user/*) ;; *) add 5 "$r" ;; esac
-}
-walk() {  # hide what WIN names under a Windows user profile, spelled in any case
-  local e n; for e in "$1"/*; do
-    n=${e##*/}; n=$2${n,,}
-    case ${WIN[$n]} in 1) hide "$e" ;; 0) [ -d "$e" ] && walk "$e" "$n/" ;; esac
-  done
-}
-open_at() {  # whether $1 lies in a writable part of the sandbox, as mounted so far
-  local a=$1
-  while :; do
-    case ${mode[$a]} in rw) return 0 ;; ro|h) return 1 ;; esac
-    [ -z "$a" ] || [ "$a" = / ] && return 1
-    a=${a%/*}; a=${a:-/}
-  done
-}
-for p in "${W[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && { wr+=("$r"); add 0 "$r"; }; done
-for i in "${!RD[@]}"; do  # what runs later, a directory at a time
-  d=${RD[$i]/#\~/$H}
-  if [ -d "$d" ] && res "$d" && root_of "$r"; then
-    d=$r; for n in ${RN[$i]}; do
-      p=$d/$n
-      if [ -L "$p" ]; then keep "$p"; elif [ -e "$p" ]; then add 4 "$p"; between "$p"; else split "$d"; fi
-    done
-  elif [ -d "$d" ]; then  # outside the writable roots only a link can lead into one
-    for n in ${RN[$i]}; do [ -L "$d/$n" ] && keep "$d/$n"; done
-  else
-    for n in ${RN[$i]}; do keep "$d/$n"; done
-  fi
-done
-project() { local p; for p in "${RP[@]}"; do [ -e "$1/$p" ] && keep "$1/$p"; done; }
-for w in "${wr[@]}"; do for x in "$w" "$w"/*/; do project "${x%/}"; done; done
-if [ -n "$c" ] && res "$c" && root_of "$r"; then  # the working directory and each above it in its root
-  x=$r top=$root
-  until [ "$x" = "$top" ] || [ -z "$x" ]; do project "$x"; x=${x%/*}; done  # (a root of / ends at "")
-fi
-for p in "${HH[@]}"; do hide "$H/$p"; done
-for u in $PROFILES/; do walk "${u%/}" ""; done
-for g in "${HA[@]}"; do for p in $g; do hide "$p"; done; done
-for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" && add 4 "$r"; done; done
-for p in "${VIS[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && ! root_of "$r" && add 4 "$r"; done
-cd -- "$here" 2>/dev/null || cd /
-a=(--unshare-user --cap-drop ALL --unshare-ipc --unshare-uts --die-with-parent --new-session
-   --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
-for x in /run/user/*; do  # private runtime directories: their sockets (D-Bus, systemd, gpg-agent, ...) stay out
-  [ -d "$x" ] && [ ! -L "$x" ] && a+=(--perms 0700 --tmpfs "$x") && mode[$x]=rw
-done
-[ "$m" = distro-pids ] || a+=(--unshare-pid --proc /proc)
-[ "$NET" = 1 ] || a+=(--unshare-net)
-for i in "${!used[@]}"; do  # a mount is made only where it changes something
-  unset -n b; declare -n b=B$i; k=$(( i % 8 ))
-  for p in "${b[@]}"; do
-    for h in "${hid[@]}"; do [[ $p == "$h" || $p == "$h"/* ]] && continue 2; done
-    case $k in
-      0|1) [ -n "${ro[$p]}${hh[$p]}" ] && continue; a+=(--bind "$p" "$p"); mode[$p]=rw ;;
-      2) [ -z "${ro[$p]}${hh[$p]}" ] && open_at "$p" || continue; a+=(--bind "$p" "$p"); mode[$p]=rw ;;
-      3|4) open_at "$p" && a+=(--ro-bind "$p" "$p"); mode[$p]=ro ;;
-      5) hid+=("$p") mode[$p]=h
-         if [ -d "$p" ]; then a+=(--perms 0000 --tmpfs "$p")  # (empty; a remount would cost a bind)
-         else exec {fd}</dev/null; a+=(--perms 0000 --ro-bind-data "$fd" "$p"); fi ;;
-    esac
-  done
-done
-# the command gets the environment this launcher was started with (not its own variables), but for
-# what passed() keeps out
-mapfile -d '' -t env < /proc/$$/environ
-a+=(--clearenv)
-for v in "${env[@]}"; do passed "${v%%=*}" && a+=(--setenv "${v%%=*}" "${v#*=}"); done
-ulimit -f "$FSIZE" 2>/dev/null
-if [ "$m" = probe ]; then
-  printf 'home=%s\nbwrap=%s\nkernel=%s\nuserns=%s\n' "$H" "$bw" \
-    "$(cat /proc/sys/kernel/osrelease 2>/dev/null)" "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null)"
-  for x in apt-get dnf yum zypper pacman apk; do command -v $x >/dev/null && { printf 'installer=%s\n' $x; break; }; done
-  [ -n "$bw" ] || exit 0
-  printf 'version=%s\n' "$("$bw" --version 2>/dev/null)"
-  e=$("$bw" "${a[@]}" -- true 2>&1); printf 'status=%s\nerror=%s\n' $? "${e//$'\n'/ }"
-  exit 0
-fi
-[ "$m" = own ] && s="ulimit -u $NPROC 2>/dev/null; $s"
-exec "$bw" "${a[@]}" -- bash "$f" "$s"
-"""
+def split_report(data: bytes, tag: str) -> tuple[bytes, tuple[str, ...]]:
+    """The after-command check's report (``\\0TAG\\n<lines>\\0``, written after the command by the
+    launcher's watcher, see ``shell.sandbox_launcher``) taken out of ``data``: the rest, and its lines."""
+    head = b"\0" + tag.encode() + b"\n"
+    at = data.rfind(head) if tag else -1
+    if at < 0:
+        return data, ()
+    end = data.find(b"\0", at + len(head))
+    end = len(data) if end < 0 else end
+    lines = data[at + len(head) : end].decode("utf-8", "replace").splitlines()
+    return data[:at] + data[end + 1 :], tuple(line for line in lines if line.strip())
+
+
+UNDONE = "[sandbox] undone: "  # each line of the check's report, as a reply shows it

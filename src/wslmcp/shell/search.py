@@ -9,8 +9,14 @@ read. ripgrep walks with ``--sort path``; the grep side walks with ``find`` sort
 each directory's names, byte order). Both print ``path NUL line-number (':' match | '-' context)
 text``; the parser turns that into matches with their context lines, and pages them.
 
-``glob`` is matched against file names (``*.py``), not paths. Patterns are regular expressions
-(ripgrep's syntax; grep runs them with ``-P``, else ``-E``) unless ``literal``.
+``glob`` takes ripgrep's (gitignore's) rules: without a ``/`` it matches file names at any depth
+(``*.py``, ``*.{py,md}``); with one it matches the path below the root (``src/**/*.py``: ``**``
+any directories, ``*`` and ``?`` within one name, ``[...]`` a class, ``{a,b}`` either); a leading
+``!`` keeps the files it does not match. ripgrep takes it as it is (it matches globs below its
+working directory, which the script makes the root); the grep side filters the walk with the same
+glob as a regular expression (``glob_regex``). Patterns are regular
+expressions (ripgrep's syntax; grep runs them with ``-P``, else ``-E``) unless ``literal``. Without
+a pattern the search finds files: the walk's files that the glob keeps, in walk order.
 """
 
 from __future__ import annotations
@@ -39,11 +45,90 @@ _FAST = re.compile(rb"([^\0\n]*)\0(\d+)([:-])([^\n]*)\n")
 
 @dataclass(frozen=True)
 class Query:
-    pattern: str
+    pattern: str | None  # None: find files, by ``glob``
     literal: bool = False
     ignore_case: bool = False
     context: int = 0
     glob: str | None = None
+
+
+class BadGlob(ValueError):
+    """A glob that cannot be read (an unclosed ``[`` or ``{``), with the reason."""
+
+
+def check_glob(glob: str) -> None:
+    """Raises ``BadGlob`` for a glob ``glob_regex`` cannot read (and ripgrep would refuse)."""
+    if "\0" in glob or "\n" in glob:
+        raise BadGlob("it holds a line break or a NUL byte")
+    glob_regex("/", glob)
+
+
+def _plain(glob: str) -> bool:
+    """A glob find's ``-name`` takes as ripgrep does: a file name pattern without braces."""
+    return not any(c in glob for c in "/{}!")
+
+
+def glob_regex(root: str, glob: str) -> str:
+    """``glob`` (without its ``!``) as a POSIX extended regular expression over the paths the walk
+    prints under ``root``: a name pattern matches the last component, a path pattern the path below
+    ``root``."""
+    body = glob[1:] if glob.startswith("!") else glob
+    body = body.rstrip("/") or body
+    if "/" in body:
+        return "^" + _ere(root.rstrip("/")) + "/" + _translate(body.lstrip("/")) + "$"
+    return "(^|/)" + _translate(body) + "$"
+
+
+_ERE_SPECIAL = set(".^$*+?()[]{}|\\")
+
+
+def _ere(text: str) -> str:
+    return "".join("\\" + c if c in _ERE_SPECIAL else c for c in text)
+
+
+def _translate(glob: str) -> str:
+    """One glob as an ERE (see ``glob_regex``); raises ``BadGlob``."""
+    out, i, depth = [], 0, 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i) and (i == 0 or glob[i - 1] == "/"):
+            out.append("(.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i) and i + 2 == len(glob) and (i == 0 or glob[i - 1] == "/"):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = glob.find("]", i + 2 if glob[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
+            if end < 0:
+                raise BadGlob(f"an unclosed '[' at character {i + 1}")
+            inner = glob[i + 1 : end]
+            if inner[:1] in ("!", "^"):
+                inner = "^" + inner[1:]
+            out.append("[" + inner.replace("\\", "\\\\") + "]")
+            i = end
+        elif c == "{":
+            depth += 1
+            out.append("(")
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif c == "," and depth:
+            out.append("|")
+        elif c == "\\" and i + 1 < len(glob):
+            i += 1
+            out.append(_ere(glob[i]))
+        else:
+            out.append(_ere(c))
+        i += 1
+    if depth:
+        raise BadGlob("an unclosed '{'")
+    return "".join(out)
 
 
 class Match(NamedTuple):  # a tuple: a page builds up to a thousand of them
@@ -73,34 +158,55 @@ def search_script(root: str, q: Query) -> str:
     """The fixed script: it resolves ``root`` and searches only when that changes nothing (the
     guard judged ``root`` as given), else prints ``resolved NUL <path> NUL`` for the guard to judge
     that path first. It searches with ripgrep when it is on PATH, else grep, printing the engine's
-    name and a NUL, then the records. (A recording of an earlier version of it answers today's
-    request: ``scenario.script_versions``.)"""
+    name and a NUL, then the records (without a pattern: the files found, each ending in a NUL).
+    (A recording of an earlier version of it answers today's request: ``scenario.script_versions``.)"""
     common = ["-n", "-H"] + (["-i"] if q.ignore_case else []) + (["-C", str(q.context)] if q.context else [])
     hidden = walk_exclusions()
     rg = [
         "rg", "--no-config", "--no-heading", "--null", "--color", "never", "--hidden", "--no-ignore",
-        "--no-messages", "--no-context-separator", *common, *(["-F"] if q.literal else []),
+        "--no-messages", *(["--files"] if q.pattern is None else ["--no-context-separator", *common]),
+        *(["-F"] if q.literal and q.pattern is not None else []),
         *(["--glob", q.glob] if q.glob else []), "--iglob", _RG_HIDDEN,
     ]  # fmt: skip
     grep = ["grep", "-Z", "-I", "-s", "--color=never", "--no-group-separator", *common]
     prune = " -o ".join(f"-ipath {quote(h)}" for h in hidden)
-    name = f"-name {quote(q.glob)} " if q.glob else ""
+    name = f"-name {quote(q.glob)} " if q.glob and _plain(q.glob) else ""
+    keep = ""
+    if q.glob and not _plain(q.glob):  # find's -name cannot say it: the same glob as a regex
+        invert = "v" if q.glob.startswith("!") else ""
+        keep = f" | LC_ALL=C grep -z{invert}E -e {quote(glob_regex(root, q.glob))}"
     mode = "-F" if q.literal else '"$m"'
+    rg_run = " ".join(quote(a) for a in rg) + ("" if q.pattern is None else f" -e {quote(q.pattern)}")
+    grep_run = (
+        "    | cat"  # the files themselves
+        if q.pattern is None
+        else f"    | LC_ALL=C xargs -0 -r {' '.join(quote(a) for a in grep)} {mode} -e {quote(q.pattern)} --"
+    )
+    pick = (
+        "" if q.pattern is None else "  if printf 'x\\n' | grep -qP x 2>/dev/null; then m=-P; else m=-E; fi\n"
+    )
     return f"""p={quote(root)}
 {_RESOLVE}
 [ "$r" = "$p" ] || {{ printf 'resolved\\0%s\\0' "$r"; exit 0; }}
 [ -e "$r" ] || {{ printf 'no such file or directory: %s\\n' "$r" >&2; exit 3; }}
 if command -v rg >/dev/null 2>&1; then
   printf 'rg\\0'
-  {" ".join(quote(a) for a in rg)} -e {quote(q.pattern)} -- "$r"
+  {rg_run} -- "$r"
 else
   printf 'grep\\0'
-  if printf 'x\\n' | grep -qP x 2>/dev/null; then m=-P; else m=-E; fi
-  {{ if [ -d "$r" ]; then find "$r" -mindepth 1 \\( {prune} \\) -prune -o -type f {name}-print0; else printf '%s\\0' "$r"; fi; }} \\
+{pick}  {{ if [ -d "$r" ]; then find "$r" -mindepth 1 \\( {prune} \\) -prune -o -type f {name}-print0{keep}; else printf '%s\\0' "$r"; fi; }} \\
     | tr '/' '\\001' | LC_ALL=C sort -z | tr '\\001' '/' \\
-    | LC_ALL=C xargs -0 -r {" ".join(quote(a) for a in grep)} {mode} -e {quote(q.pattern)} --
+{grep_run}
 fi
 """
+
+
+def files_of(out: bytes) -> list[str]:
+    """The files an engine listed, in walk order: each name ends in a NUL, so one the output's bound
+    cut short is left out."""
+    names = out.split(b"\0")[:-1]
+    names.sort(key=lambda n: n.replace(b"/", b"\0"))
+    return [n.decode("utf-8", "surrogateescape") for n in names]
 
 
 def _text(raw: bytes) -> str:

@@ -19,30 +19,45 @@ from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, TransportError
 from wslmcp.shell import results
+from wslmcp.shell.approvals import Approvals, ApprovingGuard, joined
 from wslmcp.shell.audit import Audit, AuditUnavailable, acted_on, arguments, audited
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.edits import Applied, Edit, Mismatch, apply_edits, unified_diff
 from wslmcp.shell.errors import Refused, ToolFailure
-from wslmcp.shell.execution import build_script, cwd_marker, shape
+from wslmcp.shell.execution import build_script, cwd_marker, kept_streams, shape
 from wslmcp.shell.files import FileChanged, FileTools
-from wslmcp.shell.guard import Guard
+from wslmcp.shell.guard import Decision, Guard
 from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.log import Log
 from wslmcp.shell.processes import Process, ProcessTable, Signal, first_line
 from wslmcp.shell.progress import ProgressSender, Watched
 from wslmcp.shell.results import Result
-from wslmcp.shell.runner import Run, Runner, quote
-from wslmcp.shell.sandbox import HIDDEN_NOTE, SandboxView, is_hidden, stopped_by, summary, under, view
+from wslmcp.shell.runner import REPORTS, Run, Runner, quote
+from wslmcp.shell.sandbox import (
+    HIDDEN_NOTE,
+    PRIVATE_NOTE,
+    UNDONE,
+    SandboxView,
+    is_hidden,
+    private,
+    stopped_by,
+    summary,
+    under,
+    view,
+)
 from wslmcp.shell.sandbox_gate import SandboxGate
 from wslmcp.shell.search import (
     DEFAULT_RESULTS,
     MAX_CONTEXT,
     MAX_OUTPUT,
     MAX_RESULTS,
+    BadGlob,
     Match,
     Matches,
     Query,
+    check_glob,
     engine_of,
+    files_of,
     search_script,
 )
 from wslmcp.shell.sessions import Session, SessionError, SessionStore
@@ -69,18 +84,32 @@ _ToolMethod = Callable[Concatenate["ShellService", _P], Awaitable[Result]]
 
 def _answers(tool: str) -> Callable[[_ToolMethod[_P]], _ToolMethod[_P]]:
     """Turn what a tool method raises into its result: a guard ``Refusal`` (logged at warn), or
-    ``Failed(tool, reason)`` for any of ``FAILURES``."""
+    ``Failed(tool, reason)`` for any of ``FAILURES``. A refusal a person may overrule is put to them
+    first (``approvals``); when they say yes the method runs again, with that refusal excused."""
 
     def wrap(method: _ToolMethod[_P]) -> _ToolMethod[_P]:
         @functools.wraps(method)
         async def answered(self: ShellService, /, *args: _P.args, **kwargs: _P.kwargs) -> Result:
             async def result() -> Result:
+                reports: list[str] = []  # what the sandbox undid after what this call ran
+                token = REPORTS.set(reports)
                 try:
-                    return await method(self, *args, **kwargs)
-                except Refused as refused:
-                    return self._refusal(tool, refused)
-                except FAILURES as exc:
-                    return self._failure(tool, exc)
+                    answer = await asked()
+                finally:
+                    REPORTS.reset(token)
+                return self._noted(tool, answer, reports)
+
+            async def asked() -> Result:
+                with self.approvals.call(tool):
+                    while True:  # once more after each question a person said yes to
+                        try:
+                            return await method(self, *args, **kwargs)
+                        except Refused as refused:
+                            final = await self.approvals.settle(refused, sandboxed=self.sandbox is not None)
+                            if final is not None:
+                                return self._refusal(tool, final)
+                        except FAILURES as exc:
+                            return self._failure(tool, exc)
 
             if self.audit is None:
                 return await result()
@@ -147,18 +176,21 @@ class ShellService:
         self.plain_linux = plain_linux  # no WSL here: commands run on this Linux machine
         self.audit = audit
         self.runner = runner
-        self.guard = guard
+        self.approvals = Approvals(config.approvals, log)
+        self.guard: Guard = ApprovingGuard(guard, self.approvals)
         self.clock = clock
         self.log = log
         self.local_files = local_files
         self.sessions = SessionStore(clock, config.name)
+        self._off_said = False  # the first command's reply said the sandbox is off (auto)
+        self._settled: set[str] = set()  # background processes checked after they ended
         self.files: FileTools | None = None
         self.processes: ProcessTable | None = None
         if runner is not None:
             where = f"{runner.transport.kind}:{config.distro}:{runner.transport.user or ''}"
             self.files = FileTools(
                 runner,
-                guard,
+                self.guard,
                 local_files,
                 timeout_s=config.exec_timeout_ms / 1000,
                 known_bytes=config.max_read_bytes,
@@ -187,12 +219,17 @@ class ShellService:
         reclaimed = self.local_files.reclaim()
         self.files.reclaim(reclaimed)
         if self.transport_kind == "local":
-            gate = self.sandbox
+            gate = self.gate
             if gate is not None and self.runner is not None:
                 failure = await gate.probe(self.runner)
-                if failure is not None:
+                if failure is not None and gate.required:
                     self.log.warn(
                         "the sandbox cannot run; every tool that runs something refuses", reason=failure
+                    )
+                if gate.facts is not None and gate.facts.undone:  # (the probe did what killed servers left)
+                    self.log.warn(
+                        "undid what runs later after commands of servers that are gone",
+                        undone=list(gate.facts.undone),
                     )
             await self.files.remove_orphans()
         tokens = self.processes.reclaim(reclaimed)
@@ -212,6 +249,12 @@ class ShellService:
                 return
             if killed:
                 self.log.info("killed the processes of a server that was killed", killed=list(killed))
+            undone = await runner.check(*tokens)
+            if undone:
+                self.log.warn(
+                    "undid what runs later after the commands of a server that was killed",
+                    undone=list(undone),
+                )
         assert self.processes is not None
         self.processes.swept(tokens)
 
@@ -235,10 +278,26 @@ class ShellService:
     # -- shared -----------------------------------------------------------------------------------
 
     @property
-    def sandbox(self) -> SandboxGate | None:
-        """The sandbox every script runs in (WSL_SANDBOX=on), or None."""
+    def gate(self) -> SandboxGate | None:
+        """The sandbox's gate, unless WSL_SANDBOX=off."""
         gate = self.runner.gate if self.runner is not None else None
         return gate if isinstance(gate, SandboxGate) else None
+
+    @property
+    def sandbox(self) -> SandboxGate | None:
+        """The sandbox every script runs in, or None (off, or ``auto`` found it cannot run)."""
+        gate = self.gate
+        return gate if gate is not None and not gate.off else None
+
+    def _noted(self, tool: str, answer: Result, reports: list[str]) -> Result:
+        """``answer`` with what the sandbox undid after this call, and, on the first command's reply
+        of a session where ``auto`` found the sandbox cannot run, that line."""
+        notes = [UNDONE + line for line in reports]
+        gate = self.gate
+        if tool in ("wsl_exec", "wsl_start") and gate is not None and gate.off and not self._off_said:
+            self._off_said = True
+            notes.insert(0, f"[sandbox] {gate.off_line}")
+        return results.Noted(answer, tuple(notes)) if notes else answer
 
     def sandbox_view(self) -> SandboxView | None:
         gate = self.sandbox
@@ -259,27 +318,30 @@ class ShellService:
             yield
         except ToolFailure as exc:
             gate = self.sandbox
-            if (
-                gate is None
-                or not path.startswith("/")
-                or not is_hidden(gate.profile, gate.home, normalize(path))
-            ):
+            if gate is None or not path.startswith("/") or "[sandbox]" in str(exc):
                 raise
-            raise ToolFailure(f"{exc}\n{HIDDEN_NOTE}") from exc
+            if is_hidden(gate.profile, gate.home, normalize(path)):
+                raise ToolFailure(f"{exc}\n{HIDDEN_NOTE}") from exc
+            if private(gate.profile, gate.home, f"{normalize(path)}: No such file or directory"):
+                raise ToolFailure(f"{exc}\n{PRIVATE_NOTE}") from exc
+            raise
 
-    async def _inside_writable_root(self, path: str) -> None:
+    async def _inside_writable_root(self, path: str, action: str) -> None:
         """Under the sandbox a write outside its writable roots would fail (or, under the private
-        /tmp, vanish with the call): refuse it before anything runs."""
-        gate = self.sandbox
+        /tmp, vanish with the call): refused before anything runs, as the guard refuses."""
+        gate = self.gate
         if gate is None or self.runner is None or not path.startswith("/"):
             return
         await gate.check(self.runner)
+        if gate.off:
+            return
         roots = gate.profile.shown(gate.profile.writable, gate.home)
         if not any(under(normalize(path), root) for root in roots):
-            raise ToolFailure(
-                f"{path} is outside the sandbox's writable roots ({', '.join(roots) or 'none: read-only mode'}); "
-                "nothing was written"
+            reason = (
+                f"{path} is outside the sandbox's writable roots ({', '.join(roots) or 'none: read-only mode'}), "
+                "where nothing can be written; nothing was run"
             )
+            raise Refused(Decision.reject("sandbox", path, reason), action)
 
     @property
     def transport(self) -> ShellTransport | None:
@@ -319,11 +381,13 @@ class ShellService:
         note = self._sandbox_note(str(exc))
         return results.Failed(tool, str(exc) + (f"\n{note}" if note else ""))
 
-    def _check_command(self, command: str, cwd: str | None) -> None:
-        """The command with its working directory (``check_command`` screens the cwd too)."""
+    def _check_command(self, command: str, cwd: str | None, *, unsandboxed: bool = False) -> None:
+        """The command with its working directory (``check_command`` screens the cwd too), and with
+        ``unsandboxed`` its request to run outside the sandbox: one refusal, so one question."""
         decision = self.guard.check_command(command, cwd)
-        if not decision.allowed:
-            raise Refused(decision, command)
+        leaving = self.approvals.leaving(command, self.sandbox is not None) if unsandboxed else None
+        if not decision.allowed or leaving is not None:
+            raise Refused(joined(decision, leaving), command)
 
     def _check_cwd(self, cwd: str, action: str) -> None:
         decision = self.guard.check_cwd(cwd)
@@ -355,6 +419,7 @@ class ShellService:
         cwd: str | None = None,
         timeout_ms: int | None = None,
         progress: ProgressSender | None = None,
+        unsandboxed: bool = False,
     ) -> Result:
         runner, _ = self._require()
         sess = self._session(session)
@@ -363,8 +428,16 @@ class ShellService:
         effective = min(timeout_ms, limit) if timeout_ms else limit
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
-            self._check_command(command, run_cwd)
-            ran = await self._exec(runner, command, sess, run_cwd, effective, progress=progress)
+            self._check_command(command, run_cwd, unsandboxed=unsandboxed)
+            ran = await self._exec(
+                runner,
+                command,
+                sess,
+                run_cwd,
+                effective,
+                progress=progress,
+                unconfined=self._leaves(unsandboxed),
+            )
         return replace(ran, capped_from_ms=timeout_ms) if timeout_ms and timeout_ms > limit else ran
 
     async def _exec(
@@ -376,24 +449,33 @@ class ShellService:
         timeout_ms: int,
         *,
         progress: ProgressSender | None = None,
+        unconfined: bool = False,
     ) -> results.Ran:
         token = runner.tokens()
         marker = cwd_marker(token) if sess is not None else None
-        self.log.debug("running command", command=command, cwd=cwd, timeout_ms=timeout_ms)
+        self.log.debug(
+            "running command", command=command, cwd=cwd, timeout_ms=timeout_ms, unconfined=unconfined
+        )
+        out, err = kept_streams(self.config.max_output)
         call = ScriptCall(
-            build_script(command, cwd=cwd, marker=marker),
+            build_script(command, cwd=cwd, marker=marker, token=token),
             timeout_s=timeout_ms / 1000,
-            max_output=self.config.hard_output_cap,
+            max_output=self.config.output_cap_bytes,
+            stdout_sink=out,
+            stderr_sink=err,
             cwd=cwd,
+            confine="none" if unconfined else "own",
         )
         if progress is None:
             run = await runner.run(call, token=token)
         else:
-            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token)
-        outcome = shape(run, max_chars=self.config.max_output, marker=marker)
+            run = await Watched(progress, self.clock, timeout_ms).run(runner, call, token, out)
+        cap = self.config.output_cap_bytes
+        outcome = shape(run, out, err, max_chars=self.config.max_output, cap=cap, marker=marker)
         self.log.info(
             "command finished",
             exit_code=outcome.exit_code,
+            signal=outcome.status.signal,
             duration_ms=outcome.duration_ms,
             timed_out=outcome.timed_out,
             killed=len(outcome.killed),
@@ -410,19 +492,25 @@ class ShellService:
             sess.commands += 1
             note, shown_cwd = self._adopt(sess, outcome.reported_cwd)
         stopped = None
-        if outcome.exit_code != 0:
+        if outcome.exit_code != 0 and not unconfined:
             stopped = self._sandbox_note(outcome.stderr.text + "\n" + outcome.stdout.text)
         return results.Ran(
             outcome,
             timeout_ms=timeout_ms,
             max_chars=self.config.max_output,
-            hard_cap=self.config.hard_output_cap,
+            cap=self.config.output_cap_bytes,
             transport_kind=self.transport_kind,
             cwd=shown_cwd,
             cwd_note=note,
-            sandbox=self.sandbox_view(),
+            sandbox=None if unconfined else self.sandbox_view(),
             sandbox_note=stopped,
+            unsandboxed=unconfined,
         )
+
+    def _leaves(self, unsandboxed: bool) -> bool:
+        """Runs outside the sandbox: asked for, and a sandbox there to leave (a person approved it,
+        or ``_check_command`` would have refused)."""
+        return unsandboxed and self.sandbox is not None
 
     def _adopt(self, sess: Session, reported: str | None) -> tuple[str | None, str | None]:
         """Adopt the directory the command ended in, if the guard accepts it."""
@@ -457,6 +545,17 @@ class ShellService:
         assert self.processes is not None
         return self.processes
 
+    async def _check(self, table: ProcessTable, p: Process) -> None:
+        """Under the sandbox, ``p``'s after-command check now, whenever its output is read (while it
+        runs, and once after it ended); what it undid goes into the reply (``REPORTS``)."""
+        if self.sandbox is None or self.runner is None or p.token in self._settled:
+            return
+        table.observe(p)
+        ended = p.ended
+        await self.runner.check(p.token)
+        if ended:
+            self._settled.add(p.token)
+
     def _output(
         self,
         tool: str,
@@ -478,18 +577,20 @@ class ShellService:
         session: str | None = None,
         wait_ms: int | None = None,
         progress: ProgressSender | None = None,
+        unsandboxed: bool = False,
     ) -> Result:
         table = self._table()
         sess = self._session(session)
         requested = _requested_cwd(command, cwd)
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
-            self._check_command(command, run_cwd)
-            p = table.start(command, run_cwd)
+            self._check_command(command, run_cwd, unsandboxed=unsandboxed)
+            p = table.start(command, run_cwd, confine="none" if self._leaves(unsandboxed) else "own")
         self.log.info("process started", process=p.id)
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
         wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000
         await table.wait(p, wait_s, beyond=None, progress=progress)
+        await self._check(table, p)
         return self._output("wsl_start", table, p, None, None)
 
     @_answers("wsl_read_output")
@@ -509,6 +610,7 @@ class ShellService:
             table.observe(p)
             beyond = p.cursor if offset is None else offset if offset >= 0 else max(0, p.ring.end + offset)
             await table.wait(p, wait_ms / 1000, beyond=beyond, progress=progress)
+        await self._check(table, p)
         return self._output("wsl_read_output", table, p, offset, max_bytes)
 
     @_answers("wsl_send_input")
@@ -530,6 +632,7 @@ class ShellService:
         beyond = p.ring.end
         wait_s = (DEFAULT_SEND_WAIT_MS if wait_ms is None else wait_ms) / 1000
         await table.wait(p, wait_s, beyond=beyond, progress=None)
+        await self._check(table, p)
         return self._output(
             "wsl_send_input", table, p, None, None, sent=len(text.encode("utf-8")), closed_stdin=close_stdin
         )
@@ -540,6 +643,7 @@ class ShellService:
         p = table.get(process)
         acted_on({"process": p.id, "command": p.command})
         ending = await table.stop(p, signal)
+        await self._check(table, p)
         self.log.info("process stopped", process=p.id, signal=signal, killed=len(ending.killed))
         return results.Stopped(table.view(p), ending)
 
@@ -565,15 +669,18 @@ class ShellService:
             async with self._using(sess):
                 token = runner.tokens()
                 marker = cwd_marker(token)
+                out, err = kept_streams(self.config.max_output)
                 run = await runner.run(
                     ScriptCall(
-                        build_script("pwd", cwd=start, marker=marker),
+                        build_script("pwd", cwd=start, marker=marker, token=token),
                         timeout_s=self.config.exec_timeout_ms / 1000,
                         max_output=1 << 16,
+                        stdout_sink=out,
+                        stderr_sink=err,
                     ),
                     token=token,
                 )
-                outcome = shape(run, max_chars=self.config.max_output, marker=marker)
+                outcome = shape(run, out, err, max_chars=self.config.max_output, cap=1 << 16, marker=marker)
                 if outcome.exit_code != 0 or outcome.reported_cwd is None:
                     said = outcome.stderr.text.strip() or (
                         "timed out" if outcome.timed_out else f"exit code {outcome.exit_code}"
@@ -659,7 +766,7 @@ class ShellService:
             raise ToolFailure("an edit's oldText is empty; give the exact text to replace")
         if any("\x00" in e.new_text for e in edits):
             raise ToolFailure("an edit's newText holds a NUL byte; wsl_edit_file keeps text files text")
-        await self._inside_writable_root(path)
+        await self._inside_writable_root(path, f"edit {path}")
         if not dry_run and (edited := await self._edit_known(files, path, edits)) is not None:
             return edited
         with self._on_path(path):
@@ -707,14 +814,14 @@ class ShellService:
         self, path: str, content: str, append: bool = False, session: str | None = None
     ) -> Result:
         files = self._files(session)
-        await self._inside_writable_root(path)
+        await self._inside_writable_root(path, f"{'append to' if append else 'write'} {path}")
         target, n = await files.write(path, content.encode("utf-8"), append=append)
         return results.Wrote(path, target.resolved, n, append)
 
     @_answers("wsl_upload")
     async def upload(self, local_path: str, remote_path: str, session: str | None = None) -> Result:
         files = self._files(session)
-        await self._inside_writable_root(remote_path)
+        await self._inside_writable_root(remote_path, f"upload {local_path} to {remote_path}")
         return results.Transferred("upload", await files.upload(local_path, remote_path))
 
     @_answers("wsl_download")
@@ -726,7 +833,7 @@ class ShellService:
     @_answers("wsl_search")
     async def search(
         self,
-        pattern: str,
+        pattern: str | None,
         path: str | None = None,
         *,
         glob: str | None = None,
@@ -739,12 +846,13 @@ class ShellService:
     ) -> Result:
         runner, files = self._require()
         sess = self._session(session)
-        if "\n" in pattern or "\x00" in pattern:
+        if pattern is not None and ("\n" in pattern or "\x00" in pattern):
             raise ToolFailure("the pattern holds a line break or a NUL byte; matches are within one line")
-        if glob is not None and ("/" in glob or "{" in glob or "\x00" in glob):
-            raise ToolFailure(
-                f"glob matches file names ('*.py'), so it takes no '/' or braces: {quoted(glob)!r}"
-            )
+        if glob is not None:
+            try:
+                check_glob(glob)
+            except BadGlob as exc:
+                raise ToolFailure(f"the glob {quoted(glob)!r} cannot be read: {exc}") from None
         root = path or (sess.cwd if sess else None) or self.config.cwd or await self._home(runner)
         query = Query(pattern, literal, ignore_case, min(context_lines, MAX_CONTEXT), glob)
         files.check(root, "read", f"search {root}")
@@ -758,6 +866,17 @@ class ShellService:
             engine, out = engine_of(run.exchange.stdout)
         ex = run.exchange
         cut = "timed out" if ex.timed_out else "output bound" if ex.overflowed else None
+        if pattern is None:
+            listed = files_of(out)
+            return self._files_found(
+                listed,
+                root=root,
+                resolved=resolved,
+                query=query,
+                offset=offset,
+                max_results=max_results,
+                cut=cut,
+            )
         found = Matches(out, query.context, cut=cut is not None)
         if not found.total and cut is None and ex.exit_code not in (0, 1) and ex.stderr.strip():
             said = ex.stderr.decode("utf-8", "replace").strip()
@@ -773,6 +892,35 @@ class ShellService:
             end if found.total > end else None,
             found.total,
             cut,
+        )
+
+    def _files_found(
+        self,
+        found: list[str],
+        *,
+        root: str,
+        resolved: str,
+        query: Query,
+        offset: int,
+        max_results: int | None,
+        cut: str | None,
+    ) -> Result:
+        """A search by name: a page of the files found (those a file tool may read)."""
+        plain = Guard(self.guard.policy)
+        readable = [f for f in found if plain.check_path(f, "read").allowed]
+        page = readable[offset : offset + min(max_results or DEFAULT_RESULTS, MAX_RESULTS)]
+        end = offset + len(page)
+        self.log.debug("searched by name", files=len(readable), cut=cut)
+        return results.Searched(
+            root,
+            resolved,
+            (),
+            offset,
+            end if len(readable) > end else None,
+            len(readable),
+            cut,
+            files=tuple(page),
+            glob=query.glob,
         )
 
     async def _search(self, runner: Runner, root: str, query: Query) -> Run:
@@ -825,16 +973,20 @@ class ShellService:
         try:
             return state, await self.facts(runner)
         except ToolFailure:
-            if self.sandbox is None or self.sandbox.failure is None:
+            if self.gate is None or self.gate.failure is None:
                 raise
             return state, None
 
     def _sandbox_line(self) -> str | None:
-        gate = self.sandbox
+        gate = self.gate
         if gate is None:
             return None
-        if gate.failure is not None:
+        if gate.off:
+            return f"sandbox: {gate.off_line}"
+        if gate.failure is not None and gate.required:
             return f"sandbox: REQUIRED BUT NOT RUNNING, nothing runs: {gate.failure}"
+        if not gate.ready:
+            return "sandbox: auto (probed before the first command)"
         return summary(gate.profile, gate.home, gate.facts.version if gate.facts is not None else "")
 
     async def facts(self, runner: Runner) -> Facts:
@@ -860,7 +1012,7 @@ class ShellService:
 
     async def check(self) -> results.Checked:
         """``wslmcp shell --check``: the listing, ``id`` through the guarded path, then the facts."""
-        checked = results.Checked(self.config, self._endpoint(), self.transport_kind)
+        checked = results.Checked(self.config, self._endpoint(), self.transport_kind, self.plain_linux)
         if not self.config.configured:
             return checked
         runner, _ = self._require()
@@ -871,11 +1023,11 @@ class ShellService:
         checked = replace(checked, state=state)
         if not state.installed:
             return checked
-        gate = self.sandbox
+        gate = self.gate
         if gate is not None:
             failure = await gate.probe(runner)
             checked = replace(checked, sandbox=self._sandbox_line())
-            if failure is not None:
+            if failure is not None and (gate.required or not gate.off):
                 return checked
         try:
             self._check_command("id", self.config.cwd)

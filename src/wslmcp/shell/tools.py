@@ -19,7 +19,7 @@ Start with wsl_list_hosts: it shows the distro, its state and the guard policy t
 Short commands: wsl_exec (wsl_connect gives a session whose working directory persists). Long or interactive ones (builds, tests, servers): wsl_start, then wsl_read_output with waitMs, wsl_send_input, wsl_stop.
 Files: wsl_read_file (offset/limit for lines), wsl_edit_file for changes, wsl_write_file for new files, wsl_search to find text, wsl_list_dir; wsl_upload / wsl_download for binary or large files.
 There is no TTY and wsl_exec's stdin is closed: use non-interactive flags (apt-get -y, sudo -n).
-A refusal by the guard is a policy decision: do not retry it in another spelling. A non-zero exit code is normal output, not a tool error. Ask the operator before irreversible actions."""
+A guard refusal is final unless a person approves it when asked: do not retry it in another spelling. A non-zero exit code is normal output, not a tool error. Ask the operator before irreversible actions."""
 
 # Hints: (readOnly, destructive, idempotent, openWorld). openWorld: a command reaches whatever the
 # distro reaches; the file tools touch only the named files.
@@ -56,12 +56,17 @@ _FILE_SESSION = _text(
     "Optional session id from wsl_connect; only checked to exist. File tools do not use the "
     "session's directory: paths are absolute."
 )
+_UNSANDBOXED = {
+    "type": "boolean",
+    "description": "Outside the sandbox, if a person approves (asked each time): for sudo and what else the sandbox blocks.",
+}
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
 _BOOLEAN = {"type": "boolean"}
 _MAYBE_STRING = nullable("string")
 _STRINGS = {"type": "array", "items": _STRING}
-# WSL_SANDBOX=on: the sandbox the command ran in (sandboxNote: the "[sandbox]" line when it stopped it)
+# The sandbox the command ran in (sandboxNote: the "[sandbox]" line when it stopped it; sandboxNotes,
+# on any tool's reply: what the after-command check undid, and once a session that the sandbox is off)
 _SANDBOX = {
     "type": "object",
     "properties": {"mode": _STRING, "writable": _STRINGS, "hidden": _STRINGS, "network": _BOOLEAN},
@@ -95,6 +100,7 @@ _PROCESS = {
     "process": _STRING,
     "state": {"type": "string", "enum": ["running", "exited", "killed"]},
     "exitCode": nullable("integer"),
+    "signal": nullable("integer"),
     "runtimeMs": _INTEGER,
     "outputBytes": _INTEGER,
     "droppedBytes": _INTEGER,
@@ -204,12 +210,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "session": _SESSION,
                 "cwd": _text("Absolute directory to run in (with a session, the session moves there)."),
                 "timeoutMs": _positive("Lower timeout for this call (ms), at most WSL_EXEC_TIMEOUT_MS."),
+                "unsandboxed": _UNSANDBOXED,
             },
             ("command",),
         ),
         output_schema(
             {
                 "exitCode": nullable("integer"),
+                "signal": nullable("integer"),
                 "durationMs": _INTEGER,
                 "timedOut": _BOOLEAN,
                 "timeoutMs": _INTEGER,
@@ -220,6 +228,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "cwd": _MAYBE_STRING,
                 "sandbox": _SANDBOX,
                 "sandboxNote": _STRING,
+                "unsandboxed": _BOOLEAN,
+                "sandboxNotes": _STRINGS,
             },
             ("exitCode", "durationMs", "timedOut", "stdout", "stderr"),
         ),
@@ -239,6 +249,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "cwd": _text("Absolute directory to run in."),
                 "session": _SESSION,
                 "waitMs": {**_WAIT, "description": "Wait up to this long for output or exit (default 1000)."},
+                "unsandboxed": {**_UNSANDBOXED, "description": "As for wsl_exec."},
             },
             ("command",),
         ),
@@ -295,7 +306,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             {"process": _PROCESS_ID, "signal": {"type": "string", "enum": ["INT", "TERM", "KILL"]}},
             ("process",),
         ),
-        output_schema({**_PROCESS, "signal": _STRING, "killed": _STRINGS}, ("process", "state", "exitCode")),
+        output_schema(
+            {**_PROCESS, "sent": _STRINGS, "killed": _STRINGS, "survivors": _STRINGS},
+            ("process", "state", "exitCode"),
+        ),
         _ENDS,
     ),
     ToolSpec(
@@ -432,14 +446,19 @@ TOOLS: tuple[ToolSpec, ...] = (
         "wsl_search",
         "Search files in WSL",
         "Search file contents under a path (default: the session's directory) with ripgrep, or grep: "
-        "regex or literal, glob on file names, context lines, pages of maxResults (default 100) from "
-        "offset. Skips binary files, .git and protected credential paths. Use it instead of grep -r or "
-        "rg in wsl_exec.",
+        "regex or literal, a glob to pick files, context lines, pages of maxResults (default 100) from "
+        "offset. Without pattern it finds files by name or path (glob). Skips binary files, .git and "
+        "protected credential paths. Use it instead of grep -r, rg or find in wsl_exec.",
         _arguments(
             {
-                "pattern": _text("Regular expression (ripgrep syntax), or text with literal."),
+                "pattern": _text(
+                    "Regular expression (ripgrep syntax), or text with literal; omit to find files."
+                ),
                 "path": _text("Absolute file or directory to search."),
-                "glob": _text("File name pattern, such as *.py."),
+                "glob": _text(
+                    "Files to search or find: a name (*.py, *.{py,md}) at any depth, or a path below "
+                    "path (src/**/*.py); a leading ! excludes."
+                ),
                 "literal": {"type": "boolean", "description": "Match pattern as plain text."},
                 "ignoreCase": _BOOLEAN,
                 "contextLines": {"type": "integer", "minimum": 0, "maximum": 10},
@@ -447,11 +466,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "offset": {"type": "integer", "minimum": 0, "description": "Skip this many matches."},
                 "session": _SESSION,
             },
-            ("pattern",),
         ),
         output_schema(
             {
                 "matches": {"type": "array", "items": _MATCH},
+                "files": _STRINGS,
                 "truncated": _BOOLEAN,
                 "nextOffset": nullable("integer"),
                 "found": _INTEGER,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import SystemClock
+from wslmcp.boundaries.config_files import LocalConfigFiles
 from wslmcp.boundaries.tokens import RandomTokens
 from wslmcp.boundaries.windows_home import InteropWindowsHome
 from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
@@ -226,6 +227,7 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         windows_home=InteropWindowsHome(env),
         distro_homes=OnDemandDistroHomes(lambda: _distro_homes(wsl_exe)),
         mcp_sessions=OnDemandMcpSessions(_mcp_sessions),
+        config_files=LocalConfigFiles(),
     )
 
 

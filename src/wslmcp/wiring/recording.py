@@ -15,8 +15,9 @@ from fakes.windows_processes import RecordingWindowsProcesses
 from fakes.wsl_exe import RecordingWslExe
 from fakes.wslc import RecordingWslc
 from wslmcp.boundaries.bundle import Boundaries
-from wslmcp.boundaries.clock import AdvancingClock
-from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.boundaries.clock import AdvancingClock, Clock
+from wslmcp.boundaries.local_exchanges import LocalWslExe
+from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli
 from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.wiring import Wired
@@ -24,15 +25,27 @@ from wslmcp.wiring.real import real, real_host, wsl_exe_path
 from wslmcp.wiring.replay import recorded_transports
 
 
+def paced_clock(start_wall: float) -> AdvancingClock:
+    """The clock of a recording of live calls: virtual time from 0 at ``start_wall`` whose sleeps
+    also take real time (``fakes.clock.PacedClock``), as a replay of it will see time."""
+    return PacedClock(0.0, start_wall)
+
+
 def recording(
-    writer: ScenarioWriter, environ: Mapping[str, str] | None = None, *, keep_cmdlines: bool = False
+    writer: ScenarioWriter,
+    environ: Mapping[str, str] | None = None,
+    *,
+    keep_cmdlines: bool = False,
+    clock: Clock | None = None,
 ) -> Boundaries:
     """The real host with every boundary that ``wslmcp scenario record`` samples wrapped in its
-    recorder, so what passes lands in ``writer``'s scenario in the format the twins replay."""
+    recorder, so what passes lands in ``writer``'s scenario in the format the twins replay; on
+    ``clock`` when given (a recording of live calls: ``paced_clock``)."""
     b = real(environ)
     assert isinstance(b.wslc, WslcCli)
     return replace(
         b,
+        clock=clock or b.clock,
         procfs=RecordingProcSource(b.procfs, writer),
         wsl_exe=RecordingWslExe(b.wsl_exe, writer),
         pdh=None if b.pdh is None else RecordingPdhCounters(b.pdh, writer),
@@ -51,21 +64,31 @@ class Recording(Wired):
     clock: AdvancingClock
 
 
-def recording_shell(writer: ScenarioWriter, environ: Mapping[str, str], start_wall: float) -> Recording:
-    """What ``wslmcp scenario record --area shell`` runs on: the real wsl.exe (``WSLMCP_WSL_EXE``:
-    on Linux, the stand-in) with every exchange written by ``writer``; the run tokens and the clock
-    a replay of the recording will have (a counter; virtual time from 0 at ``start_wall``, moved on
-    by the calls' ``advance_s`` and by every sleep by what it asked for: a background process is
-    waited for in real time), so the replay asks exactly what was recorded. The server's
-    environment is ``environ``."""
+def recording_shell(
+    writer: ScenarioWriter,
+    environ: Mapping[str, str],
+    start_wall: float,
+    kind: str = "wsl.exe",
+    local_user: str | None = None,
+) -> Recording:
+    """What ``wslmcp scenario record --area shell`` runs on: the transport ``kind`` with every run
+    written by ``writer`` as a wsl.exe exchange (the real wsl.exe, ``WSLMCP_WSL_EXE`` on Linux a
+    stand-in; or this machine's bash as ``local_user``, ``boundaries.local_exchanges``); the run
+    tokens and the clock a replay of the recording will have (a counter; virtual time from 0 at
+    ``start_wall``, moved on by the calls' ``advance_s`` and by every sleep by what it asked for: a
+    background process is waited for in real time), so the replay asks exactly what was recorded.
+    The server's environment is ``environ``."""
     clock = PacedClock(0.0, start_wall)
-    wsl_exe = RecordingWslExe(WslExeCli(wsl_exe_path(environ), kill_on_overflow=True), writer)
+    host = replace(real_host(environ), shell_env=dict(environ))
+    inner: WslExe = (
+        LocalWslExe(host.home) if kind == "local" else WslExeCli(wsl_exe_path(environ), kill_on_overflow=True)
+    )
+    wsl_exe = RecordingWslExe(inner, writer)
     boundaries = replace(
         real(environ),
         clock=clock,
         wsl_exe=wsl_exe,
-        shell_transport=recorded_transports(wsl_exe),
+        shell_transport=recorded_transports(wsl_exe, kind, local_user),
         tokens=CountingTokens(),
     )
-    host = replace(real_host(environ), shell_env=dict(environ))
     return Recording(boundaries, host, clock)

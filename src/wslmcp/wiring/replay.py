@@ -28,11 +28,12 @@ from fakes.wsl_exe import FakeWslExe
 from fakes.wslc import FakeWslc
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.clock import AdvancingClock
+from wslmcp.boundaries.local_exchanges import LocalThroughWslExe
 from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
 from wslmcp.boundaries.shell_transport import Confinement, ShellTransport, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe
 from wslmcp.scenario.loader import Scenario
-from wslmcp.scenario.sections import read_section, shell_env
+from wslmcp.scenario.sections import read_section, session_calls, shell_env, shell_transport
 from wslmcp.wiring import Wired
 from wslmcp.wiring.real import append_only_file
 
@@ -49,12 +50,17 @@ def _scenario(scenario: Scenario | str | Path) -> Scenario:
     return scenario if isinstance(scenario, Scenario) else Scenario.load(scenario)
 
 
-def recorded_transports(wsl_exe: WslExe) -> TransportChooser:
-    """A replay always runs through the recorded wsl.exe exchanges, whatever the choice was."""
+def recorded_transports(
+    wsl_exe: WslExe, kind: str = "wsl.exe", local_user: str | None = None
+) -> TransportChooser:
+    """A replay (and a recording) runs through the recorded wsl.exe exchanges, whatever the choice
+    was, as the transport ``kind`` that was recorded (the local one as ``local_user`` ran it)."""
 
     def choose(
         choice: str, distro: str, user: str | None, confinement: Confinement | None = None
     ) -> ShellTransport:
+        if kind == "local":
+            return LocalThroughWslExe(wsl_exe, distro, user, local_user, confinement)
         return WslExeTransport(wsl_exe, distro, user, confinement)
 
     return choose
@@ -79,7 +85,7 @@ def replay_host(scenario: Scenario | str | Path, environ: Mapping[str, str] | No
         home=str(sc.section("home").get("path", "")),
         project=project,
         cwd=project,
-        shell_env={**({} if environ is None else environ), **shell_env(sc)},
+        shell_env={**({} if environ is None else environ), **shell_env(sc)},  # (SHELL_ENV_BEFORE)
         interactive=False,
         real_time=False,
         observe_args=section.args,
@@ -116,7 +122,7 @@ def replaying(scenario: Scenario | str | Path, environ: Mapping[str, str] | None
         client_files=FakeClientFiles(sc),
         local_files=FakeLocalFiles(sc),
         mcp_launcher=FakeMcpLauncher.from_scenario(sc),
-        shell_transport=recorded_transports(wsl_exe),
+        shell_transport=recorded_transports(wsl_exe, *shell_transport(sc)),
         tokens=tokens,
         host_facts=StatedHost(stated) if stated is not None else None,
         audit_log=append_only_file,  # a replay asked for an audit log writes it, as the real server does
@@ -144,4 +150,4 @@ def replay_target(scenario: Scenario | str | Path) -> ReplayTarget:
     """What ``wslmcp eval`` replays against. Raises ``ScenarioError`` for an invalid scenario."""
     sc = _scenario(scenario)
     section = read_section(sc)
-    return ReplayTarget(str(sc.root), sc.name, section.args, section.distro)
+    return ReplayTarget(str(sc.root), sc.name, section.args, section.distro, session_calls(sc))

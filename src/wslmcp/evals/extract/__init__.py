@@ -29,6 +29,10 @@ _CLIENTS: dict[str, tuple[str, Callable[[object, bool], Result], Callable[[objec
 }
 
 
+#: What each format is called when a trace is described.
+FORMATS = {"claude-code": "Claude Code", "codex": "Codex", "wslmcp-trace": "wslmcp-trace/1"}
+
+
 def detect(rows: Sequence[dict[str, Any]]) -> str:
     if rows and neutral.is_header(rows[0]):
         return "wslmcp-trace"
@@ -71,13 +75,14 @@ def trace_of(reading: Reading, fmt: str, path: str) -> Trace:
     n = 0
     for event in reading:
         if isinstance(event, events.Message):
-            trace.events.append(Message(event.role, event.text))
+            trace.events.append(Message(event.role, event.text, neutral.time_of(event.at)))
         elif isinstance(event, events.Call) and not event.sidechain:
             group = groups.setdefault(event.group, len(groups) + 1)
             n += 1
             call = Call(
                 n, event.id, event.server, event.tool or event.raw, arguments_of(event.arguments), group
             )
+            call.at = neutral.time_of(event.at)
             trace.events.append(call)
             if event.id is not None:
                 by_id[event.id] = call

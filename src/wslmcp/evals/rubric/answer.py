@@ -71,8 +71,9 @@ def _leaves(s: Session, suffix: str | None = None) -> list[float]:
     "answer.names_top_resource",
     applies="answer.names_top in the case",
     rule="fails when the answer does not contain the oracle's top name (list_resources pinned to the replayed "
-    "snapshot, the case's sort, desc, limit 1); without replay: item 0 of a recorded successful listing "
-    "with that sort desc, the same environment and no other filter; skip if neither exists",
+    "snapshot, the case's sort, desc, limit 1); without replay, or against a scenario recorded from this "
+    "very session: item 0 of a recorded successful listing with that sort desc, the same environment and "
+    "no other filter; skip if neither exists",
 )
 def names_top_resource(s: Session) -> Outcome:
     spec = s.case.names_top

@@ -3,7 +3,8 @@
 Each stream (recorded, replayed) is normalized separately over the whole trace: ``snapshot_id``
 values become ``<snapshot K>``, ``resource_id``/``parent_ids`` entries ``<resource K>`` (K in order of
 first appearance); in texts also snapshot-like and resource-like tokens, sessions (``Ubuntu#3``),
-durations (``183ms``) and ISO-8601 timestamps.
+durations (``183ms``) and ISO-8601 timestamps. A figure whose formula changed for the better reads
+as recorded where today's lies within what the change can move it (``scenario.figure_versions``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from wslmcp.evals.rubric.base import Checks, Outcome, fail, ok, skip
 from wslmcp.evals.session import Session
 from wslmcp.evals.trace import Result
+from wslmcp.scenario.figure_versions import as_recorded
 
 CHECKS = Checks()
 
@@ -68,6 +70,8 @@ def compare(pairs: Iterable[tuple[int, Result, Result]]) -> list[dict[str, Any]]
         # a client that kept only the text (Claude Code) is compared on the text
         structured = recorded.structured is not None and replayed.structured is not None
         a, b = rec.result(recorded, structured), rep.result(replayed, structured)
+        if structured:  # figures an earlier version measured otherwise, within what the change moved
+            b = as_recorded(a, b)
         if recorded.rejected_arguments and replayed.rejected_arguments:
             continue  # the same refusal, in either protocol's form
         if recorded.status != replayed.status:
@@ -120,8 +124,9 @@ def _short(value: Any) -> Any:
 @CHECKS.add(
     "replay.no_drift",
     applies="replayed traces (skip with --no-replay)",
-    rule="fails when a replayed call differs from its recording: status (rejected_now when the replay is a "
-    "JSON-RPC error), JSON-RPC code (error_changed), or the normalized result (value_changed)",
+    rule="fails when a replayed call differs from its recording (against a scenario recorded from this very "
+    "session: from what that recording answered): status (rejected_now when the replay is a JSON-RPC error), "
+    "JSON-RPC code (error_changed), or the normalized result (value_changed)",
 )
 def no_drift(s: Session) -> Outcome:
     if s.drift is None:

@@ -45,7 +45,9 @@ def valid_arguments(s: Session) -> Outcome:
 def _refusal(result: Result) -> str:
     if result.status == "jsonrpc_error":
         return f"JSON-RPC -32602 {(result.error or {}).get('message', '')}".rstrip()
-    return f"arguments refused: {result.text}"
+    error = (result.structured or {}).get("error")
+    message = error.get("message") if isinstance(error, dict) else None  # observe's JSON text
+    return f"arguments refused: {message if isinstance(message, str) else result.text}"
 
 
 @CHECKS.add(

@@ -11,12 +11,14 @@ import sys
 from collections.abc import Mapping
 
 from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.clients import client
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.configs.reading import note, read_json
 from wslmcp.profile.configs.specs import parse_table
 from wslmcp.profile.model import RESERVED_CLAUDE_NAMES, Cli, CliDiscovery
 
 CLI: Cli = "claude-code"
+CLIENT = client(CLI)
 #: Claude Code skips these at load time: listed, never launched, never given a recipe.
 RESERVED = RESERVED_CLAUDE_NAMES
 
@@ -34,9 +36,9 @@ def detected(files: ClientFiles, home: str, project: str) -> bool:
     return any(
         files.stat(p) is not None
         for p in (
-            os.path.join(home, ".claude.json"),
+            CLIENT.path("user", home),
             os.path.join(home, ".claude", "projects"),
-            os.path.join(project, ".mcp.json"),
+            CLIENT.path("project", project),
         )
     )
 
@@ -46,7 +48,7 @@ def discover_claude(files: ClientFiles, home: str, project: str) -> CliDiscovery
     files_read: list[str] = []
     merger = ServerMerger(warnings)
 
-    user_path = os.path.join(home, ".claude.json")
+    user_path = CLIENT.path("user", home)
     user = note(read_json(files, user_path), user_path, files_read, warnings)
     if user is not None:
         merger.take(parse_table(CLI, user.get("mcpServers"), "user", user_path, reserved=RESERVED))
@@ -61,7 +63,7 @@ def discover_claude(files: ClientFiles, home: str, project: str) -> CliDiscovery
                         )
                     )
 
-    project_path = os.path.join(project, ".mcp.json")
+    project_path = CLIENT.path("project", project)
     shared = note(read_json(files, project_path), project_path, files_read, warnings)
     if shared is not None:
         merger.take(parse_table(CLI, shared.get("mcpServers"), "project", project_path, reserved=RESERVED))

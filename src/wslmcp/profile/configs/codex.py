@@ -11,12 +11,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.clients import client
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.configs.reading import note, read_toml
 from wslmcp.profile.configs.specs import parse_table
 from wslmcp.profile.model import Cli, CliDiscovery
 
 CLI: Cli = "codex"
+CLIENT = client(CLI)
 
 CAVEAT_REDEFINED = (
     "a project-layer .codex/config.toml also defines this server; in a trusted project Codex may"
@@ -37,9 +39,9 @@ def detected(files: ClientFiles, home: str, project: str) -> bool:
     return any(
         files.stat(p) is not None
         for p in (
-            os.path.join(home, ".codex", "config.toml"),
+            CLIENT.path("user", home),
             os.path.join(home, ".codex", "sessions"),
-            os.path.join(project, ".codex", "config.toml"),
+            CLIENT.path("project", project),
         )
     )
 
@@ -47,8 +49,8 @@ def detected(files: ClientFiles, home: str, project: str) -> bool:
 def discover_codex(files: ClientFiles, home: str, project: str) -> CliDiscovery:
     warnings: list[str] = []
     files_read: list[str] = []
-    user_path = os.path.join(home, ".codex", "config.toml")
-    layer_path = os.path.join(project, ".codex", "config.toml")
+    user_path = CLIENT.path("user", home)
+    layer_path = CLIENT.path("project", project)
 
     layer_names: tuple[str, ...] | None = None
     layer_unreadable = False

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import os
-
 from wslmcp.boundaries.client_files import ClientFiles
+from wslmcp.clients import client
 from wslmcp.profile.configs.merge import ServerMerger
 from wslmcp.profile.configs.reading import note, read_json
 from wslmcp.profile.configs.specs import parse_table
 from wslmcp.profile.model import Cli, CliDiscovery, Scope
 
 CLI: Cli = "cursor"
+CLIENT = client(CLI)
 
 
 def detected(files: ClientFiles, home: str, project: str) -> bool:
-    return any(files.stat(os.path.join(base, ".cursor", "mcp.json")) is not None for base in (home, project))
+    return any(
+        files.stat(path) is not None for path in (CLIENT.path("user", home), CLIENT.path("project", project))
+    )
 
 
 def discover_cursor(files: ClientFiles, home: str, project: str) -> CliDiscovery:
@@ -22,8 +24,8 @@ def discover_cursor(files: ClientFiles, home: str, project: str) -> CliDiscovery
     files_read: list[str] = []
     merger = ServerMerger(warnings)
     layers: tuple[tuple[str, Scope], ...] = (
-        (os.path.join(home, ".cursor", "mcp.json"), "user"),
-        (os.path.join(project, ".cursor", "mcp.json"), "project"),
+        (CLIENT.path("user", home), "user"),
+        (CLIENT.path("project", project), "project"),
     )
     for path, scope in layers:
         root = note(read_json(files, path, unicode_is="read", empty_warns=True), path, files_read, warnings)

@@ -78,7 +78,7 @@ def _result(block: dict[str, Any], sidechain: bool) -> ClaudeResult:
 def _said(block: object, record: dict[str, Any]) -> Message | None:
     """An assistant ``text`` block of the conversation."""
     if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-        return None if _aside(record) else Message("assistant", block["text"])
+        return None if _aside(record) else Message("assistant", block["text"], record.get("timestamp"))
     return None
 
 
@@ -94,7 +94,7 @@ def _prompt(content: object, record: dict[str, Any]) -> Message | None:
         content = "\n".join(texts) if texts else None
     if not isinstance(content, str) or content.lstrip().startswith(_CLIENT_TEXT) or _aside(record):
         return None
-    return Message("user", content)
+    return Message("user", content, record.get("timestamp"))
 
 
 def parse(files: ClientFiles, path: str, home: str, configured: Sequence[str]) -> Transcript:
@@ -174,7 +174,7 @@ class ClaudeReading:
                         continue
                     for block in content:
                         if isinstance(block, dict) and block.get("type") == "tool_use":
-                            if (call := self._call(block, seen, message, index, sidechain)) is not None:
+                            if (call := self._call(block, seen, message, index, record)) is not None:
                                 yield call
                         elif messages and (said := _said(block, record)) is not None:
                             yield said
@@ -207,10 +207,15 @@ class ClaudeReading:
             self.source.setdefault("model", value)
 
     def _call(
-        self, block: dict[str, Any], seen: set[str], message: dict[str, Any], index: int, sidechain: bool
+        self,
+        block: dict[str, Any],
+        seen: set[str],
+        message: dict[str, Any],
+        index: int,
+        record: dict[str, Any],
     ) -> Call | Repeat | None:
-        """A ``tool_use`` block's call; a ``Repeat`` when an earlier call claimed its id (a nameless
-        call claims it too)."""
+        """A ``tool_use`` block's call (when it was sent: the record's timestamp); a ``Repeat`` when an
+        earlier call claimed its id (a nameless call claims it too)."""
         call_id = block.get("id")
         if not isinstance(call_id, str):
             call_id = None
@@ -224,9 +229,12 @@ class ClaudeReading:
         attributed, server, tool = self._known.get(name) or self._attribute(name)
         group = message.get("id")
         turn = group if isinstance(group, str) else f"record {index}"
-        return Call(
+        sidechain = record.get("isSidechain") is True
+        call = Call(
             name, attributed, server, tool, sidechain, None, None, call_id, block.get("input", {}), turn
         )
+        call.at = record.get("timestamp") if self._messages else None  # the eval's relative timing
+        return call
 
     def skip_reason(self, stats: LineStats) -> str | None:
         """Why the transcript is not read: a malformed or unknown version marker, none at all, or

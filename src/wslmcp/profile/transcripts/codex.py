@@ -113,6 +113,8 @@ class CodexReading:
                 event = self._call(payload, seen, turn)
                 if isinstance(event, Call):
                     group, open_group = turn, True
+                    if self._messages:  # the eval's timing
+                        event.at = record.get("timestamp")
                 if event is not None:
                     yield event
                 continue
@@ -124,6 +126,7 @@ class CodexReading:
             elif item == "message" and self._messages:
                 said = _message(payload)
                 if said is not None:
+                    said.at = record.get("timestamp")
                     yield said
 
     def _meta(self, payload: dict[str, Any]) -> None:

@@ -43,6 +43,7 @@ class Call:
     id: str | None = None
     arguments: object = None  # as recorded (Codex: a JSON string, as a rule)
     group: object = None  # equal for the calls of one model turn (parallel calls)
+    at: object = None  # the record's timestamp, as written (the eval's relative timing)
 
 
 @dataclass(slots=True)
@@ -79,6 +80,7 @@ class Result:
 class Message:
     role: str  # "user" | "assistant"
     text: str
+    at: object = None  # the record's timestamp, as written
 
 
 Event = Call | Repeat | Result | Message

@@ -6,7 +6,7 @@ directories and local paths are judged by the path rules alone (``rules/paths.py
 from __future__ import annotations
 
 import re
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from wslmcp.shell.guard.effects import Effect
 from wslmcp.shell.guard.expand import Env
@@ -24,7 +24,7 @@ from wslmcp.shell.guard.paths import (
 from wslmcp.shell.guard.policy import NOTHING_RUN, Access, Decision, Policy
 from wslmcp.shell.guard.rules import decide
 from wslmcp.shell.guard.rules.paths import allowed_paths_finding, mnt_write_finding, persistence_finding
-from wslmcp.shell.guard.values import UNKNOWN_SET, Arg, shown
+from wslmcp.shell.guard.values import LISTED, UNKNOWN_SET, Arg, shown
 
 CWD_METACHARACTERS = "`$;|&<>(){}!*?[]\\\"'\n\r\t"
 
@@ -69,7 +69,7 @@ def run_flow(policy: Policy, command: str, cwd: str | None, budget: Budget) -> t
     flow = Flow(policy, budget)
     env = Env(policy.home, policy.user, _start_cwd(policy, cwd))
     try:
-        flow.text(command.replace(UNKNOWN_SET, "\x02"), env, "", 0)
+        flow.text(command.replace(UNKNOWN_SET, "\x02").replace(LISTED, "\x02"), env, "", 0)
     except GuardLimit as exc:
         return flow, _limit_decision(exc, command)
     except RecursionError:
@@ -90,7 +90,10 @@ def check_command(policy: Policy, command: str, cwd: str | None, budget: Budget 
         if not verdict.allowed:
             return verdict
     flow, limit = run_flow(policy, command, cwd, budget if budget is not None else Budget())
-    return decide(policy, flow.batches) or limit or Decision.allow()
+    decision = decide(policy, flow.batches)
+    if decision is not None and limit is not None:  # the rest was never read: no one may approve it
+        return replace(decision, others=(*decision.others, limit))
+    return decision or limit or Decision.allow()
 
 
 def commands_seen(policy: Policy, command: str, cwd: str | None = None) -> tuple[Decision, list[str]]:
@@ -168,20 +171,23 @@ def check_path(policy: Policy, path: str, access: Access) -> Decision:
             value,
             f"{norm} is operator {label} and cannot be {verb} by the agent, even with Windows access open; {NOTHING_RUN}",
         )
+    found: list[Decision] = []
     if access == "write" and policy.readonly:
-        return Decision.reject(
-            "readonly.write", value, f"profile is read-only, file writes are not permitted; {NOTHING_RUN}"
+        found.append(
+            Decision.reject(
+                "readonly.write", value, f"profile is read-only, file writes are not permitted; {NOTHING_RUN}"
+            )
         )
     finding = (
         mnt_write_finding(policy, norm, None) or persistence_finding(policy, norm)
         if access == "write"
         else None
     )
-    finding = finding or allowed_paths_finding(policy, value, norm)
-    if finding is not None:
-        segment = norm if finding.rule == "allowed_paths" and norm.startswith("/") else value
-        return Decision.reject(finding.rule, segment, f"{finding.why}; {NOTHING_RUN}")
-    return Decision.allow()
+    for f in (finding, allowed_paths_finding(policy, value, norm)):
+        if f is not None:
+            segment = norm if f.rule == "allowed_paths" and norm.startswith("/") else value
+            found.append(Decision.reject(f.rule, segment, f"{f.why}; {NOTHING_RUN}"))
+    return replace(found[0], others=tuple(found[1:])) if found else Decision.allow()
 
 
 def check_local_path(policy: Policy, path: str, access: Access) -> Decision:

@@ -75,7 +75,7 @@ from wslmcp.shell.guard.syntax import (
     Word,
 )
 from wslmcp.shell.guard.tracked import Feed, deferred
-from wslmcp.shell.guard.values import UNKNOWN, Arg, basename, known, shown
+from wslmcp.shell.guard.values import UNKNOWN, Arg, basename, known, readable, shown
 
 _SUB = " (inside a command substitution)"
 _HOW_OF_OP = {">>": "append", "&>>": "append", "<>": "edit"}
@@ -181,6 +181,9 @@ class Flow(Evaluating):
             self.script(sub, scope.child(), context + _SUB, depth)
         if c.expr:
             self.arithmetic(c.expr, scope, context, depth)
+        redirected = self.expander.stdin_of(c.redirects, scope, feed.text)
+        if redirected is not None and redirected != feed.text:  # `while read f; do …; done < <(ls ~)`
+            feed = Feed(redirected, False)
         if c.kind == "test":
             self.test_words(c.words, scope, context, depth)
         if c.var:
@@ -546,7 +549,7 @@ class Flow(Evaluating):
     ) -> None:
         """Text run as a script: walked like the command itself, in the environment it will see."""
         text, label = payload.text, payload.label
-        if not known(text):
+        if not readable(text):
             self.emit(
                 seg,
                 [
@@ -697,11 +700,11 @@ class Flow(Evaluating):
             return
         for text in code.commands:
             self.payload(seg, Payload(f"{seg.name} program", text), env, [], context=context, depth=depth)
-        for target in code.writes:
+        for target in code.writes:  # the program writes the file itself: no redirection of the shell's
             written = Segment(
                 seg.raw,
-                Resolved(argv=[Arg(seg.name), Arg(target)]),
-                [(">", Arg(target))],
+                Resolved(argv=[Arg(seg.name), Arg(target)], writes=[Arg(target)]),
+                [],
                 seg.cwd,
                 seg.context,
             )

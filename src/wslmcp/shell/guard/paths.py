@@ -10,6 +10,8 @@ import fnmatch
 import functools
 import re
 
+from wslmcp.clients import home_places, project_configs, project_places
+
 
 def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -39,40 +41,25 @@ HARMLESS_DEVICES = re.compile(
     r"^/dev/(null|zero|stdout|stderr|tty|fd/\d+|full|random|urandom)$|^/proc/self/fd/\d+$"
 )
 
-# (label, component sequence) — matched case-insensitively as consecutive path components.
-OPERATOR_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("MCP client configuration", (".claude.json",)),
-    ("MCP client configuration", (".claude.json.backup",)),
-    ("MCP client configuration", (".claude",)),
-    ("MCP client configuration", ("claude_desktop_config.json",)),
-    ("MCP client configuration", ("appdata", "roaming", "claude")),
-    ("MCP client configuration", (".codex",)),
-    ("MCP client configuration", (".cursor", "mcp.json")),
-    ("MCP client configuration", (".vscode", "mcp.json")),
-    ("MCP client configuration", (".gemini", "settings.json")),
-    ("MCP server configuration", (".mcp.json",)),
-    ("SSH keys and configuration", (".ssh",)),
-    ("AWS credentials", (".aws",)),
-    ("Azure credentials", (".azure",)),
-    ("kubeconfig", (".kube",)),
-    ("docker credentials", (".docker", "config.json")),
-    ("git credentials", (".git-credentials",)),
-    ("npm credentials", (".npmrc",)),
-    ("PyPI credentials", (".pypirc",)),
-    ("netrc credentials", (".netrc",)),
-    ("GPG keyring", (".gnupg",)),
-    ("GitHub CLI configuration", (".config", "gh")),
-    ("GitHub CLI configuration", ("appdata", "roaming", "github cli")),
-    ("gcloud configuration", (".config", "gcloud")),
-    ("gcloud configuration", ("appdata", "roaming", "gcloud")),
+# (label, component sequence) — matched case-insensitively as consecutive path components: every
+# place of operator state the client table knows (``wslmcp.clients``), on both sides of WSL.
+OPERATOR_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    dict.fromkeys(
+        (place.label, tuple(place.path.lower().split("/"))) for place in (*home_places(), *project_places())
+    )
 )
 
 # -- Where things are: plain data shared by the guard and the OS sandbox (``wslmcp.shell.sandbox``) --
 # "~/" is the Linux user's home; other entries are absolute paths or, for RUNS_LATER_IN_PROJECT,
 # relative to a project directory; "*" stands for one path component. OPERATOR_PATHS above are also
-# what the sandbox hides: under the home and under every Windows user profile (WINDOWS_PROFILES).
+# what the sandbox hides: under the home those kept on the Linux side (HIDDEN_IN_HOME), and under
+# every Windows user profile (WINDOWS_PROFILES) those kept on the Windows side (HIDDEN_IN_PROFILES).
 
 WINDOWS_PROFILES = "/mnt/*/Users/*"
+HIDDEN_IN_HOME = tuple("~/" + place.path for place in home_places() if "linux" in place.sides)
+HIDDEN_IN_PROFILES = tuple(
+    WINDOWS_PROFILES + "/" + place.path for place in home_places() if "windows" in place.sides
+)
 
 # (label, path): files and directories whose content runs later, in a later shell, the user's or the
 # system's service manager, the desktop session, cron, git or the loader.
@@ -185,9 +172,7 @@ RUNS_LATER: tuple[tuple[str, str], ...] = (
 RUNS_LATER_IN_PROJECT: tuple[tuple[str, str], ...] = (
     ("git hooks", ".git/hooks"),
     ("git configuration", ".git/config"),
-    ("MCP server configuration", ".mcp.json"),
-    ("MCP client configuration", ".vscode/mcp.json"),
-    ("MCP client configuration", ".cursor/mcp.json"),
+    *((config.label, config.path) for config in project_configs()),
     ("agent settings and hooks", ".claude"),
 )
 

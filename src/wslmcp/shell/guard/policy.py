@@ -15,6 +15,16 @@ Access = Literal["read", "write"]
 NOTHING_RUN = "nothing was run"
 """How every refusal's reason ends."""
 
+NEVER_ASKED = ("catastrophe.", "deny_pattern", "operator_path", "parse.", "path.", "cwd.")
+"""Refusals no person is asked to overrule (rule ids, or their prefixes): the catastrophes, the
+operator's deny patterns, hidden paths (credentials, MCP client configuration), and requests the
+guard cannot read. Every other refusal is a question when a person can be asked (docs/guard.md)."""
+
+
+def askable(rule: str | None) -> bool:
+    """May a person approve what ``rule`` refused?"""
+    return rule is not None and not rule.startswith(NEVER_ASKED)
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -36,25 +46,39 @@ class Policy:
 
 @dataclass(frozen=True)
 class Decision:
-    """The guard's answer. On ``reject``: which rule fired, the offending segment, and why."""
+    """The guard's answer. On ``reject``: which rule fired, the offending segment, and why; the
+    program that would do it (``program``, None for a path a file tool names); and every other
+    refusal of the same request (``others``: other rules, later commands), so that a person asked to
+    approve it approves all of it, and nothing never asked hides behind what was."""
 
     verdict: Literal["allow", "reject"]
     rule: str | None = None
     segment: str | None = None
     reason: str | None = None
-    details: tuple[str, ...] = field(default=())
+    program: str | None = None
+    others: tuple[Decision, ...] = field(default=())
 
     @property
     def allowed(self) -> bool:
         return self.verdict == "allow"
+
+    @property
+    def refusals(self) -> tuple[Decision, ...]:
+        """This refusal and every other one of the same request (none when allowed)."""
+        return () if self.allowed else (self, *self.others)
+
+    @property
+    def askable(self) -> bool:
+        """A person may approve every refusal of the request (``NEVER_ASKED``)."""
+        return bool(self.refusals) and all(askable(r.rule) for r in self.refusals)
 
     @staticmethod
     def allow() -> Decision:
         return _ALLOW
 
     @staticmethod
-    def reject(rule: str, segment: str | None, reason: str) -> Decision:
-        return Decision("reject", rule, segment, reason)
+    def reject(rule: str, segment: str | None, reason: str, program: str | None = None) -> Decision:
+        return Decision("reject", rule, segment, reason, program)
 
     def as_json(self) -> dict[str, str | None]:
         return {"verdict": self.verdict, "rule": self.rule, "segment": self.segment, "reason": self.reason}

@@ -17,23 +17,36 @@ from collections.abc import Mapping
 from wslmcp.shell.guard.registry.options import parse, parse_as
 from wslmcp.shell.guard.values import UNKNOWN, Arg
 
+# Configuration whose value git runs (or reads code or configuration from) later, as globs over the
+# lowercased key (``*``: a subsection, dots included), from git's own list (``git help --config``).
+# Shared with the sandbox, which undoes such a setting a command added (``shell.sandbox_launcher``).
+COMMAND_SETTINGS: tuple[str, ...] = (
+    *(f"core.{k}" for k in ["pager", "editor", "sshcommand", "fsmonitor", "askpass", "hookspath", "gitproxy", "alternaterefscommand"]),
+    "sequence.editor", "diff.external", "interactive.difffilter", "pager.*",
+    "gpg.program", "gpg.*.program", "gpg.ssh.defaultkeycommand", "credential.helper", "credential.*.helper",
+    "diff.*.command", "diff.*.textconv", "merge.*.driver", "filter.*.clean", "filter.*.smudge", "filter.*.process",
+    *(f"{tool}.*.{k}" for tool in ("difftool", "mergetool", "browser", "man") for k in ("cmd", "path")),
+    "man.viewer", "help.browser", "web.browser", "instaweb.httpd", "guitool.*.cmd",
+    "tar.*.command", "trailer.*.command", "trailer.*.cmd", "hook.*.command",
+    "uploadpack.packobjectshook", "remote.*.uploadpack", "remote.*.receivepack", "remote.*.proxy", "remote.*.vcs",
+    "protocol.allow", "protocol.ext.allow",
+    "sendemail.smtpserver", "sendemail.sendmailcmd", "sendemail.tocmd", "sendemail.cccmd", "sendemail.headercmd",
+    "init.templatedir", "include.path", "includeif.*.path",
+)  # fmt: skip
+# Settings that run their value only when it is shell text (``!cmd``).
+COMMAND_WHEN_BANG: tuple[str, ...] = ("alias.*", "submodule.*.update")
+
 COMMAND_KEYS = re.compile(
-    r"(core\.(pager|editor|sshcommand|fsmonitor|askpass|hookspath|gitproxy|alternaterefscommand)|"
-    r"sequence\.editor|diff\.external|interactive\.difffilter|gpg\.program|gpg\.\w+\.program|"
-    r"credential\.helper|credential\..+\.helper|pager\.\w+|"
-    r"(diff|merge|filter|difftool|mergetool|browser|man)\.[^=]+\.(command|textconv|clean|smudge|process|driver|cmd|path)|"
-    r"uploadpack\.packobjectshook|remote\.[^=]+\.(uploadpack|receivepack|proxy)|protocol\.ext\.allow|"
-    r"sendemail\.sendmailcmd|web\.browser|instaweb\.httpd|init\.templatedir|"
-    r"include\.path|includeif\..+\.path)",
-    re.IGNORECASE,
+    "|".join(re.escape(g).replace(r"\*", ".+") for g in COMMAND_SETTINGS), re.IGNORECASE
 )
 """Configuration whose value git runs (or reads code from) later; an alias counts when it is shell
 text (``!cmd``)."""
+_BANG_KEYS = re.compile("|".join(re.escape(g).replace(r"\*", ".+") for g in COMMAND_WHEN_BANG), re.IGNORECASE)
 
 
 def runs_setting(key: str, value: str) -> bool:
     """Does git run (or read code from) this configuration entry's value?"""
-    return bool(COMMAND_KEYS.fullmatch(key)) or (key.lower().startswith("alias.") and value.startswith("!"))
+    return bool(COMMAND_KEYS.fullmatch(key)) or (bool(_BANG_KEYS.fullmatch(key)) and value.startswith("!"))
 
 
 _SUBCOMMAND_VALUES = "mFcCbBeoSuxO"

@@ -1,8 +1,9 @@
 """What a program prints, for the few programs a careful reader can evaluate without running them.
 
 ``echo``, ``printf`` (``%s %b %%``), ``pwd``, ``cat`` of its standard input, ``command -v``/``which``/
-``type -P`` (the name itself), ``tr`` of plain sets, ``wslpath`` of a Windows path and ``base64 -d``.
-Anything else prints what only a run can tell: ``None``.
+``type -P`` (the name itself), ``tr`` of plain sets, ``wslpath`` of a Windows path and ``base64 -d``;
+and for a listing (``ls``, ``find``, ``fd``, and filters of one: ``listings``) a word standing for the
+names it prints. Anything else prints what only a run can tell: ``None``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from wslmcp.shell.guard.reader import decode_ansi_c
+from wslmcp.shell.guard.registry.listings import LISTERS, filtered
 from wslmcp.shell.guard.values import basename
 
 _Printer = Callable[[list[str], str | None, str | None], str | None]
@@ -20,8 +22,8 @@ _Printer = Callable[[list[str], str | None, str | None], str | None]
 
 def static_output(name: str, args: list[str], stdin: str | None, cwd: str | None) -> str | None:
     """What ``name ARGS`` prints given ``stdin`` (None: unknown) in ``cwd``, when knowable."""
-    printer = _PRINTERS.get(name)
-    return printer(args, stdin, cwd) if printer is not None else None
+    printer = _PRINTERS.get(name) or LISTERS.get(name)
+    return printer(args, stdin, cwd) if printer is not None else filtered(name, stdin)
 
 
 def passes_file_through(name: str, args: list[str]) -> str | None:

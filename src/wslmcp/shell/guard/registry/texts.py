@@ -26,10 +26,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.effects import Payload, Unknown
+from wslmcp.shell.guard.paths import normalize
 from wslmcp.shell.guard.registry.git import config_text_commands, git_runs, included_files
+from wslmcp.shell.guard.registry.listings import find_narrows, find_roots
 from wslmcp.shell.guard.registry.options import parse, parse_as
 from wslmcp.shell.guard.registry.tables import FIND_RUNNERS, is_a
-from wslmcp.shell.guard.values import UNKNOWN, Arg
+from wslmcp.shell.guard.values import UNKNOWN, Arg, listed_name
 
 UNKNOWN_COMMAND = UNKNOWN
 """A payload text standing for "runs a command only known at run time"."""
@@ -481,10 +483,23 @@ def _find_runs(args: list[Arg]) -> tuple[list[tuple[str, list[Arg]]], list[Unkno
                     )
                 )
             elif argv:
-                nested.append((f"find {texts[k]}", argv))
+                nested.extend((f"find {texts[k]}", found) for found in _each_found(args, k, argv))
             k = end
         k += 1
     return nested, unknown
+
+
+def _each_found(args: list[Arg], action: int, argv: list[Arg]) -> list[list[Arg]]:
+    """``argv`` of ``find ROOTS EXPR -exec ARGV``, its ``{}`` standing for the names found under each
+    root (every name, unless the expression before the action narrows them: ``listings``)."""
+    if not any("{}" in a.text for a in argv):
+        return [argv]
+    roots, start = find_roots(args)
+    every = not find_narrows([a.text for a in args[start:action]])
+    return [
+        [Arg(a.text.replace("{}", listed_name(normalize(root.text), every)), a.glob) for a in argv]
+        for root in roots or [Arg(".")]
+    ]
 
 
 @dataclass

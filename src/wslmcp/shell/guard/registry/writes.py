@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wslmcp.shell.guard.effects import Change, Effect, How, Write
+from wslmcp.shell.guard.registry.listings import find_narrows, find_roots
 from wslmcp.shell.guard.registry.options import Parsed, parse, parse_as
 from wslmcp.shell.guard.registry.tables import (
     FIND_RUNNERS,
@@ -260,19 +261,10 @@ def _wget(name: str, args: list[Arg]) -> Effects:
     return Effects(writes=writes, extra=[Write(Arg(prefix[-1]) if prefix else CWD, "extract")])
 
 
-FIND_GLOBAL_OPTIONS = words(
-    "-depth -d -mount -xdev -P -L -H -maxdepth -mindepth -ignore_readdir_race -noleaf"
-)
-
-
 def _find(name: str, args: list[Arg]) -> Effects:
     """find writes what ``-fprint`` names; ``-delete`` (or ``-exec rm``) deletes what it finds under
-    its roots: everything, when no test comes before the action."""
-    roots: list[Arg] = []
-    k = 0
-    while k < len(args) and not args[k].text.startswith(("-", "(", "!")):
-        roots.append(args[k])
-        k += 1
+    its roots: everything, unless the expression before the action narrows it (``listings``)."""
+    roots, k = find_roots(args)
     texts = [a.text for a in args]
     writes = [
         args[j + 1] for j, t in enumerate(texts[:-1]) if t in ("-fprint", "-fprint0", "-fprintf", "-fls")
@@ -285,7 +277,7 @@ def _find(name: str, args: list[Arg]) -> Effects:
     ]
     if not actions:
         return Effects(writes=writes)
-    selective = any(t.startswith("-") and t not in FIND_GLOBAL_OPTIONS for t in texts[k : actions[0]])
+    selective = find_narrows(texts[k : actions[0]])
     deletes: list[Effect] = [
         Write(root, "delete", recursive=True, partial=selective) for root in roots or [CWD]
     ]

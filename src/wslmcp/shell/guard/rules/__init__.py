@@ -2,7 +2,8 @@
 
 Each rule reads effects of some types (``base.Rule``) and never a program's name. The decision is
 the first finding in the order bash would get there: batch by batch (``effects.Batch``), and
-within one batch in the order of ``RULES``: deny patterns, catastrophes (always on), sudo, Windows
+within one batch in the order of ``RULES``: deny patterns, catastrophes (always on), deletion across
+a whole home or writable root (``reach``), sudo, Windows
 interop, operator paths (always on), writes under ``/mnt``, read-only, the allow-list, and what
 cannot be named. Every refusal names its rule with a stable dotted identifier (docs/guard.md).
 """
@@ -10,15 +11,17 @@ cannot be named. Every refusal names its rule with a stable dotted identifier (d
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 from wslmcp.shell.guard.effects import Batch, Segment
 from wslmcp.shell.guard.policy import NOTHING_RUN, Decision, Policy
 from wslmcp.shell.guard.rules.access import DENY, POLICY_RULES
 from wslmcp.shell.guard.rules.base import Finding, Rule
 from wslmcp.shell.guard.rules.catastrophes import CATASTROPHES
+from wslmcp.shell.guard.rules.reach import MASS_DELETE
 from wslmcp.shell.guard.values import shown
 
-RULES: tuple[Rule, ...] = (DENY, *CATASTROPHES, *POLICY_RULES)
+RULES: tuple[Rule, ...] = (DENY, *CATASTROPHES, MASS_DELETE, *POLICY_RULES)
 
 
 @functools.lru_cache(maxsize=64)
@@ -55,10 +58,33 @@ def first_finding(policy: Policy, batches: list[Batch]) -> tuple[Segment, Findin
     return None
 
 
+def every_finding(policy: Policy, batches: list[Batch]) -> list[tuple[Segment, Finding]]:
+    """Every finding of every rule, batch by batch, each rule once per command (for a refusal: what
+    a person asked to approve it must see, and what must never be approved unseen)."""
+    by_kind = _rules_by_kind(policy)
+    found: dict[tuple[int, str], tuple[Segment, Finding]] = {}
+    for n, batch in enumerate(batches):
+        for effect in batch.effects:
+            for _, rule in by_kind.get(type(effect), ()):
+                finding = rule.check(policy, batch.seg, effect)
+                if finding is not None:
+                    found.setdefault((n, finding.rule), (batch.seg, finding))
+    return list(found.values())
+
+
+def _decision(seg: Segment, finding: Finding) -> Decision:
+    return Decision.reject(
+        finding.rule, shown(seg.raw), f"{finding.why}{seg.context}; {NOTHING_RUN}", seg.name or None
+    )
+
+
 def decide(policy: Policy, batches: list[Batch]) -> Decision | None:
-    """The refusal the effects call for, or None when every rule passes."""
+    """The refusal the effects call for (the first finding, with every other one as ``others``),
+    or None when every rule passes."""
     found = first_finding(policy, batches)
     if found is None:
         return None
-    seg, finding = found
-    return Decision.reject(finding.rule, shown(seg.raw), f"{finding.why}{seg.context}; {NOTHING_RUN}")
+    first = _decision(*found)
+    others = [_decision(seg, f) for seg, f in every_finding(policy, batches)]
+    others = [d for d in others if (d.rule, d.segment) != (first.rule, first.segment)]
+    return replace(first, others=tuple(dict.fromkeys(others)))

@@ -26,11 +26,9 @@ from wslmcp.shell.guard.paths import (
 )
 from wslmcp.shell.guard.policy import Policy
 from wslmcp.shell.guard.rules.base import DANGEROUS, Finding, Rule
+from wslmcp.shell.guard.rules.reach import FIND_PROTECTED, reach
 from wslmcp.shell.guard.values import Arg
 
-FIND_PROTECTED = frozenset(
-    {"bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "usr"}
-)
 _OVERWRITES = frozenset({"overwrite", "raw", "link", "extract", "create"})
 _REMOVES = frozenset({"delete", "move"})
 _CHANGE_RULES = {
@@ -79,23 +77,26 @@ def _removes_critical_file(policy: Policy, seg: Segment, effect: Effect) -> Find
 
 
 def _removes_system_tree(policy: Policy, seg: Segment, effect: Effect) -> Finding | None:
-    if not isinstance(effect, Write) or effect.how not in _REMOVES:
+    """The root, a system tree or a home destroyed (``rules.reach``: whatever program does it, also
+    through a glob or a listing); names chosen from across ``/`` or a tree the system runs from."""
+    found = reach(policy, seg, effect)
+    if found is None or not isinstance(effect, Write):
         return None
-    path = _path(seg, effect.path, policy)
-    verb = "moves away" if effect.how == "move" else "deletes"
-    if effect.partial:
+    path, verb = found.path, found.verb
+    what = f"{seg.name} {verb}" if seg.name else verb
+    if not found.every:
         if path in ("/", "/*") or path.strip("/") in FIND_PROTECTED:
-            return _dangerous("catastrophe.rm_root", f"{seg.name} deletes files found from {path}")
+            chosen = "listed" if found.listed else "found"
+            return _dangerous("catastrophe.rm_root", f"{what} files {chosen} from {path}")
         return None
     kind = critical_kind(path, policy.home)
     if kind:
-        return _dangerous(
-            "catastrophe.rm_root", f"{seg.name} {verb} {kind} ({path}){_empty_note(effect.path)}"
-        )
+        each, note = ("every name listed from ", "") if found.listed else ("", _empty_note(effect.path))
+        return _dangerous("catastrophe.rm_root", f"{what} {each}{kind} ({path}){note}")
     if seg.cwd is None and re.fullmatch(r"(\.\./)+\.\./?|(\.\./){2,}", path):
         return _dangerous(
             "catastrophe.rm_root",
-            f"{seg.name} {verb} {path}, a parent of the working directory that may be / (the working directory is unknown)",
+            f"{what} {path}, a parent of the working directory that may be / (the working directory is unknown)",
         )
     return None
 
