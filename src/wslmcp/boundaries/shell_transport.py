@@ -92,7 +92,11 @@ class ShellTransport(Protocol):
     kind: str
     user: str | None  # the Linux user scripts run as, when known (None: the distro's default user)
     confinement: Confinement | None
-    files: DistroFiles | None  # the distro's files in process, where a script would reach the same
+
+    @property
+    def files(self) -> DistroFiles | None:
+        """The distro's files in process, where a script would reach the same (else None)."""
+        ...
 
     async def run(self, call: ScriptCall) -> Exchange: ...
 
@@ -217,8 +221,13 @@ class LocalTransport:
         self.user: str | None = me
         self.confinement = confinement
         self.home = os.path.expanduser("~")
-        # scripts run here as this user, unconfined: the file tools may read and write in process
-        self.files: DistroFiles | None = HereFiles() if confinement is None and in_process_files else None
+        self._here = HereFiles() if in_process_files else None
+
+    @property
+    def files(self) -> DistroFiles | None:
+        """Scripts run here as this user: while unconfined (no sandbox, or ``auto`` found it cannot
+        run and dropped it), the file tools may read and write in process."""
+        return self._here if self.confinement is None else None
 
     async def run(self, call: ScriptCall) -> Exchange:
         with _starting("bash"):

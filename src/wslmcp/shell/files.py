@@ -18,7 +18,7 @@ These scripts are fixed and need no profile, so they run in a plain ``bash -c`` 
 a login shell's profile costs more than the work for small files.
 
 Where a script would run on this machine as this user, unconfined (the local transport with the
-sandbox off), the probe, reads and edit and write commits are made in process instead
+sandbox off, or dropped by ``auto``), the probe, reads and edit and write commits are made in process instead
 (``boundaries.distro_files``: the same results, in a thread under the same deadline), in the same
 order and through the same guard checks; a path only a script answers the same for (``/proc``,
 ``/sys``, ``/dev``) still goes to the script.
@@ -307,7 +307,12 @@ class FileTools:
         self._live: set[str] = set()  # temp files of calls in flight
         self.known_bytes = known_bytes
         self._known: OrderedDict[str, tuple[Target, bytes]] = OrderedDict()  # newest last
-        self.direct: DistroFiles | None = runner.transport.files  # in process, where that is the same
+
+    @property
+    def direct(self) -> DistroFiles | None:
+        """The distro's files in process, while the transport reaches them as a script would (the
+        local transport unconfined: no sandbox, or ``auto`` found it cannot run)."""
+        return self.runner.transport.files
 
     def _track(self, temp: str) -> None:
         self._live.add(temp)
