@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint fmt bench fuzz clean
+.PHONY: setup run test lint fmt bench bench-peers fuzz clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,11 @@ fmt: setup
 
 bench: setup
 	$(BIN)/python -m tests.bench
+
+# The peer `make bench` compares the shell's first answer and file tools with (tests/bench/bench_peers.py):
+# the MCP filesystem server, installed with npm under .bench/ (not part of the project).
+bench-peers:
+	mkdir -p .bench && npm install --no-audit --no-fund --prefix .bench @modelcontextprotocol/server-filesystem@2026.8.31
 
 # Every property-based test with fresh random examples, many more of them than `make test` draws
 # (tests/conftest.py: Hypothesis profiles "ci", derandomized, and "fuzz").

@@ -123,6 +123,9 @@ class ServerSpec:
     json_text: bool = False
     """Every answer's text is the JSON of its ``structuredContent`` (observe's), errors included;
     otherwise an error's text is its message (shell's)."""
+    may_ask: bool = False
+    """Whether a call may ask the client a question (``elicitation/create``) while it runs: the
+    front door then leaves the calls of a client that can be asked to the SDK."""
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)

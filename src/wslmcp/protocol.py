@@ -40,6 +40,9 @@ def argument_errors_are_results(version: str) -> bool:
 
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INTERNAL_ERROR = -32603
+CONNECTION_CLOSED = -32000
+"""The SDK's answer to a request still running when the session's input ends."""
 QUOTE_CHARS = 200
 
 

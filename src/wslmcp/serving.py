@@ -2,8 +2,9 @@
 and the session loop ``wslmcp.stdio`` runs it in. The only area code that imports the SDK.
 
 ``build_server(spec, dispatch)``
-    ``tools/list`` lists ``spec.tools`` (no cursors). ``tools/call`` of a tool the catalogue does
-    not hold is JSON-RPC -32602 in every revision. Arguments are checked against the tool's input
+    ``tools/list`` lists ``spec.tools`` (no cursors). ``tools/call`` is answered by
+    ``front_door.answer_call``, as the front door answers it: a tool the catalogue does not hold is
+    JSON-RPC -32602 in every revision. Arguments are checked against the tool's input
     schema (``wslmcp.arguments``) before the dispatch runs; a failure, or an ``InvalidArguments``
     the dispatch raises before doing anything, is answered as the negotiated revision says
     (``protocol.argument_errors_are_results``): from 2025-11-25 on a tool result with
@@ -47,21 +48,9 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from wslmcp import __version__, protocol
-from wslmcp.arguments import InvalidArguments, check_schema
-from wslmcp.boundaries import replay_miss
-from wslmcp.catalogue import (
-    INVALID_ARGUMENTS,
-    AnswerLater,
-    Ask,
-    Dispatch,
-    Progress,
-    Question,
-    Reply,
-    ServerSpec,
-    invalid_arguments_message,
-)
 from wslmcp.catalogue import Answer as Said
-from wslmcp.front_door import OPENING_ID
+from wslmcp.catalogue import AnswerLater, Ask, Dispatch, Progress, Question, Reply, ServerSpec
+from wslmcp.front_door import OPENING_ID, Fault, answer_call, argument_error
 from wslmcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_line, quote
 
 _MODERN_KEY = types.PROTOCOL_VERSION_META_KEY
@@ -78,10 +67,10 @@ def to_result(answer: Reply) -> types.CallToolResult:
 def invalid_arguments(spec: ServerSpec, tool: str, detail: str, version: str) -> types.CallToolResult:
     """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25);
     as a result, its text is in the server's form (``ServerSpec.json_text``)."""
-    message = invalid_arguments_message(tool, detail)
-    if not protocol.argument_errors_are_results(version):
-        raise MCPError(INVALID_PARAMS, message)
-    return to_result(spec.error(INVALID_ARGUMENTS, message))
+    answer = argument_error(spec, tool, detail, version)
+    if isinstance(answer, Fault):
+        raise MCPError(answer.code, answer.message)
+    return to_result(answer)
 
 
 def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:
@@ -181,29 +170,21 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        tool = spec.tool(params.name)
-        if tool is None:
-            names = ", ".join(t.name for t in spec.tools)
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {quote(params.name, 80)}; this server has {names}")
-        arguments = params.arguments or {}
-        with replay_miss.watch() as missed:
-            try:
-                check_schema(tool.name, tool.input_schema, arguments)
-                answer = await dispatch(tool.name, arguments, _progress(ctx), asker(ctx, params))
-            except InvalidArguments as exc:
-                return invalid_arguments(spec, tool.name, str(exc), ctx.protocol_version)
-            except AnswerLater as later:  # 2026-07-28: the client asks the person, then calls again
-                return input_required(later.question)
-            except Exception as exc:
-                miss = replay_miss.find(exc) or (missed[0] if missed else None)
-                if miss is not None:  # --replay: the scenario lacks what this call needs
-                    raise MCPError(types.INTERNAL_ERROR, replay_miss.message(miss)) from None
-                say(f"{tool.name} failed: {type(exc).__name__}: {exc}")
-                return to_result(
-                    spec.error("internal_error", f"{tool.name} failed: {type(exc).__name__}: {exc}")
-                )
-        if missed:  # the call met a miss and carried on: its answer is not what was recorded
-            raise MCPError(types.INTERNAL_ERROR, replay_miss.message(missed[0]))
+        call = (params.name, params.arguments or {})
+        try:
+            answer = await answer_call(
+                spec,
+                dispatch,
+                call,
+                _progress(ctx),
+                asker(ctx, params),
+                version=ctx.protocol_version,
+                note=say,
+            )
+        except AnswerLater as later:  # 2026-07-28: the client asks the person, then calls again
+            return input_required(later.question)
+        if isinstance(answer, Fault):
+            raise MCPError(answer.code, answer.message)
         return to_result(answer)
 
     server = Server(

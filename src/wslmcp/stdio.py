@@ -12,21 +12,26 @@ Two phases:
 
 1. Loading. A reader thread starts before anything heavy is imported; ``front_door.FrontDoor``
    answers ``initialize``, ``ping`` and ``tools/list`` from the catalogue (plain data) and parks
-   every other line. Meanwhile the main thread runs ``start()`` (the area's domain) and imports
-   the SDK (``wslmcp.serving``). When the input ends with no request waiting for an answer (a
-   client that only listed the tools), or on SIGTERM/SIGINT, the process ends here with status 0.
-2. Serving. The parked lines, then every later one, go through ``serving.serve``: the SDK answers
-   them (the opening ``initialize`` is handed to it first, so its session state is the same).
-   End of input, SIGTERM and SIGINT close the server's input; the SDK then cancels in-flight
-   requests (each one's cleanup runs: the shell kills a command's process tree), the area's
-   lifespan ends (the shell's shutdown sweep) and the process exits with status 0. A second
-   signal is not caught.
+   every other line. Meanwhile the main thread runs ``start()`` (the area's domain). When the input
+   ends with no request waiting for an answer (a client that only listed the tools), or on
+   SIGTERM/SIGINT, the process ends here with status 0.
+2. Serving (``_Session``, one event loop, the area's lifespan entered). The parked lines, then every
+   later one: the door answers the handshake lines and the ``tools/call`` requests it reads whole
+   (each a task; answers exactly the SDK's), notifications wait, and any other line loads the SDK
+   (``wslmcp.serving``, in a worker thread) and from then on goes to ``serving.serve``, the waiting
+   lines first (the opening ``initialize`` is handed to it first, so its session state is the
+   same). End of input, SIGTERM and SIGINT end the session: calls in flight are cancelled (each
+   one's cleanup runs: the shell kills a command's process tree) and answered "Connection closed",
+   as the SDK answers its own; the area's lifespan ends (the shell's shutdown sweep) and the process
+   exits with status 0. A second signal is not caught.
 """
 
 from __future__ import annotations
 
 import _thread
+import asyncio
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -36,9 +41,17 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from typing import IO, Any
 
-from wslmcp import __version__
-from wslmcp.catalogue import Dispatch, ServerSpec
-from wslmcp.front_door import FrontDoor
+from wslmcp import __version__, protocol
+from wslmcp.catalogue import Dispatch, Progress, ServerSpec
+from wslmcp.front_door import (
+    Call,
+    FrontDoor,
+    answer_call,
+    answer_line,
+    cancelled,
+    notification,
+    progress_line,
+)
 
 Lifespan = Callable[[], AbstractAsyncContextManager[Dispatch]]
 """The area's running service: entered once the SDK is loaded, yields the dispatch, and on exit
@@ -206,6 +219,124 @@ def _stderr_note(text: str) -> None:
     sys.stderr.write(f"wslmcp: {text}\n")
 
 
+class _Session:
+    """The serving phase on one event loop. Until a line needs the SDK, the front door answers:
+    the handshake, ``ping``, ``tools/list`` and the calls it reads (``FrontDoor.call``), each call
+    a task of its own; notifications wait for the SDK (their order kept) without loading it; a
+    ``notifications/cancelled`` for a call the door runs cancels it (no answer, as the SDK does).
+    Any other line loads the SDK (in a thread, so calls in flight go on) and from then on every
+    line goes to it, the waiting ones first; the calls the door started finish at the door. At the
+    end of input every call still running is cancelled and answered "Connection closed", as the
+    SDK answers its own."""
+
+    def __init__(
+        self, spec: ServerSpec, door: FrontDoor, inbox: _Inbox, wire: _Wire, say: Callable[[str], None]
+    ):
+        self._spec, self._door, self._inbox, self._wire, self._say = spec, door, inbox, wire, say
+        self._calls: dict[str | int, asyncio.Task[None]] = {}
+        self._withdrawn: set[str | int] = set()  # calls the client cancelled: never answered
+        self._waiting: list[bytes] = []
+        self._sdk: _Inbox | None = None
+        self._sdk_task: asyncio.Task[None] | None = None
+
+    async def run(self, lifespan: Lifespan) -> None:
+        async with lifespan() as dispatch:
+            self._dispatch = dispatch
+            try:
+                while line := await asyncio.to_thread(self._inbox.get):
+                    await self._route(line)
+            finally:
+                await self._end()
+
+    async def _write(self, line: str) -> None:
+        try:
+            await asyncio.to_thread(self._wire.write, line)
+        except OSError:
+            self._inbox.stop()  # the client is gone: end as at EOF
+
+    async def _route(self, line: bytes) -> None:
+        text = line.decode("utf-8", errors="replace").rstrip("\r\n")
+        note = notification(text)
+        if note is not None and (request := cancelled(note)) in self._calls:
+            self._withdrawn.add(request)
+            self._calls[request].cancel()
+            return
+        if self._sdk is not None:
+            self._sdk.put(line)
+            return
+        answer = self._door.answer(text)
+        if answer is not None:
+            await self._write(answer)
+            return
+        call = self._door.call(text)
+        if call is not None and call.id not in self._calls:
+            self._start(call)
+            return
+        self._waiting.append(line)
+        if note is None and text.strip():  # something only the SDK answers
+            self._load_sdk()
+
+    def _start(self, call: Call) -> None:
+        task = asyncio.create_task(self._answer(call))
+        self._calls[call.id] = task
+        task.add_done_callback(lambda _: self._forget(call.id))
+
+    def _forget(self, request: str | int) -> None:
+        self._calls.pop(request, None)
+        self._withdrawn.discard(request)
+
+    async def _answer(self, call: Call) -> None:
+        progress = None if call.progress_token is None else self._progress(call.progress_token)
+        assert self._door.negotiated is not None
+        try:
+            outcome = await answer_call(
+                self._spec,
+                self._dispatch,
+                (call.name, call.arguments),
+                progress,
+                version=self._door.negotiated,
+                note=self._say,
+            )
+        except asyncio.CancelledError:
+            if call.id not in self._withdrawn:
+                await self._write(
+                    protocol.error_line(call.id, protocol.CONNECTION_CLOSED, "Connection closed")
+                )
+            raise
+        await self._write(answer_line(call.id, outcome))
+
+    def _progress(self, token: str | int) -> Progress:
+        async def send(progress: float, total: float | None, message: str | None) -> None:
+            await self._write(progress_line(token, progress, total, message))
+
+        return send
+
+    def _load_sdk(self) -> None:
+        self._sdk = _Inbox()
+        for line in self._waiting:
+            self._sdk.put(line)
+        self._waiting.clear()
+        self._sdk_task = asyncio.create_task(self._serve_sdk(self._sdk))
+
+    async def _serve_sdk(self, inbox: _Inbox) -> None:
+        await asyncio.to_thread(importlib.import_module, "wslmcp.serving")  # the SDK: most of a second
+        from wslmcp import serving
+
+        serving.quiet_sdk_log(self._say)
+        server = serving.build_server(self._spec, self._dispatch, note=self._say)
+        await serving.serve(server, inbox, self._wire, opening=self._door.opening_for_sdk(), note=self._say)
+
+    async def _end(self) -> None:
+        if self._sdk is not None:
+            self._sdk.put(b"")
+        running = list(self._calls.values())
+        for task in running:
+            task.cancel()
+        if self._sdk_task is not None:
+            running.append(self._sdk_task)
+        await asyncio.gather(*running, return_exceptions=True)
+
+
 def run(spec: ServerSpec, start: Callable[[], Lifespan], *, note: Callable[[str], None] | None = None) -> int:
     """Serve ``spec`` over this process's stdio until EOF, SIGTERM or SIGINT. ``start`` builds the
     area's service (the slow part, run while the front door answers) and returns its lifespan.
@@ -220,24 +351,12 @@ def run(spec: ServerSpec, start: Callable[[], Lifespan], *, note: Callable[[str]
         try:
             reader.start()
             lifespan = start()
-            from wslmcp import serving  # the MCP SDK: most of the start-up time
-
             reader.hand_over()
             signals.inbox = inbox
         except _Stopped:
             return 0
-        serving.quiet_sdk_log(say)
-        opening = door.opening_for_sdk()
-
-        async def session() -> None:
-            async with lifespan() as dispatch:
-                server = serving.build_server(spec, dispatch, note=say)
-                await serving.serve(server, inbox, wire, opening=opening, note=say)
-
-        import anyio
-
         try:
-            anyio.run(session)
+            asyncio.run(_Session(spec, door, inbox, wire, say).run(lifespan))
         except KeyboardInterrupt:  # Windows: Ctrl+C arrives as an exception
             pass
         finally:

@@ -4,7 +4,8 @@
 and a bare ``bwrap ... bash -lc true`` with the sandbox's fixed flags (what bubblewrap alone costs:
 namespaces made and torn down; the rest of the overhead is the launcher and the profile's mounts).
 Targets: with the sandbox on, p50 at most 40 ms over the sandbox-off run; the check at most 5 ms p50
-more.
+more. Beside them ``wsl_read_file`` of a small file with the sandbox off (in process)
+and on (one confined script: the probe reads too).
 
 The home is a fresh directory with the files a new Ubuntu user has (a profile that sources .bashrc,
 a project with a git repository), so the launcher looks up what a real call looks up and no
@@ -86,10 +87,12 @@ async def _measure(home: Path) -> None:
         unchecked = await stack.enter_async_context(Client(_server(env, "on", check="off")))
         on = await stack.enter_async_context(Client(_server(env, "on")))
 
-        def tool(client: Client) -> Callable[[], Awaitable[float]]:
+        def tool(
+            client: Client, name: str = "wsl_exec", arguments: dict[str, object] | None = None
+        ) -> Callable[[], Awaitable[float]]:
             async def call() -> float:
                 started = time.perf_counter()
-                result = await client.call_tool("wsl_exec", {"command": "true"})
+                result = await client.call_tool(name, arguments or {"command": "true"})
                 assert not result.is_error, result
                 return time.perf_counter() - started
 
@@ -101,6 +104,8 @@ async def _measure(home: Path) -> None:
             "wsl_exec `true`, sandbox off": tool(off),
             "wsl_exec `true`, sandbox on, no check": tool(unchecked),
             "wsl_exec `true`, sandbox on + check": tool(on),
+            "wsl_read_file, sandbox off": tool(off, "wsl_read_file", {"path": str(home / "src/app/main.py")}),
+            "wsl_read_file, sandbox on": tool(on, "wsl_read_file", {"path": str(home / "src/app/main.py")}),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(3):

@@ -4,8 +4,11 @@ in the same run, rounds interleaved so machine load hits both alike:
 1. wsl_start of `echo` until its output is there (it returns on the exit right after) vs wsl_exec
    of the same command (target: <= 1.2x);
 2. wsl_read_output with the output already there (target: p50 <= 5 ms);
-3. wsl_edit_file of one line in a 10,000-line file vs wsl_read_file of that file (target: <= 1.5x):
-   of a file the server read (or edited) before (one script), and of one it did not (two);
+3. wsl_edit_file of one line in a 10,000-line file beside wsl_read_file of that file: of a file the
+   server read (or edited) before, and of one it did not (informational since reads and edits run in
+   process on the local transport: a read is a fraction of a millisecond and an edit is mostly its
+   text work, the diff and two SHA-256; the edit's target is now beside the MCP filesystem
+   server's edit, in ``bench_peers``);
 4. wsl_search over a 5,000-file tree vs a raw `rg -n` (or `grep -rn`) of the same pattern
    (target: <= 1.3x).
 """
@@ -35,10 +38,13 @@ async def _timed(work: Callable[[], Awaitable[object]]) -> float:
     return time.perf_counter() - started
 
 
-def _line(name: str, got: list[float], base_name: str, base: list[float], target: float) -> None:
+def _line(name: str, got: list[float], base_name: str, base: list[float], target: float | None) -> None:
     g, b = statistics.median(got) * 1000, statistics.median(base) * 1000
     ratio = g / b
     print(f"   {name}: p50 {g:.1f} ms   {base_name}: p50 {b:.1f} ms   ({len(got)} rounds, interleaved)")
+    if target is None:
+        print(f"   ratio {ratio:.2f}x (no target here: see bench_peers)")
+        return
     print(f"   ratio {ratio:.2f}x; target <= {target}x -> {'MET' if ratio <= target else 'MISSED'}")
 
 
@@ -101,9 +107,9 @@ async def _edit_vs_read(tmp: Path) -> None:
         edits,
         "wsl_read_file of the file",
         reads,
-        1.5,
+        None,
     )
-    _line("the same edit of a file not read before", cold, "wsl_read_file of the file", reads, 1.5)
+    _line("the same edit of a file not read before", cold, "wsl_read_file of the file", reads, None)
 
 
 def _tree(root: Path) -> None:

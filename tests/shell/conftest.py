@@ -130,6 +130,7 @@ class WrappedLocal:
 
     kind = "local"
     user: str | None = None
+    files = None  # its scripts are what the tests rewrite: no file work in process
 
     def __init__(self, confinement: Confinement | None = None) -> None:
         self.inner = LocalTransport(confinement=confinement)

@@ -87,6 +87,9 @@ class Server:
             "WSLMCP_STATE_DIR": str(state),
             "HOME": str(cwd),  # login shells source no machine profile (pyenv, ...)
             "WSL_SANDBOX": "off",  # crash safety of the writes, not the sandbox
+            # the twin of bash stops a call mid-script: wsl_write_file runs its script here too
+            # (in process it is tracked in the ledger before its temp file exists, the same guarantee)
+            "WSLMCP_FILES_IN_PROCESS": "off",
             **(extra or {}),
         }
         self.proc = subprocess.Popen(

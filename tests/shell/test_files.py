@@ -371,3 +371,20 @@ async def test_hostile_names_are_never_interpreted_by_the_fixed_scripts(tmp_path
     assert target.read_bytes() == back.read_bytes() == b"\x00payload\xff"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "src.bin"])
     assert sorted(p.name for p in directory.iterdir()) == sorted([name, f"{name}.back"])
+
+
+@pytest.mark.parametrize("ranged", [False, True])
+async def test_a_file_holding_nul_bytes_is_said_binary_not_shown(tmp_path: Path, ranged: bool) -> None:
+    """Issue 29 item 6: 400 raw U+0000 characters came back under a note promising U+FFFD."""
+    binary = tmp_path / "b.bin"
+    binary.write_bytes(b"head\n" + b"\x00" * 400 + b"\ntail\n")
+    b = build()
+    reply = await (b.service.read_file(str(binary), limit=2) if ranged else b.service.read_file(str(binary)))
+    assert "\x00" not in reply.text and "\x00" not in reply.structured["content"]
+    assert "binary file (it holds NUL bytes)" in reply.text and "wsl_download" in reply.text
+    assert reply.structured["binary"] is True and reply.structured["content"] == ""
+    assert not reply.is_error
+    text = tmp_path / "t.txt"
+    text.write_bytes(b"caf\xe9\n")  # not UTF-8, but text: shown with U+FFFD as the note says
+    shown = await b.service.read_file(str(text))
+    assert "caf\ufffd" in shown.text and shown.structured["binary"] is False

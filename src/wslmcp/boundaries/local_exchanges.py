@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from wslmcp.boundaries.distro_files import DistroFiles
 from wslmcp.boundaries.process import Exchange, run_process
 from wslmcp.boundaries.shell_transport import (
     Confinement,
@@ -73,6 +74,7 @@ class LocalThroughWslExe:
         self._configured_user = configured_user
         self.user = user  # who ran the scripts when recorded
         self.confinement = confinement
+        self.files: DistroFiles | None = None  # a recording keeps every file-tool script as an exchange
 
     async def run(self, call: ScriptCall) -> Exchange:
         args = wsl_args(self.distro, self._configured_user, distro_argv(call, self.confinement))

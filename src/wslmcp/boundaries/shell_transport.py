@@ -18,6 +18,9 @@ confine="own"))``
     ``overflowed``) the transport's own process is killed; the local transport stops its process
     group first and names every member in ``Exchange.killed``. Killing what runs *inside the
     distro* beyond that is the caller's job (``wslmcp.shell.runner`` sweeps by run token).
+``files``           the distro's files reached in process (``boundaries.distro_files``), where that is
+                    the same as a script reaching them: the local transport with no confinement;
+                    else None (the file tools run their scripts).
 ``list_distros() -> str | None``
     The decoded text of ``wsl.exe -l -v`` (wsl.exe transport), or None where there is no listing
     (local transport: the commands run on this machine, which is running by definition).
@@ -43,6 +46,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from wslmcp.boundaries.distro_files import DistroFiles, HereFiles
 from wslmcp.boundaries.process import Exchange, Streams, run_process
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, decode_wsl_output
 
@@ -89,6 +93,11 @@ class ShellTransport(Protocol):
     kind: str
     user: str | None  # the Linux user scripts run as, when known (None: the distro's default user)
     confinement: Confinement | None
+
+    @property
+    def files(self) -> DistroFiles | None:
+        """The distro's files in process, where a script would reach the same (else None)."""
+        ...
 
     async def run(self, call: ScriptCall) -> Exchange: ...
 
@@ -153,6 +162,7 @@ class WslExeTransport:
         self.distro = distro
         self.user = user
         self.confinement = confinement
+        self.files: DistroFiles | None = None
 
     async def run(self, call: ScriptCall) -> Exchange:
         with _starting("wsl.exe"):
@@ -196,7 +206,13 @@ class LocalTransport:
 
     kind = "local"
 
-    def __init__(self, user: str | None = None, *, confinement: Confinement | None = None) -> None:
+    def __init__(
+        self,
+        user: str | None = None,
+        *,
+        confinement: Confinement | None = None,
+        in_process_files: bool = True,
+    ) -> None:
         me = current_user()
         if user and user != me:
             raise TransportError(
@@ -206,6 +222,13 @@ class LocalTransport:
         self.user: str | None = me
         self.confinement = confinement
         self.home = os.path.expanduser("~")
+        self._here = HereFiles() if in_process_files else None
+
+    @property
+    def files(self) -> DistroFiles | None:
+        """Scripts run here as this user: while unconfined (no sandbox, or ``auto`` found it cannot
+        run and dropped it), the file tools may read and write in process."""
+        return self._here if self.confinement is None else None
 
     async def run(self, call: ScriptCall) -> Exchange:
         with _starting("bash"):

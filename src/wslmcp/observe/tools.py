@@ -51,14 +51,14 @@ _SNAPSHOT_ID = {
     "type": "string",
     "minLength": 1,
     "maxLength": MAX_ID_CHARS,
-    "description": "Opaque retained snapshot ID; never parse it.",
+    "description": "Opaque; never parse it.",
 }
 _MAX_AGE = {
     "type": "integer",
     "minimum": 0,
     "description": (
-        "Use the latest snapshot if it is at most this old (ms, default 3000); 0 forces a new "
-        "collection. Mutually exclusive with snapshot_id."
+        "Reuse the latest snapshot up to this age (ms, default 3000); 0 observes afresh. Not with "
+        "snapshot_id."
     ),
 }
 _RESOURCE_ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
@@ -222,10 +222,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_system_summary",
         "Summarise host CPU and memory",
-        "Start CPU/memory diagnosis here. Returns observed host CPU/memory, per-environment "
-        "(windows, wsl, wslc, docker) CPU/memory and snapshot metadata. Environment and host usage "
-        "overlap: do not sum them. null means not observed, not zero. Memory usage alone does not "
-        "show paging, disk I/O or memory pressure. Pass max_age_ms=0 for a fresh observation, then "
+        "Start CPU/memory diagnosis here: host and per-environment (windows, wsl, wslc, docker) CPU and "
+        "memory, and the snapshot. Host and environments overlap: never sum them; null is not zero. "
+        "Memory usage alone does not show paging, disk I/O or pressure. max_age_ms=0 observes afresh; "
         "reuse the returned snapshot_id.",
         _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE}, []),
         _answer_schema(_SUMMARY),
@@ -234,11 +233,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "list_resources",
         "List resources by CPU or memory",
-        "Find processes, applications, containers or infrastructure by CPU or memory, with filters "
-        "(applied before sort and limit) and a limit (default 30). Reuse snapshot_id for follow-ups: "
-        "resource IDs belong to that observation. Use the returned hierarchy (parent_ids, "
-        "list_children) for attribution; never infer container membership from names or source "
-        "labels. 'parent' (with snapshot_id) lists that resource's immediate children.",
+        "Find processes, applications, containers or infrastructure by CPU or memory (filters apply "
+        "before sort and limit). Resource IDs belong to their snapshot_id: reuse it. Attribute only by "
+        "the returned hierarchy (parent_ids, list_children), never by names or labels.",
         _schema({"snapshot_id": _SNAPSHOT_ID, "max_age_ms": _MAX_AGE, "parent": _PARENT, **_LISTING}, []),
         _answer_schema(_ROWS),
         _OBSERVES,
@@ -246,8 +243,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "inspect_resource",
         "Inspect one resource",
-        "Inspect one resource found by list_resources or list_children. Pass its resource_id "
-        "together with the same snapshot_id it came from.",
+        "One resource found by list_resources or list_children: its resource_id with the snapshot_id "
+        "it came from.",
         _schema(
             {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID},
             ["snapshot_id", "resource_id"],
@@ -258,9 +255,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "list_children",
         "List a resource's children",
-        "Drill into a container's, application's or host's immediate observed children. Pass the "
-        "parent's resource_id and the same snapshot_id. Child usage overlaps the parent's: do not "
-        "add them. An empty list means no children were observed.",
+        "A container's, application's or host's immediate observed children (its resource_id and "
+        "snapshot_id). Child usage overlaps the parent's: do not add them. Empty: none observed.",
         _schema(
             {"snapshot_id": _SNAPSHOT_ID, "resource_id": _RESOURCE_ID, **_LISTING},
             ["snapshot_id", "resource_id"],
@@ -271,14 +267,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_history",
         "What was busy since the server started",
-        'What was busy since the server started: use it after the fact ("during my build", "the '
-        'last five minutes"); a snapshot shows only now. For window_s: host and environment CPU '
-        "avg/p95/max and memory avg/max, the top consumers by CPU seconds or peak memory "
-        "(applications group processes by name; ended processes still count; kind exited_children: "
-        "children too short-lived to sample, named after their parent), CPU no process "
-        "accounts for, and pressure events (CPU >= 90 %, low memory, memory stalls, busy disks). "
-        "resource_id (with snapshot_id) is given for consumers still alive. Events and pressure "
-        "figures are evidence, not proof.",
+        'What was busy since the server started: use it after the fact ("during my build", "the last '
+        'five minutes"); a snapshot shows only now. Over window_s: CPU avg/p95/max and memory avg/max of '
+        "host and environments, top consumers by CPU seconds or peak memory (applications: processes by "
+        "name; ended ones count; exited_children: too brief to sample), CPU no process explains, "
+        "pressure events (evidence, not proof). Live consumers carry resource_id and snapshot_id.",
         _schema(
             {
                 "window_s": _WINDOW,
@@ -295,13 +288,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_metric_series",
         "One metric over time",
-        "One metric over the last window_s as at most `points` values (avg or max per step, null "
-        "where no sample fell), e.g. when a build started or whether memory kept growing. Metrics: "
-        "host.cpu_percent, host.memory_bytes, {windows,wsl,wslc,docker}.{cpu_percent,memory_bytes}, "
-        "memory.{linux_total_bytes,linux_available_bytes,linux_used_bytes,linux_cache_bytes,"
-        "swap_in_bytes_per_s,swap_out_bytes_per_s,major_faults_per_s,psi_some_avg10,psi_full_avg10,"
-        "windows_committed_bytes,windows_commit_limit_bytes,windows_hard_faults_per_s,"
-        "wsl_vm_working_set_bytes}, io.{psi_some_avg10,psi_full_avg10}, "
+        "One metric over window_s in at most `points` steps (avg or max; null: no sample), "
+        "e.g. when a build started or whether memory kept growing. Metrics: "
+        "{host,windows,wsl,wslc,docker}.{cpu_percent,memory_bytes}, "
+        "memory.linux_{total,available,used,cache}_bytes, memory.swap_{in,out}_bytes_per_s, "
+        "memory.{major_faults_per_s,windows_hard_faults_per_s,wsl_vm_working_set_bytes}, "
+        "memory.windows_{committed,commit_limit}_bytes, {memory,io}.psi_{some,full}_avg10, "
         "io.{linux,windows}_disk_{busy_percent,read_bytes_per_s,write_bytes_per_s}, "
         "cpu.{psi_some_avg10,procs_blocked,hyperv_wait_per_dispatch_ns}.",
         _schema(

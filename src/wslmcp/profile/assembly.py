@@ -6,14 +6,19 @@ from __future__ import annotations
 import functools
 import posixpath
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from wslmcp.boundaries.bundle import Boundaries, Host
-from wslmcp.profile import engine, wire_tokens
+from wslmcp.profile import engine
 from wslmcp.profile.configs import discover
 from wslmcp.profile.model import DiscoveryResult
 from wslmcp.profile.options import Options
+
+if TYPE_CHECKING:
+    from wslmcp.profile import wire_tokens
 
 
 @dataclass(frozen=True)
@@ -39,28 +44,40 @@ class Profiler:
         request = self.request
         # unqueried servers (--no-query) have no definitions to count: nothing to preload then
         queried = self.count_tokens and not request.no_query
-        preload = wire_tokens.Preload(self.cache_dir) if queried else None
+        preload: list[wire_tokens.Preload] = []
+
+        def launched() -> None:
+            """The vocabulary loads once the servers are launched and the transcripts scanned (its
+            thread would hold the launches up), while the servers still answer."""
+            from wslmcp.profile import wire_tokens
+
+            if queried and not preload:
+                preload.append(wire_tokens.Preload(self.cache_dir))
+
         try:
-            return self._report(request, preload)
+            return self._report(request, launched, preload)
         finally:
-            if preload is not None:  # even when no count was needed (every query failed)
-                preload.join()
+            if preload:  # even when no count was needed (every query failed)
+                preload[0].join()
 
     def _report(
-        self, request: engine.Request, preload: wire_tokens.Preload | None
+        self, request: engine.Request, launched: Callable[[], None], preload: list[wire_tokens.Preload]
     ) -> tuple[engine.Report, datetime]:
         b = self.boundaries
-        report = self._run(request, project_files=True)
+        report = self._run(request, launched, project_files=True)
         for home, side in self.other_homes:
-            other = self._run(replace(request, home=home), project_files=False)
+            other = self._run(replace(request, home=home), launched, project_files=False)
             report.other_homes.append(engine.OtherHome(home, side, other))
+        launched()
+        from wslmcp.profile import wire_tokens
+
         if not self.count_tokens:
             report.wslmcp = engine.extras(report, request)
         else:
             loader = (
                 functools.partial(wire_tokens.load, cache_dir=self.cache_dir)
-                if preload is None
-                else preload.result
+                if not preload
+                else preload[0].result
             )
             every = [report, *(o.report for o in report.other_homes)]
             counted = [wire_tokens.for_report(one.clis, loader) for one in every]
@@ -70,7 +87,9 @@ class Profiler:
                 report.wslmcp["token_note"] = note
         return report, datetime.fromtimestamp(b.clock.wall(), UTC)
 
-    def _run(self, request: engine.Request, *, project_files: bool) -> engine.Report:
+    def _run(
+        self, request: engine.Request, launched: Callable[[], None], *, project_files: bool
+    ) -> engine.Report:
         from wslmcp.profile.querying import stderr_progress
 
         b = self.boundaries
@@ -79,7 +98,13 @@ class Profiler:
             discovery = _own_files_only(discovery)
         progress = stderr_progress(sys.stderr) if self.progress else None
         return engine.run(
-            b.client_files, b.mcp_launcher, b.clock, request, discovery=discovery, progress=progress
+            b.client_files,
+            b.mcp_launcher,
+            b.clock,
+            request,
+            discovery=discovery,
+            progress=progress,
+            launched=launched,
         )
 
 

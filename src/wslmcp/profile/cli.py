@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from wslmcp import __version__
 from wslmcp.cliargs import ArgumentParser, usage_line
-from wslmcp.profile import gates, report_json, wire_tokens
+from wslmcp.profile import gates
 from wslmcp.profile.configs import CLI_CHOICES
 from wslmcp.profile.options import Options
 
@@ -184,6 +184,10 @@ def main(argv: Sequence[str]) -> int:
             return _diff(options, wiring.real().client_files, sys.stdout)
         from wslmcp.profile.assembly import build
 
+        if not options.no_query and options.replay is None:
+            # the launcher's module now, not in the first query thread while this one imports and
+            # scans: that held every launch up
+            import wslmcp.boundaries.mcp_stdio  # noqa: F401
         wired = wiring.wire(options.replay, interactive=sys.stderr.isatty())
         missing = [
             h
@@ -205,6 +209,8 @@ def execute(options: Options, profiler: Profiler, out: TextIO) -> int:
     Returns the exit status: 0, a failed snapshot write's 2, or the failed gates' bits."""
     budgets, fail_on = options.fail_over, options.fail_on
     report, when = profiler.report()
+    from wslmcp.profile import report_json, wire_tokens  # (after the servers were launched)
+
     counts = wire_tokens.counts_of(report.wslmcp, profiler.request.home)
     rows = (((c.cli, r.server), r.verdict) for c in report.clis for r in c.rows)
     outcome = gates.check(budgets, fail_on, rows, counts)
@@ -246,6 +252,8 @@ def _diff(options: Options, files: ClientFiles, out: TextIO) -> int:
         print(f"wslmcp profile diff: {err}", file=sys.stderr)
         return 2
     if options.json:
+        from wslmcp.profile import report_json
+
         out.write(report_json.dumps(doc) + "\n")
     else:
         totals = (gates.advertised_totals(old), gates.advertised_totals(new))

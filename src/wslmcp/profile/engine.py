@@ -12,17 +12,20 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.mcp_launcher import McpLauncher
-from wslmcp.profile import coverage, definitions, prune, regimes, verdicts
-from wslmcp.profile.clients import Loading, Scan, backend
+from wslmcp.profile import regimes
 from wslmcp.profile.model import Cli, CliDiscovery, DiscoveryResult, QueryResult, ServerKey
 from wslmcp.profile.querying import query_all
-from wslmcp.profile.transcripts.model import Transcript
-from wslmcp.profile.usage_windows import UsageWindow, count_usage
+
+if TYPE_CHECKING:  # the report side is imported once the servers are launched (``run``)
+    from wslmcp.profile import coverage, prune, verdicts
+    from wslmcp.profile.clients import Loading, Scan
+    from wslmcp.profile.transcripts.model import Transcript
+    from wslmcp.profile.usage_windows import UsageWindow
 
 GENERATED_NOTE = "Definition token counts use the chars/4 heuristic; ~ means estimate."
 
@@ -85,9 +88,12 @@ def run(
     *,
     discovery: DiscoveryResult,
     progress: Progress | None = None,
+    launched: Callable[[], None] | None = None,
 ) -> Report:
     """Query every server (bounded pool) while scanning transcripts, then join per CLI. The servers
-    are launched first: their start-up runs in their own processes while this one scans."""
+    are launched first: their start-up runs in their own processes while this one imports the
+    report side and scans; ``launched`` is told then, while they still answer (what it starts then
+    holds no launch up)."""
     servers = discovery.servers()
     results = _in_thread(
         lambda: query_all(
@@ -101,9 +107,13 @@ def run(
             query_http=request.query_http,
         )
     )
+    from wslmcp.profile.clients import backend  # while the servers start
+
     scans = {
         c.cli: backend(c.cli).scan(files, request.home, [s.name for s in c.servers]) for c in discovery.clis
     }
+    if launched is not None:
+        launched()
     return _join(files, clock, request, discovery, scans=scans, results=results())
 
 
@@ -139,6 +149,9 @@ def _join(
     scans: Mapping[Cli, Scan | None],
     results: Mapping[ServerKey, QueryResult],
 ) -> Report:
+    from wslmcp.profile.clients import backend
+    from wslmcp.profile.usage_windows import count_usage
+
     now = datetime.fromtimestamp(clock.wall(), UTC)
     reports = []
     for found in discovery.clis:
@@ -183,6 +196,9 @@ def build_cli_report(
     loading: Loading | None = None,
 ) -> CliReport:
     """``loading`` defaults to the client's regimes with no settings read."""
+    from wslmcp.profile import coverage, definitions, prune, verdicts
+    from wslmcp.profile.clients import backend
+
     client = backend(found.cli)
     if loading is None:
         loading = client.loading(None, "", "", "")

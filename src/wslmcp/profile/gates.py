@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wslmcp.profile.model import ServerKey
-from wslmcp.profile.wire_tokens import WireCounts, own_wire
 
 if TYPE_CHECKING:
     from wslmcp.profile.snapshot import Snapshot
+    from wslmcp.profile.wire_tokens import WireCounts
 
 EXIT_OVER_BUDGET = 4
 EXIT_PRUNE = 8
@@ -130,6 +130,8 @@ def _budget(
     for key, _verdict in rows:
         if key not in counts:
             continue  # called but not configured: nothing was advertised to count
+        from wslmcp.profile.wire_tokens import own_wire  # (a run parses its options before it launches)
+
         entry = own_wire(counts[key], key[0])
         if entry is None:
             missing.append(key)

@@ -37,8 +37,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from wslmcp.profile.clients import BACKENDS, backend
-from wslmcp.profile.definitions import always_loaded
 from wslmcp.profile.model import QueryResult, ServerKey
 from wslmcp.profile.tokens import compact_json, truncate_utf8
 
@@ -237,6 +235,8 @@ an o200k count is an estimate of what a Claude model reads."""
 
 def own_wire(counts: Sequence[Mapping[str, Any]], cli: str) -> Mapping[str, Any] | None:
     """The entry in the wire form ``cli`` sends; None when the definitions were not observed."""
+    from wslmcp.profile.clients import BACKENDS  # (not at import: a run launches its servers first)
+
     wire = next((b.wire for b in BACKENDS.values() if b.cli == cli), None)
     return next((e for e in counts if e["wire"] == wire), None)
 
@@ -249,6 +249,9 @@ def entries(result: QueryResult, regime: str, encoder: Encoder) -> list[dict[str
 
 
 def _entry(result: QueryResult, regime: str, encoder: Encoder, wire: str) -> dict[str, Any]:
+    from wslmcp.profile.clients import backend
+    from wslmcp.profile.definitions import always_loaded
+
     limit = backend(result.cli).text_limit
     base = 0
     if isinstance(result.instructions, str) and result.instructions:
@@ -278,6 +281,8 @@ def _array(tools: Sequence[Mapping[str, Any]], encoder: Encoder) -> int:
 
 def wire_tool(tool: Mapping[str, Any], server: str, cli: str, limit: int | None, wire: str) -> dict[str, Any]:
     """One MCP tool as the provider's request JSON describes it (fields the server omitted stay out)."""
+    from wslmcp.profile.clients import backend
+
     shaped: dict[str, Any] = {}
     name = tool.get("name")
     if isinstance(name, str):

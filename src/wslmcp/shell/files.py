@@ -16,11 +16,19 @@ renamed into place only after the SHA-256 matches.
 
 These scripts are fixed and need no profile, so they run in a plain ``bash -c`` (``login=False``):
 a login shell's profile costs more than the work for small files.
+
+Where a script would run on this machine as this user, unconfined (the local transport with the
+sandbox off, or dropped by ``auto``), the probe, reads and edit and write commits are made in process instead
+(``boundaries.distro_files``: the same results, in a thread under the same deadline), in the same
+order and through the same guard checks; a path only a script answers the same for (``/proc``,
+``/sys``, ``/dev``) still goes to the script.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import hashlib
 import posixpath
 import re
@@ -28,8 +36,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from wslmcp.arguments import quoted
+from wslmcp.boundaries.distro_files import DistroFileChanged, DistroFileError, DistroFiles, Probe
 from wslmcp.boundaries.local_files import LocalFiles, LocalPartial, LocalSource
 from wslmcp.boundaries.process import ByteSink, Stdin
 from wslmcp.boundaries.shell_transport import ScriptCall
@@ -42,6 +52,7 @@ MAX_ENTRIES = 1000
 META_CAPTURE = 4 * 1024 * 1024
 KNOWN_FILES = 8  # whole contents kept for wsl_edit_file (the files last read, written or edited)
 CHANGED = 4  # a writing script's exit code: the target is not what the caller knew (``FileChanged``)
+_T = TypeVar("_T")
 
 _PROBE = r"""p={path}
 r=$(realpath -m -- "$p" 2>/dev/null) || r=$p
@@ -162,12 +173,16 @@ _READ_IF_RESOLVED = r"""if [ "$r" = "$p" ] && [ "$t" = f ]; then head -c {count}
 """
 
 # the file's line count (a last line without its newline counts), then the lines asked for
-_READ_LINES = r"""r={target}
-n=$(wc -l < "$r") || exit 3
+_LINES = r"""n=$(wc -l < "$r") || exit 3
 if [ -s "$r" ] && [ "$(tail -c 1 -- "$r" | wc -l)" = 0 ]; then n=$((n + 1)); fi
 printf '%s\0' "$n"
 tail -n {start} -- "$r" | {first} | head -c {count}
 """
+_READ_LINES = "r={target}\n" + _LINES
+
+# after ``_PROBE``, under the sandbox: the lines too, when the path as given is the resolved path
+# of a regular file (one bubblewrap instead of two)
+_LINES_IF_RESOLVED = 'if [ "$r" = "$p" ] && [ "$t" = f ]; then\n' + _LINES + "fi\n"
 
 
 @dataclass(frozen=True)
@@ -196,6 +211,20 @@ class ReadResult:
     data: bytes
     truncated: bool  # cut at the byte limit
     lines: Lines | None = None  # a ranged read (offset / limit)
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The bytes as text, bytes that are not UTF-8 shown as U+FFFD (decoded once)."""
+        return self.data.decode("utf-8", errors="replace")
+
+    @property
+    def utf8(self) -> bool:
+        return "\ufffd" not in self.text or _is_utf8(self.data)
+
+    @property
+    def binary(self) -> bool:
+        """Holds a NUL byte: not text, so not shown (wsl_download copies it)."""
+        return b"\x00" in self.data
 
     @property
     def cut(self) -> bool:
@@ -231,6 +260,14 @@ class Transfer:
     remote: str
     size: int
     sha256: str
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class FileChanged(ToolFailure):
@@ -270,6 +307,12 @@ class FileTools:
         self._live: set[str] = set()  # temp files of calls in flight
         self.known_bytes = known_bytes
         self._known: OrderedDict[str, tuple[Target, bytes]] = OrderedDict()  # newest last
+
+    @property
+    def direct(self) -> DistroFiles | None:
+        """The distro's files in process, while the transport reaches them as a script would (the
+        local transport unconfined: no sandbox, or ``auto`` found it cannot run)."""
+        return self.runner.transport.files
 
     def _track(self, temp: str) -> None:
         self._live.add(temp)
@@ -337,6 +380,18 @@ class FileTools:
             raise failure(said or f"exit code {run.exchange.exit_code}")
         return run
 
+    async def _in_process(self, work: Callable[[], _T]) -> _T:
+        """``work`` (a ``DistroFiles`` operation) in a thread, under the scripts' deadline; its
+        failures as the script's would be."""
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(work), self.timeout_s)
+        except TimeoutError:
+            raise ToolFailure(f"timed out after {round(self.timeout_s * 1000)}ms") from None
+        except DistroFileChanged as exc:
+            raise FileChanged(str(exc)) from None
+        except DistroFileError as exc:
+            raise ToolFailure(str(exc)) from None
+
     # -- contents known from earlier calls ------------------------------------------------------
 
     def known(self, path: str) -> tuple[Target, bytes] | None:
@@ -395,26 +450,57 @@ class FileTools:
         return target
 
     async def _resolve(
-        self, path: str, access: Access, action: str, read: int | None
+        self, path: str, access: Access, action: str, read: int | None, then: tuple[str, int] | None = None
     ) -> tuple[Target, bytes | None]:
         """``resolve``; with ``read``, the same call also reads up to that many bytes of the file when
         the path as given (which the guard has checked) is already the resolved path of a regular
-        file: then nothing is read that the guard did not allow."""
+        file: then nothing is read that the guard did not allow. ``then`` (a script tail that does
+        the same, and the most it prints) in place of ``read``, on the script path only."""
         self.check(path, access, action)
+        direct = self.direct
+        if direct is not None:
+
+            def head(target: Target) -> bytes | None:
+                return direct.head(target.resolved, read) if read is not None and target.kind == "f" else None
+
+            found = await self._resolved_then(direct, path, access, action, head)
+            if found is not None:
+                return found
         script = _PROBE.format(path=quote(path))
         if read is not None:
             script += _READ_IF_RESOLVED.format(count=read)
-        run = await self._run(script, max_output=META_CAPTURE + (read or 0))
+        elif then is not None:
+            script += then[0]
+        run = await self._run(script, max_output=META_CAPTURE + (read or (then[1] if then else 0)))
         fields = run.exchange.stdout.split(b"\0", 5)
         if len(fields) < 6 or not fields[0].startswith(b"/"):
             raise ToolFailure(f"could not resolve {path} in the distro")
         resolved, kind, parent, size, mode = (f.decode("utf-8", "surrogateescape") for f in fields[:5])
-        if resolved != path:
-            self._guard_remote(resolved, access, f"{action} (resolves to {resolved})")
-        target = Target(
-            path, resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None
-        )
-        return target, fields[5] if read is not None and resolved == path and kind == "f" else None
+        probed = Probe(resolved, kind, parent == "1", int(size) if size.isdigit() else None, mode or None)
+        target = self._judged(path, probed, access, action)
+        together = read is not None or then is not None
+        return target, fields[5] if together and resolved == path and kind == "f" else None
+
+    async def _resolved_then(
+        self, direct: DistroFiles, path: str, access: Access, action: str, then: Callable[[Target], _T]
+    ) -> tuple[Target, _T] | None:
+        """In one step in process: probe ``path``, judge where it leads, then ``then`` on the
+        target; None when only the script answers for the path."""
+
+        def work() -> tuple[Target, _T] | None:
+            probe = direct.probe(path)
+            if probe is None:
+                return None
+            target = self._judged(path, probe, access, action)
+            return target, then(target)
+
+        return await self._in_process(work)
+
+    def _judged(self, path: str, probe: Probe, access: Access, action: str) -> Target:
+        """The probed target, once the guard has allowed the path it resolves to."""
+        if probe.resolved != path:
+            self._guard_remote(probe.resolved, access, f"{action} (resolves to {probe.resolved})")
+        return Target(path, probe.resolved, probe.kind, probe.parent_exists, probe.size, probe.mode)
 
     # -- tools ----------------------------------------------------------------------------------
 
@@ -427,40 +513,81 @@ class FileTools:
             raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not read")
 
     async def read(self, path: str, limit: int) -> ReadResult:
-        target = await self.resolve(path, "read", f"read {path}")
+        # in process and under the sandbox (a bubblewrap per script) the probe reads too; other
+        # scripts probe, then read (as the scenarios recorded them)
+        together = self.direct is not None or self.runner.transport.confinement is not None
+        target, data = await self._resolve(path, "read", f"read {path}", limit + 1 if together else None)
         self._regular(target, path)
-        run = await self._run(
-            _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
-        )
-        data = run.exchange.stdout
+        if data is None:
+            data = await self._head(target, limit + 1)
         if len(data) <= limit:
             self._remember(target, data)
         return ReadResult(target, data[:limit], len(data) > limit)
 
+    async def _head(self, target: Target, count: int) -> bytes:
+        """Up to ``count`` leading bytes of the resolved target."""
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            return await self._in_process(lambda: direct.head(target.resolved, count))
+        run = await self._run(_READ.format(count=count, target=quote(target.resolved)), max_output=count)
+        return run.exchange.stdout
+
     async def read_lines(self, path: str, limit: int, offset: int, count: int | None) -> ReadResult:
         """Lines from ``offset`` (1-based; negative: that many from the end), at most ``count`` of
         them and ``limit`` bytes, with the file's line count."""
-        target = await self.resolve(path, "read", f"read {path}")
-        self._regular(target, path)
-        script = _READ_LINES.format(
-            target=quote(target.resolved),
-            start=f"+{offset}" if offset > 0 else str(-offset),
-            first=f"head -n {count}" if count is not None else "cat",
-            count=limit + 1,
-        )
-        run = await self._run(script, max_output=limit + 32)
-        total_field, _, data = run.exchange.stdout.partition(b"\0")
-        total = int(total_field) if total_field.isdigit() else 0
+        direct = self.direct
+        found = None
+        if direct is not None:
+            self.check(path, "read", f"read {path}")
+
+            def lines(target: Target) -> tuple[int, bytes]:
+                self._regular(target, path)
+                return direct.lines(target.resolved, offset, count, limit + 1)
+
+            found = await self._resolved_then(direct, path, "read", f"read {path}", lines)
+        if found is not None:
+            target, (total, data) = found
+        else:
+            target, total, data = await self._lines_by_script(path, limit, offset, count)
         first = offset if offset > 0 else max(1, total + offset + 1)
         kept = data[:limit]
         shown = kept.count(b"\n") + (1 if kept and not kept.endswith(b"\n") else 0)
         return ReadResult(target, kept, len(data) > limit, Lines(first, first + shown - 1, total))
 
+    async def _lines_by_script(
+        self, path: str, limit: int, offset: int, count: int | None
+    ) -> tuple[Target, int, bytes]:
+        """``read_lines`` through the scripts: probe, then the lines (under the sandbox one script
+        does both, when the path as given is where it leads)."""
+        fields = {
+            "start": f"+{offset}" if offset > 0 else str(-offset),
+            "first": f"head -n {count}" if count is not None else "cat",
+            "count": limit + 1,
+        }
+        raw = None
+        if self.runner.transport.confinement is not None:
+            then = (_LINES_IF_RESOLVED.format(**fields), limit + 32)
+            target, raw = await self._resolve(path, "read", f"read {path}", None, then)
+        else:
+            target = await self.resolve(path, "read", f"read {path}")
+        self._regular(target, path)
+        if raw is None:
+            script = _READ_LINES.format(target=quote(target.resolved), **fields)
+            raw = (await self._run(script, max_output=limit + 32)).exchange.stdout
+        total_field, _, data = raw.partition(b"\0")
+        return target, int(total_field) if total_field.isdigit() else 0, data
+
     async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
         self._writable(target, path)
         self.forget(target.resolved)
-        await self._commit(target, _WRITE, content, append=1 if append else 0)
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            await self._in_place(
+                target, lambda temp: direct.write(target.resolved, temp, content, append=append)
+            )
+        else:
+            await self._commit(target, _WRITE, content, append=1 if append else 0)
         if not append:
             self._remember(target, content)
         return target, len(content)
@@ -489,6 +616,22 @@ class FileTools:
             raise
         self._untrack(temp)
 
+    def _direct_at(self, resolved: str) -> DistroFiles | None:
+        """The in-process files, when they answer for ``resolved`` as a script would."""
+        return self.direct if self.direct is not None and self.direct.reaches(resolved) else None
+
+    async def _in_place(self, target: Target, work: Callable[[str], object]) -> None:
+        """A writing ``DistroFiles`` operation on a hidden file beside the target, in the ledger
+        until it is renamed or removed (a failure removes it; a deadline leaves it to the ledger)."""
+        temp = self._temp_for(target.resolved)
+        self._track(temp)
+        try:
+            await self._in_process(lambda: work(temp))
+        except (ToolFailure, FileChanged):
+            self._untrack(temp)
+            raise
+        self._untrack(temp)
+
     async def read_whole(self, path: str, limit: int, access: Access, action: str) -> tuple[Target, bytes]:
         """A regular file read whole, refused when it holds more than ``limit`` bytes."""
         target, data = await self._resolve(path, access, action, limit + 1)
@@ -498,10 +641,7 @@ class FileTools:
                 f"{path} is {target.size} bytes, over WSL_MAX_READ_BYTES ({limit}); nothing was changed"
             )
         if data is None:  # the path resolved elsewhere: read it there, now that the guard allowed that
-            run = await self._run(
-                _READ.format(count=limit + 1, target=quote(target.resolved)), max_output=limit + 1
-            )
-            data = run.exchange.stdout
+            data = await self._head(target, limit + 1)
         if len(data) > limit:
             raise ToolFailure(
                 f"{path} grew past WSL_MAX_READ_BYTES ({limit}) while it was read; nothing was changed"
@@ -516,11 +656,23 @@ class FileTools:
         mode = int(target.mode, 8) if target.mode and target.mode.isdigit() and not known else None
         plain = mode is not None and not mode & 0o7111  # no execute, setuid, setgid or sticky bit
         self.forget(target.resolved)
+        digest = hashlib.sha256(before).hexdigest()
+        direct = self._direct_at(target.resolved)
+        if direct is not None:
+            plain_mode = mode if plain else None
+            await self._in_place(
+                target,
+                lambda temp: direct.replace(
+                    target.resolved, temp, content, digest, mode=plain_mode, known=known
+                ),
+            )
+            self._remember(target, content)
+            return
         await self._commit(
             target,
             _REPLACE,
             content,
-            before=hashlib.sha256(before).hexdigest(),
+            before=digest,
             umask=f"{0o666 & ~mode:03o}" if plain and mode is not None else "077",
             chmod="" if plain else 'chmod --reference="$t" -- "$tmp" 2>/dev/null\n',
             unmoved=f"if {_links_on(target.resolved)}; then echo 'the path leads elsewhere now' >&2; exit {CHANGED}; fi\n"

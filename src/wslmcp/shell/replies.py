@@ -227,15 +227,15 @@ def _listed(path: str, listing: Listing) -> dict[str, Any]:
 
 def _file_read(r: FileRead) -> dict[str, Any]:
     data = r.result.data
-    text = data.decode("utf-8", errors="replace")
     return {
         "path": r.path,
         "resolved": r.result.target.resolved,
         "size": r.result.target.size or len(data),
         "bytesRead": len(data),
         "truncated": r.result.truncated,
-        "utf8": _is_utf8(data),
-        "content": text,
+        "utf8": r.result.utf8,
+        "binary": r.result.binary,
+        "content": "" if r.result.binary else r.result.text,
     } | _lines_data(r)
 
 
@@ -245,14 +245,6 @@ def _lines_data(r: FileRead) -> dict[str, Any]:
     if lines is None:
         return {}
     return {"firstLine": lines.first, "lastLine": lines.last, "totalLines": lines.total, "cut": r.result.cut}
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _opened(o: Opened) -> str:
@@ -278,6 +270,12 @@ def _sessions(s: Sessions) -> str:
     return "\n".join(lines)
 
 
+BINARY_NOTE = (
+    "This is a binary file (it holds NUL bytes), so its content is not shown: use wsl_download for a "
+    "byte-exact copy, or look into it with wsl_exec (od -c, xxd, strings)."
+)
+
+
 def _read(r: FileRead) -> str:
     target, data = r.result.target, r.result.data
     shown = shown_path(r.path, target.resolved)
@@ -288,17 +286,18 @@ def _read(r: FileRead) -> str:
         )
         if r.result.truncated:
             header += f", cut at {r.limit} bytes"
-        return f"{header}\n\n{data.decode('utf-8', errors='replace')}"
-    if target.size:
-        header = f"{shown} — {format_bytes(target.size)}"
     else:
-        header = f"{shown} — {format_bytes(len(data))} read (the file reports size 0)"
-    if r.result.truncated:
-        header += f", truncated to the first {format_bytes(len(data))} (limit {r.limit} bytes)"
-    text = data.decode("utf-8", errors="replace")
-    if "\x00" in text or "\ufffd" in text:
-        header += "\nNote: the content is not valid UTF-8 text (binary bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
-    return f"{header}\n\n{text}"
+        if target.size:
+            header = f"{shown} — {format_bytes(target.size)}"
+        else:
+            header = f"{shown} — {format_bytes(len(data))} read (the file reports size 0)"
+        if r.result.truncated:
+            header += f", truncated to the first {format_bytes(len(data))} (limit {r.limit} bytes)"
+    if r.result.binary:
+        return f"{header}\n{BINARY_NOTE}"
+    if lines is None and not r.result.utf8:
+        header += "\nNote: the content is not valid UTF-8 text (such bytes shown as U+FFFD); use wsl_download for a byte-exact copy."
+    return f"{header}\n\n{r.result.text}"
 
 
 def process_status(v: View) -> str:

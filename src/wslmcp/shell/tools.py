@@ -375,6 +375,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "bytesRead": _INTEGER,
                 "truncated": _BOOLEAN,
                 "utf8": _BOOLEAN,
+                "binary": _BOOLEAN,
                 "content": _STRING,
                 "firstLine": _INTEGER,
                 "lastLine": _INTEGER,
@@ -514,4 +515,4 @@ TOOLS: tuple[ToolSpec, ...] = (
         _COPIES,
     ),
 )
-SERVER = ServerSpec("wslmcp-shell", INSTRUCTIONS, TOOLS)
+SERVER = ServerSpec("wslmcp-shell", INSTRUCTIONS, TOOLS, may_ask=True)  # a refusal may become a question

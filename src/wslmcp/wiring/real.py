@@ -61,7 +61,9 @@ def wsl_exe_path(environ: Mapping[str, str]) -> str:
 
 def _real_transports(environ: Mapping[str, str]) -> TransportChooser:
     """``auto``: local when this process already runs inside ``distro`` or no wsl.exe is reachable,
-    wsl.exe otherwise."""
+    wsl.exe otherwise. ``WSLMCP_FILES_IN_PROCESS=off`` keeps the local transport's file tools on
+    their scripts (a diagnosis aid: the two paths give the same answers)."""
+    in_process = environ.get("WSLMCP_FILES_IN_PROCESS", "").strip().lower() not in ("off", "0", "false", "no")
 
     def choose(
         choice: str, distro: str, user: str | None, confinement: Confinement | None = None
@@ -77,7 +79,7 @@ def _real_transports(environ: Mapping[str, str]) -> TransportChooser:
             else:
                 choice = "wsl.exe" if shutil.which(executable, path=environ.get("PATH")) else "local"
         if choice == "local":
-            return LocalTransport(user, confinement=confinement)
+            return LocalTransport(user, confinement=confinement, in_process_files=in_process)
         return WslExeTransport(WslExeCli(executable, kill_on_overflow=True), distro, user, confinement)
 
     return choose

@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from wslmcp.boundaries.client_files import ClientFiles
 from wslmcp.profile.model import Cli, CliDiscovery, ConfiguredServer
 from wslmcp.profile.regimes import Regime
-from wslmcp.profile.transcripts.events import Reading
-from wslmcp.profile.transcripts.model import Transcript
 
 if TYPE_CHECKING:
     from wslmcp.profile.prune import Removal
+    from wslmcp.profile.transcripts.events import Reading
+    from wslmcp.profile.transcripts.model import Transcript
 
 
 @dataclass

@@ -13,7 +13,6 @@ from wslmcp.profile.clients.backend import Loading, Scan, guidance, where
 from wslmcp.profile.configs import claude as config
 from wslmcp.profile.model import Cli, CliDiscovery, ConfiguredServer
 from wslmcp.profile.tokens import CLAUDE_TEXT_LIMIT_BYTES
-from wslmcp.profile.transcripts import claude as transcripts
 
 if TYPE_CHECKING:
     from wslmcp.profile.prune import Removal
@@ -36,6 +35,8 @@ class ClaudeCode:
         return config.discover_claude(files, home, project)
 
     def scan(self, files: ClientFiles, home: str, configured: Sequence[str]) -> Scan | None:
+        from wslmcp.profile.transcripts import claude as transcripts  # (discovery does not read them)
+
         result = Scan()
         for path in transcripts.find(files, home):
             result.transcripts.append(transcripts.parse(files, path, home, configured))
@@ -45,6 +46,8 @@ class ClaudeCode:
     def read(
         self, records: Iterable[dict[str, Any]], configured: Sequence[str], *, messages: bool = False
     ) -> Reading:
+        from wslmcp.profile.transcripts import claude as transcripts
+
         return transcripts.ClaudeReading(records, configured, messages=messages)
 
     def project_key(self, project: str, cwd: str) -> str | None:

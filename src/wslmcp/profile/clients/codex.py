@@ -13,7 +13,6 @@ from wslmcp.profile import attribution, regimes
 from wslmcp.profile.clients.backend import Loading, Scan, guidance, where
 from wslmcp.profile.configs import codex as config
 from wslmcp.profile.model import Cli, CliDiscovery
-from wslmcp.profile.transcripts import codex as transcripts
 
 if TYPE_CHECKING:
     from wslmcp.profile.prune import Removal
@@ -40,6 +39,8 @@ class Codex:
         return config.discover_codex(files, home, project)
 
     def scan(self, files: ClientFiles, home: str, configured: Sequence[str]) -> Scan | None:
+        from wslmcp.profile.transcripts import codex as transcripts  # (discovery does not read them)
+
         result = Scan()
         for path in transcripts.find(files, home):
             result.transcripts.append(transcripts.parse(files, path))
@@ -49,6 +50,8 @@ class Codex:
     def read(
         self, records: Iterable[dict[str, Any]], configured: Sequence[str], *, messages: bool = False
     ) -> Reading:
+        from wslmcp.profile.transcripts import codex as transcripts
+
         return transcripts.CodexReading(records, configured, messages=messages)
 
     def project_key(self, project: str, cwd: str) -> str | None:
