@@ -161,6 +161,12 @@ class Ask(Protocol):
     def __call__(self, question: Question) -> Awaitable[Answer]: ...
 
 
+class HandOver(Exception):
+    """Raised by the front door's ``Ask``: the call needs a question, which only the SDK's session
+    asks. Nothing has run when it is raised (a refusal comes before anything runs), so the whole call
+    is answered again from the start, by the SDK."""
+
+
 class AnswerLater(Exception):
     """Raised by an ``Ask`` that cannot wait within the request (the 2026-07-28 revision): the
     question goes back to the client as an ``input_required`` result, and the client calls the tool

@@ -29,6 +29,7 @@ from wslmcp.catalogue import (
     AnswerLater,
     Ask,
     Dispatch,
+    HandOver,
     Progress,
     Reply,
     ServerSpec,
@@ -144,7 +145,8 @@ async def answer_call(
     ``dispatch`` runs, and an argument error is a tool error from 2025-11-25 on, -32602 before; a
     twin's replay miss (raised, or met and carried on from) is -32603 ``replay miss: …``; any other
     exception a tool error naming it (one line through ``note``), in the server's form.
-    ``AnswerLater`` (an ``ask`` of the 2026-07-28 revision) is raised on to the caller."""
+    ``AnswerLater`` (an ``ask`` of the 2026-07-28 revision) and ``HandOver`` (the door's ``ask``)
+    are raised on to the caller."""
     name, arguments = call
     tool = spec.tool(name)
     if tool is None:
@@ -158,7 +160,7 @@ async def answer_call(
             answer = await dispatch(tool.name, arguments, progress, ask)
         except InvalidArguments as exc:
             return argument_error(spec, tool.name, str(exc), version)
-        except AnswerLater:
+        except (AnswerLater, HandOver):
             raise
         except Exception as exc:
             miss = replay_miss.find(exc) or (missed[0] if missed else None)
@@ -265,18 +267,22 @@ class FrontDoor:
     def call(self, line: str) -> Call | None:
         """``line`` as a ``tools/call`` the door answers as the SDK would, else None: after the
         handshake, in its revisions (a request in the 2026 envelope is the SDK's), with params it
-        reads whole, and not when the server may ask and the client can be asked (a question
-        needs the SDK's session)."""
+        reads whole. A call that comes to need a question (a server that may ask, a client that can
+        be asked: ``asks``) is handed to the SDK, whose session asks it (``HandOver``)."""
         frame = _request(line)
         if frame is None or frame["method"] != "tools/call" or self.negotiated is None:
-            return None
-        if self.spec.may_ask and self.client_asks:
             return None
         read = _call_params(frame.get("params", {}))
         if read is None:
             return None
         name, arguments, token = read
         return Call(frame["id"], name, arguments, token)
+
+    @property
+    def asks(self) -> bool:
+        """A call may come to ask the person behind the client (the server may ask, the client can
+        be asked): the door then hands it to the SDK when it does."""
+        return self.spec.may_ask and self.client_asks
 
     def handshake(self) -> dict[str, Any]:
         assert self.negotiated is not None

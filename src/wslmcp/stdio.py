@@ -42,7 +42,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import IO, Any
 
 from wslmcp import __version__, protocol
-from wslmcp.catalogue import Dispatch, Progress, ServerSpec
+from wslmcp.catalogue import Answer, Dispatch, HandOver, Progress, Question, ServerSpec
 from wslmcp.front_door import (
     Call,
     FrontDoor,
@@ -270,14 +270,20 @@ class _Session:
             return
         call = self._door.call(text)
         if call is not None and call.id not in self._calls:
-            self._start(call)
+            self._start(call, line)
+            return
+        self._for_sdk(line, load=note is None and bool(text.strip()))  # (a request only it answers)
+
+    def _for_sdk(self, line: bytes, *, load: bool) -> None:
+        if self._sdk is not None:
+            self._sdk.put(line)
             return
         self._waiting.append(line)
-        if note is None and text.strip():  # something only the SDK answers
+        if load:
             self._load_sdk()
 
-    def _start(self, call: Call) -> None:
-        task = asyncio.create_task(self._answer(call))
+    def _start(self, call: Call, line: bytes) -> None:
+        task = asyncio.create_task(self._answer(call, line))
         self._calls[call.id] = task
         task.add_done_callback(lambda _: self._forget(call.id))
 
@@ -285,7 +291,7 @@ class _Session:
         self._calls.pop(request, None)
         self._withdrawn.discard(request)
 
-    async def _answer(self, call: Call) -> None:
+    async def _answer(self, call: Call, line: bytes) -> None:
         progress = None if call.progress_token is None else self._progress(call.progress_token)
         assert self._door.negotiated is not None
         try:
@@ -294,9 +300,13 @@ class _Session:
                 self._dispatch,
                 (call.name, call.arguments),
                 progress,
+                _hand_over if self._door.asks else None,
                 version=self._door.negotiated,
                 note=self._say,
             )
+        except HandOver:  # it needs a question: the SDK answers it, from the start
+            self._for_sdk(line, load=True)
+            return
         except asyncio.CancelledError:
             if call.id not in self._withdrawn:
                 await self._write(
@@ -335,6 +345,11 @@ class _Session:
         if self._sdk_task is not None:
             running.append(self._sdk_task)
         await asyncio.gather(*running, return_exceptions=True)
+
+
+async def _hand_over(question: Question) -> Answer:
+    """The door's ``Ask``: it cannot ask (only the SDK's session can), so the call goes to the SDK."""
+    raise HandOver
 
 
 def run(spec: ServerSpec, start: Callable[[], Lifespan], *, note: Callable[[str], None] | None = None) -> int:

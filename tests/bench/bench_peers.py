@@ -49,11 +49,15 @@ def filesystem_server() -> tuple[list[str] | None, str]:
     return ["node", str(entry)], f"MCP filesystem server {said}"
 
 
-def _first_answer(argv: list[str], tool: str, arguments: dict[str, Any], env: dict[str, str]) -> float:
+def _first_answer(
+    argv: list[str], tool: str, arguments: dict[str, Any], env: dict[str, str], caps: dict[str, Any]
+) -> float:
     started = time.perf_counter()
     server = Server(argv, env)
+    opening = init_frame(1, "2025-11-25")
+    opening["params"]["capabilities"] = caps
     try:
-        server.send(init_frame(1, "2025-11-25"))
+        server.send(opening)
         server.send(INITIALIZED)
         server.send(
             {
@@ -67,6 +71,9 @@ def _first_answer(argv: list[str], tool: str, arguments: dict[str, Any], env: di
         return server.arrival(2) - started
     finally:
         server.close()
+
+
+ASKED = "wslmcp shell (wsl_exec true, asks allowed)"  # (a question would load the SDK)
 
 
 def _first_answers(base: Path, fs: list[str] | None) -> None:
@@ -85,6 +92,7 @@ def _first_answers(base: Path, fs: list[str] | None) -> None:
         "minimal SDK stdio server": ([py, str(ROOT / "tests/servers/minimal_sdk_server.py")], "echo", {}),
         "wslmcp shell (wsl_list_sessions)": ([py, "-m", "wslmcp", "shell"], "wsl_list_sessions", {}),
         "wslmcp shell (wsl_exec true)": ([py, "-m", "wslmcp", "shell"], "wsl_exec", {"command": "true"}),
+        ASKED: ([py, "-m", "wslmcp", "shell"], "wsl_exec", {"command": "true"}),
         "wslmcp observe (get_history)": (
             [py, "-m", "wslmcp", "observe", "--wsl-only", "--no-docker", "--no-wslc"],
             "get_history",
@@ -97,12 +105,13 @@ def _first_answers(base: Path, fs: list[str] | None) -> None:
             "list_allowed_directories",
             {},
         )
-    for argv, tool, arguments in sides.values():
-        _first_answer(argv, tool, arguments, env)  # bytecode, and a warm page cache for every side
+    caps = {name: {"elicitation": {}} if name == ASKED else {} for name in sides}
+    for name, (argv, tool, arguments) in sides.items():
+        _first_answer(argv, tool, arguments, env, caps[name])  # bytecode, a warm page cache for every side
     times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(RUNS):  # interleaved, so every side sees the same load
         for name, (argv, tool, arguments) in sides.items():
-            times[name].append(_first_answer(argv, tool, arguments, env))
+            times[name].append(_first_answer(argv, tool, arguments, env, caps[name]))
     peer = "filesystem server (list_allowed_directories)"
     base_name = peer if fs is not None else "minimal SDK stdio server"
     base_ms = statistics.median(times[base_name]) * 1000

@@ -28,7 +28,7 @@ from tests.stdio_client import INITIALIZED, init_frame
 from wslmcp import __version__, protocol, serving
 from wslmcp.arguments import InvalidArguments
 from wslmcp.boundaries.replay_miss import NotRecorded
-from wslmcp.catalogue import Ask, Dispatch, Progress, Reply, ServerSpec
+from wslmcp.catalogue import Ask, Dispatch, Progress, Question, Reply, ServerSpec
 from wslmcp.front_door import FrontDoor
 from wslmcp.observe.tools import SERVER as OBSERVE
 from wslmcp.shell.tools import SERVER as SHELL
@@ -65,8 +65,14 @@ def _call(
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": body}
 
 
-def _drive(serve: Callable[[_Inbox, _Wire], None], frames: list[dict[str, Any]], answers: int) -> list[Any]:
-    """Every line ``serve`` writes for ``frames``; the input ends once ``answers`` responses came."""
+def _drive(
+    serve: Callable[[_Inbox, _Wire], None],
+    frames: list[dict[str, Any]],
+    answers: int,
+    respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> list[Any]:
+    """Every line ``serve`` writes for ``frames``; the input ends once ``answers`` responses came.
+    A request of the server's is answered by ``respond`` (and not counted)."""
     inbox = _Inbox()
     for frame in frames:
         inbox.put(json.dumps(frame).encode())
@@ -77,7 +83,9 @@ def _drive(serve: Callable[[_Inbox, _Wire], None], frames: list[dict[str, Any]],
         with os.fdopen(read_end, "rb") as out:
             for line in out:
                 lines.append(json.loads(line))
-                if sum(1 for x in lines if "id" in x) == answers:
+                if respond is not None and "method" in lines[-1] and "id" in lines[-1]:
+                    inbox.put(json.dumps(respond(lines[-1])).encode())
+                if sum(1 for x in lines if "id" in x and "method" not in x) == answers:
                     inbox.put(b"")
 
     reader = threading.Thread(target=drain)
@@ -210,13 +218,54 @@ def test_a_call_the_door_does_not_read_whole_is_left_to_the_sdk(call: dict[str, 
     assert not _door_reads(SHELL, {}, call)
 
 
-def test_a_server_that_may_ask_leaves_the_calls_of_a_client_that_can_be_asked_to_the_sdk() -> None:
-    """The question (``elicitation/create``) is asked through the SDK's session: such a call waits for it."""
-    call = _call(2, {"command": "ls"})
-    assert SHELL.may_ask and not OBSERVE.may_ask
-    assert not _door_reads(SHELL, {"elicitation": {}}, call)
-    assert _door_reads(SHELL, {"sampling": {}}, call)
-    assert _door_reads(OBSERVE, {"elicitation": {}}, _call(2, {}, name="get_history"))
+async def _asking_dispatch(
+    tool: str, arguments: Mapping[str, Any], progress: Progress | None, ask: Ask | None = None
+) -> Reply:
+    """A tool that asks the person about ``sudo …`` (as a guard refusal a person may overrule)."""
+    command = str(arguments.get("command", ""))
+    if command.startswith("sudo") and ask is not None:
+        answer = await ask(Question(f"Allow {command}?", "Always allow sudo this session"))
+        return Reply(f"{answer.action}: {command}", {"answer": answer.action, "always": answer.always})
+    return Reply("ran " + command, {"exitCode": 0})
+
+
+def _asking(caps: dict[str, Any], *calls: dict[str, Any]) -> list[dict[str, Any]]:
+    opening = init_frame(1, "2025-11-25")
+    opening["params"]["capabilities"] = caps
+    return [opening, INITIALIZED, *calls]
+
+
+def _accept(request: dict[str, Any]) -> dict[str, Any]:
+    assert request["method"] == "elicitation/create", request
+    return {
+        "jsonrpc": "2.0",
+        "id": request["id"],
+        "result": {"action": "accept", "content": {"always": True}},
+    }
+
+
+def test_a_client_that_can_be_asked_is_answered_at_the_door_until_a_call_needs_a_question() -> None:
+    """The door cannot ask (``elicitation/create`` is the SDK session's); a call that comes to need
+    a question is handed to the SDK and answered again from the start, as the SDK answers it."""
+    quiet = _asking({"elicitation": {}}, _call(2, {"command": "ls"}))
+    loaded: list[bool] = []
+    assert _drive(_by_door(SHELL, _asking_dispatch, loaded), quiet, 2) == _drive(
+        _by_sdk(SHELL, _asking_dispatch), quiet, 2
+    )
+    assert loaded == [False]  # asked nothing: the SDK never loaded
+
+    asking = _asking({"elicitation": {}}, _call(2, {"command": "ls"}), _call(3, {"command": "sudo apt"}))
+    loaded.clear()
+    door = _drive(_by_door(SHELL, _asking_dispatch, loaded), asking, 3, _accept)
+    sdk = _drive(_by_sdk(SHELL, _asking_dispatch), asking, 3, _accept)
+    assert loaded == [True]
+    for lines in (door, sdk):  # asked once, through the SDK's session
+        questions = [line for line in lines if line.get("method") == "elicitation/create"]
+        assert [q["params"]["message"] for q in questions] == ["Allow sudo apt?"]
+    key: Callable[[Any], str] = lambda x: json.dumps(x["id"])  # noqa: E731
+    answered = [sorted((x for x in lines if "method" not in x), key=key) for lines in (door, sdk)]
+    assert answered[0] == answered[1]
+    assert answered[0][-1]["result"]["structuredContent"] == {"answer": "accept", "always": True}
 
 
 def test_a_call_before_the_handshake_is_left_to_the_sdk() -> None:

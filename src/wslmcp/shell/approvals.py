@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
 from wslmcp.arguments import quoted
-from wslmcp.catalogue import Answer, AnswerLater, Ask, Question
+from wslmcp.catalogue import Answer, AnswerLater, Ask, HandOver, Question
 from wslmcp.shell.audit import asked
 from wslmcp.shell.config import ApprovalMode
 from wslmcp.shell.errors import Refused
@@ -175,6 +175,8 @@ class Approvals:
         question = self.question(refused, call.tool, sandboxed)
         try:
             answer = await call.ask(question)
+        except HandOver:  # the door: the SDK's session asks, and records, when it runs the call again
+            raise
         except AnswerLater:  # 2026-07-28: the client asks, then calls again with the answer
             asked(
                 self._record(

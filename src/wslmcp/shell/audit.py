@@ -37,6 +37,7 @@ from wslmcp.arguments import quoted
 from wslmcp.boundaries.audit_log import AuditLogFile
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import Clock
+from wslmcp.catalogue import HandOver
 from wslmcp.shell.config import ShellConfig
 from wslmcp.shell.guard import Access, Decision, Guard, Policy
 from wslmcp.shell.replies import render
@@ -149,11 +150,15 @@ class Audit:
             bytes_in=sum(len(v.encode("utf-8", "surrogatepass")) for v in sent) if sent else None,
         )
         token = _CURRENT.set(call)
+        handed_over = False
         try:
             yield call
+        except HandOver:  # answered again from the start by the SDK's session, which writes the line
+            handed_over = True
+            raise
         finally:
             _CURRENT.reset(token)
-            if call.subjects:
+            if call.subjects and not handed_over:
                 self.write(call)
 
     def write(self, call: Call) -> None:
