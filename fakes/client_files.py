@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.client_files import (
     MAX_FILE_BYTES,
     ClientFiles,
@@ -17,6 +16,7 @@ from wslmcp.boundaries.client_files import (
     pieces,
     read_limited,
 )
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.scenario.loader import Scenario
 
 

@@ -1,7 +1,7 @@
 """The Docker Engine API replayed from a scenario's recorded answers.
 
 A recorded answer (``exchanges.docker_api[i]`` of ``scenario.json``; written by
-``fakes.docker_api.RecordingDockerApi``) is keyed by the unversioned ``path`` and its ``query``
+``wslmcp.fakes.docker_api.RecordingDockerApi``) is keyed by the unversioned ``path`` and its ``query``
 (an object of strings, absent = none) and holds either an HTTP answer::
 
     {"path": "/containers/json", "query": {"all": "0"}, "status": 200, "api_version": "1.41",
@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.docker_api import (
     ApiAnswer,
@@ -39,6 +38,7 @@ from wslmcp.boundaries.docker_api import (
     DockerUnavailable,
 )
 from wslmcp.boundaries.docker_engine import decode_body
+from wslmcp.fakes.replay import ReplayMiss, closest_first
 from wslmcp.scenario.exchanges import DOCKER_ERRORS, EngineExchange
 from wslmcp.scenario.fields import MANIFEST_NAME, Fields
 from wslmcp.scenario.loader import Scenario

@@ -18,7 +18,7 @@ import io
 import posixpath
 from pathlib import Path
 
-from fakes.replay import ReplayMiss
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.scenario.loader import Scenario
 
 

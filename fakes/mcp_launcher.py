@@ -24,8 +24,8 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+from wslmcp.fakes.replay import ReplayMiss, closest_first
 from wslmcp.scenario.exchanges import MCP_ANSWERS_SCHEMA, answers_to_json, read_answers
 from wslmcp.scenario.fields import Fields, ScenarioError
 from wslmcp.scenario.loader import Scenario

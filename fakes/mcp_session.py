@@ -19,8 +19,8 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_session import McpSession, McpSessions, SessionSpec, ToolAnswer
+from wslmcp.fakes.replay import ReplayMiss
 
 SCHEMA = "wslmcp-mcp-sessions/1"
 BOUNDARY = "mcp_session"

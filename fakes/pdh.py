@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fakes.timeline import append_sample, current_entry, sample_json
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.pdh import CounterSample, InstanceSet, PdhCounters, RawCounter, SystemCpuTimes
+from wslmcp.fakes.timeline import append_sample, current_entry, sample_json
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 
@@ -41,7 +41,7 @@ def sample_from_json(doc: Mapping[str, Any]) -> CounterSample:
 
 
 class FakePdhCounters:
-    """Serves the PDH sample current at the clock's time (``fakes.timeline.current_entry``)."""
+    """Serves the PDH sample current at the clock's time (``wslmcp.fakes.timeline.current_entry``)."""
 
     boundary = "pdh"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.procfs import Mount, ProcSample, ProcSource, mount_of, parse_mounts
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.scenario.loader import Scenario, TimelineEntry
 from wslmcp.scenario.recorder import ScenarioWriter
 

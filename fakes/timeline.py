@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.clock import Clock
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.scenario.loader import Scenario, TimelineEntry
 from wslmcp.scenario.recorder import ScenarioWriter
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fakes.timeline import append_sample, current_entry, sample_json
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.windows_processes import WindowsProcess, WindowsProcesses, WindowsTable
+from wslmcp.fakes.timeline import append_sample, current_entry, sample_json
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 
@@ -45,7 +45,7 @@ def table_from_json(doc: Mapping[str, Any]) -> WindowsTable:
 
 
 class FakeWindowsProcesses:
-    """Serves the table current at the clock's time (``fakes.timeline.current_entry``)."""
+    """Serves the table current at the clock's time (``wslmcp.fakes.timeline.current_entry``)."""
 
     boundary = "windows_processes"
 

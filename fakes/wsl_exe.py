@@ -10,10 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
-from fakes.replay import ReplayMiss, closest_first
 from wslmcp.boundaries.process import FEED_BYTES, ByteSink, ByteSource, ByteStream, Exchange, Looks, Stdin
 from wslmcp.boundaries.procfs_wsl import EARLIER_SAMPLE_SCRIPTS, SAMPLE_SCRIPT_SHA256
 from wslmcp.boundaries.wsl_exe import WSL_OWN_FAILURE, WslCall, WslExe, wsl_output_encoding
+from wslmcp.fakes.replay import ReplayMiss, closest_first
 from wslmcp.scenario.exchanges import Look, ProcessExchange, Stream
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
@@ -219,7 +219,7 @@ class _HashingStream:
 
 class RecordingWslExe:
     """A ``WslExe`` that writes every exchange of the wrapped one into a scenario, in the format
-    ``fakes.wsl_exe.FakeWslExe`` replays: args, stdin SHA-256, raw stdout/stderr files with declared
+    ``wslmcp.fakes.wsl_exe.FakeWslExe`` replays: args, stdin SHA-256, raw stdout/stderr files with declared
     encodings, exit code, duration, deadline and overflow flags, and totals past the capture limit.
     Streamed stdin is hashed as it passes; streamed stdout is written to its file as it passes. A
     live call (``looks``) also records, at each look, how much stdout had passed and whether the

@@ -1,6 +1,6 @@
 """wslc.exe replayed from a scenario's recorded exchanges (``exchanges.wslc``), and its recorder.
 
-The format is wsl.exe's (``fakes.wsl_exe``): ``args``, raw ``stdout``/``stderr`` files with their
+The format is wsl.exe's (``wslmcp.fakes.wsl_exe``): ``args``, raw ``stdout``/``stderr`` files with their
 declared encodings (``utf-8`` or ``utf-16le``: wslc prints like wsl.exe), ``exit_code``,
 ``duration_ms``, ``timed_out``; plus ``{"args": [...], "absent": true}`` for a host where wslc.exe
 is not installed (replayed as the real adapter's ``FileNotFoundError``). A scenario with no
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.wsl_exe import WslCall
 from wslmcp.boundaries.wslc_cli import WslcCli
+from wslmcp.fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from wslmcp.scenario.exchanges import ProcessExchange
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter

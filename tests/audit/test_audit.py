@@ -9,11 +9,11 @@ import json
 import multiprocessing
 from pathlib import Path
 
-from fakes.audit_log import MemoryAuditLog
-from fakes.clock import FakeClock
 from wslmcp.boundaries.audit_log import AppendOnlyFile, AuditLogFile
 from wslmcp.boundaries.local_files import OsLocalFiles
 from wslmcp.boundaries.shell_transport import LocalTransport
+from wslmcp.fakes.audit_log import MemoryAuditLog
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.shell.audit import Audit, AuditedGuard, redact
 from wslmcp.shell.config import ConfigError, load_config
 from wslmcp.shell.log import Log

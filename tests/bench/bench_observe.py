@@ -20,10 +20,10 @@ import time
 from collections.abc import Collection
 from pathlib import Path
 
-from fakes.clock import FakeClock
 from tests.observe.scenario_factory import Kernel, Proc, sample_files
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSample
 from wslmcp.boundaries.procfs_wsl import SAMPLE_SCRIPT, parse_framed_sample
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.accounting import parse_sample
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.host import HostRaw, host_side
@@ -217,9 +217,9 @@ async def _refresh_over_stdio(interval_ms: int) -> None:
 def _windows_tables(n: int) -> list[tuple[HostRaw, float]]:
     """Two recorded-format samples (the twin's JSON, decoded as replay decodes it) of a 16-CPU host
     with ``n`` processes, and the time decoding each took."""
-    from fakes.pdh import sample_from_json
-    from fakes.windows_processes import table_from_json
     from tests.observe.windows_scenarios import WSL_VM, WSLC_VM, Win, pdh_sample, table
+    from wslmcp.fakes.pdh import sample_from_json
+    from wslmcp.fakes.windows_processes import table_from_json
 
     exe = r"C:\Program Files\App{k}\app{k}.exe"
     rows = [

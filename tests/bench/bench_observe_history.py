@@ -29,9 +29,9 @@ from typing import Any
 
 import psutil
 
-from fakes.clock import FakeClock
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSample
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.history import METRICS, History, Key, frame_parts
 from wslmcp.observe.history_queries import HistoryQuery, Now, SeriesQuery, history_answer, series_answer

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fakes.mcp_launcher import RecordingMcpLauncher
 from tests.servers import STDIO_SERVER
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
 from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
+from wslmcp.fakes.mcp_launcher import RecordingMcpLauncher
 
 SERVER = str(STDIO_SERVER)
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_answers.json"

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from fakes.mcp_launcher import RecordingMcpLauncher
 from tests.servers import SDK_SERVER
 from wslmcp.boundaries.mcp_http import HttpMcpLauncher
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
+from wslmcp.fakes.mcp_launcher import RecordingMcpLauncher
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mcp_http_answers.json"
 RECORD_TIMEOUT_S = 10.0

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.audit_log import MemoryAuditLog
 from wslmcp.boundaries.audit_log import AppendOnlyFile, AuditLogFile
+from wslmcp.fakes.audit_log import MemoryAuditLog
 
 Reader = Callable[[], list[bytes]]
 

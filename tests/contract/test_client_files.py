@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from fakes.client_files import FakeClientFiles
 from wslmcp.boundaries.client_files import (
     MAX_LINE_PIECE,
     ClientFiles,
@@ -21,6 +20,7 @@ from wslmcp.boundaries.client_files import (
     LocalClientFiles,
     NotRegularFile,
 )
+from wslmcp.fakes.client_files import FakeClientFiles
 from wslmcp.scenario.loader import Scenario
 
 FAKE_HOME = "/home/contract"

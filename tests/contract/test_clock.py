@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from fakes.clock import FakeClock
 from wslmcp.boundaries.clock import Clock, SystemClock
+from wslmcp.fakes.clock import FakeClock
 
 
 @pytest.fixture(params=["real", "fake"])

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from fakes.config_files import MemoryConfigFiles
 from wslmcp.boundaries.client_files import FileTooLarge, NotRegularFile
 from wslmcp.boundaries.config_files import TEMP_SUFFIX, Changed, ConfigFiles, LocalConfigFiles
+from wslmcp.fakes.config_files import MemoryConfigFiles
 
 FILES = {"conf/a.json": b'{"a": 1}\n', "real/b.json": b"{}\n"}
 

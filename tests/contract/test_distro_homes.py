@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fakes.distro_homes import StatedDistroHomes
 from tests.observe.standin import make_standin
 from wslmcp.boundaries.distro_homes import DistroHomes, WslDistroHomes
 from wslmcp.boundaries.wsl_exe import WslExeCli
+from wslmcp.fakes.distro_homes import StatedDistroHomes
 
 HOME = os.path.expanduser("~")
 

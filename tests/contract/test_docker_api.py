@@ -12,9 +12,6 @@ from typing import Any
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.docker_api import EngineRecording, FakeDockerApi, RecordingDockerApi
-from fakes.replay import ReplayMiss
 from tests.standins.engine import EngineStandin
 from wslmcp.boundaries.docker_api import (
     MAX_API_VERSION,
@@ -27,6 +24,9 @@ from wslmcp.boundaries.docker_api import (
     negotiate,
 )
 from wslmcp.boundaries.docker_engine import EngineApi
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.docker_api import EngineRecording, FakeDockerApi, RecordingDockerApi
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 

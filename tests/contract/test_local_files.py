@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from fakes.local_files import FakeLocalFiles
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles, is_own_partial
+from wslmcp.fakes.local_files import FakeLocalFiles
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from fakes.mcp_launcher import FakeMcpLauncher, load_answers
 from wslmcp.boundaries.mcp_http import HttpMcpLauncher
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerAnswer, ServerSpec
+from wslmcp.fakes.mcp_launcher import FakeMcpLauncher, load_answers
 
 from .mcp_http_servers import CASES, FIXTURE, HEADER, record, running, spec, timeout_for
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, load_answers
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_launcher import McpLauncher, ServerSpec
 from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
+from wslmcp.fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, load_answers
+from wslmcp.fakes.replay import ReplayMiss
 
 from .mcp_contract_servers import FIXTURE, SERVERS, record, spec
 

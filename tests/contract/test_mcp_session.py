@@ -9,8 +9,6 @@ from typing import Any
 import anyio
 import pytest
 
-from fakes.mcp_session import FakeMcpSessions, RecordingMcpSessions
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_session import (
     ForkedMcpSessions,
     McpSessions,
@@ -18,6 +16,8 @@ from wslmcp.boundaries.mcp_session import (
     SessionSpec,
     StdioMcpSessions,
 )
+from wslmcp.fakes.mcp_session import FakeMcpSessions, RecordingMcpSessions
+from wslmcp.fakes.replay import ReplayMiss
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 OBSERVE = SessionSpec("observe", str(SCENARIOS / "slow-build"), ("--no-docker", "--no-wslc"))

@@ -14,8 +14,6 @@ from pathlib import Path
 import psutil
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.pdh import FakePdhCounters, RecordingPdhCounters, sample_to_json
 from tests.standins.pdh_dll import PdhDllStandin, Samples
 from wslmcp.boundaries.pdh import (
     ALL_SETS,
@@ -30,6 +28,8 @@ from wslmcp.boundaries.pdh import (
     RawCounter,
 )
 from wslmcp.boundaries.pdh_ctypes import PdhQuery, RawCounterItem, parse_raw_array
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.pdh import FakePdhCounters, RecordingPdhCounters, sample_to_json
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 from wslmcp.scenario.recorder import ScenarioWriter

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.procfs import FakeProcSource
 from wslmcp.boundaries.clock import Clock, SystemClock
 from wslmcp.boundaries.procfs import (
     BASE_FILES,
@@ -29,6 +27,8 @@ from wslmcp.boundaries.procfs import (
     mount_of,
     parse_mounts,
 )
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.procfs import FakeProcSource
 from wslmcp.replay.recording import record_observe
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter

@@ -25,7 +25,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakes.wsl_exe import FakeWslExe
 from tests.conftest import examples
 from tests.observe.hostile_procs import ALL_BYTES, CASES, FORGED, hostile_processes
 from tests.observe.standin import DISTRO_TOOLS, StandIn, make_standin
@@ -45,6 +44,7 @@ from wslmcp.boundaries.procfs_wsl import (
     sample_args,
 )
 from wslmcp.boundaries.wsl_exe import WslCall, WslExe, WslExeCli
+from wslmcp.fakes.wsl_exe import FakeWslExe
 from wslmcp.scenario.loader import Scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.docker_api import FakeDockerApi
-from fakes.wslc import FakeWslc
 from tests.contract.test_wslc import LISTING, STATS, _scenario, _utf16
 from tests.standins.engine import engine_in_thread
 from tests.standins.wslc import make_wslc_standin, standin_env
 from wslmcp.boundaries.docker_api import TOP_PS_ARGS
 from wslmcp.boundaries.wslc import LIST_ARGS, STATS_ARGS, decode_wslc_json
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.docker_api import FakeDockerApi
+from wslmcp.fakes.wslc import FakeWslc
 from wslmcp.scenario.loader import Scenario
 
 CID = "c" * 64
@@ -108,8 +108,8 @@ async def test_on_windows_the_primary_is_recorded_through_wsl_exe(
     )
     absent = scenario.manifest["exchanges"]["docker_api"]
     assert [(i["path"], i["error"]) for i in absent] == [("/containers/json", "absent")] * 2
-    from fakes.wsl_exe import FakeWslExe
     from wslmcp.boundaries.procfs_wsl import WslProcSource
+    from wslmcp.fakes.wsl_exe import FakeWslExe
 
     replayed = await WslProcSource(FakeWslExe(scenario), "Ubuntu").read()
     assert any(path.endswith("/stat") for path in replayed.files)

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from fakes.wsl_exe import RecordingWslExe
 from tests.shell.conftest import survivors
 from tests.shell.standin import transport_of
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.local_exchanges import LocalThroughWslExe, LocalWslExe
 from wslmcp.boundaries.shell_transport import ScriptCall, ShellTransport, current_user
+from wslmcp.fakes.wsl_exe import RecordingWslExe
 from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.runner import Runner
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from fakes.tokens import CountingTokens
 from wslmcp.boundaries.tokens import RandomTokens, TokenSource
+from wslmcp.fakes.tokens import CountingTokens
 
 
 @pytest.fixture(params=["real", "fake"])

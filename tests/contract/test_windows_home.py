@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.windows_home import StatedWindowsHome
 from wslmcp.boundaries.windows_home import InteropWindowsHome, WindowsHome
+from wslmcp.fakes.windows_home import StatedWindowsHome
 
 HOME = "/mnt/c/Users/Tester Name"
 WINDOWS = r"C:\Users\Tester Name"

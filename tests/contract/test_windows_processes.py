@@ -13,13 +13,6 @@ from pathlib import Path
 import psutil
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.windows_processes import (
-    FakeWindowsProcesses,
-    RecordingWindowsProcesses,
-    table_from_json,
-    table_to_json,
-)
 from wslmcp.boundaries.windows_processes import (
     FILETIME_UNIX_OFFSET_S,
     WindowsProcess,
@@ -28,6 +21,13 @@ from wslmcp.boundaries.windows_processes import (
     filetime_from_epoch,
 )
 from wslmcp.boundaries.windows_psutil import PsutilWindowsProcesses, process_row
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.windows_processes import (
+    FakeWindowsProcesses,
+    RecordingWindowsProcesses,
+    table_from_json,
+    table_to_json,
+)
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 from wslmcp.scenario.recorder import ScenarioWriter

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from fakes.docker_api import FakeDockerApi
-from fakes.pdh import FakePdhCounters
-from fakes.windows_processes import FakeWindowsProcesses
-from fakes.wslc import FakeWslc
 from wslmcp import wiring
 from wslmcp.boundaries.docker_api import DockerEndpoint, DockerUnavailable
 from wslmcp.boundaries.wslc_cli import WslcCli
+from wslmcp.fakes.docker_api import FakeDockerApi
+from wslmcp.fakes.pdh import FakePdhCounters
+from wslmcp.fakes.windows_processes import FakeWindowsProcesses
+from wslmcp.fakes.wslc import FakeWslc
 from wslmcp.scenario.manifest import SCHEMA
 from wslmcp.wiring.replay import replay
 

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from tests.shell.conftest import build, processes_with, survivors
 from tests.shell.standin import WslStandIn, make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.shell_transport import ScriptCall, TransportError, WslExeTransport, wsl_exec_args
 from wslmcp.boundaries.wsl_exe import WslCall, WslExe, WslExeCli, decode_wsl_output, wsl_output_encoding
+from wslmcp.fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 

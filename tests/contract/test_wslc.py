@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 
-from fakes.replay import ReplayMiss
-from fakes.wslc import FakeWslc, RecordingWslc
 from tests.standins.wslc import calls, make_wslc_standin, standin_env
 from wslmcp.boundaries.wslc import (
     LIST_ARGS,
@@ -28,6 +26,8 @@ from wslmcp.boundaries.wslc import (
     parse_size,
 )
 from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
+from wslmcp.fakes.replay import ReplayMiss
+from wslmcp.fakes.wslc import FakeWslc, RecordingWslc
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 
@@ -163,7 +163,7 @@ def test_wslc_is_found_on_path_then_in_program_files_then_through_mnt_c(tmp_path
 async def test_recording_writes_exchanges_the_twin_replays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fakes.clock import FakeClock
+    from wslmcp.fakes.clock import FakeClock
     from wslmcp.scenario.recorder import ScenarioWriter
 
     (tmp_path / "src").mkdir()
@@ -202,7 +202,7 @@ def test_percentages_that_are_not_wslcs_are_refused(bad: str) -> None:
 
 
 async def test_a_host_without_wslc_is_recorded_and_replayed_as_absent(tmp_path: Path) -> None:
-    from fakes.clock import FakeClock
+    from wslmcp.fakes.clock import FakeClock
     from wslmcp.scenario.recorder import ScenarioWriter
 
     writer = ScenarioWriter(tmp_path / "rec", "rec", "", FakeClock())

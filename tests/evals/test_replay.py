@@ -8,7 +8,6 @@ from pathlib import Path
 import anyio
 import pytest
 
-from fakes.mcp_session import SCHEMA, FakeMcpSessions
 from tests.evals.pairs import GW, OBS, S1, B, listing, most_cpu, ok, snap
 from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.mcp_session import ReplayTarget, SessionSpec, StdioMcpSessions
@@ -17,6 +16,7 @@ from wslmcp.evals.cases import Case, Intent
 from wslmcp.evals.replay import replay, to_result
 from wslmcp.evals.rubric.drift import compare
 from wslmcp.evals.session import Session
+from wslmcp.fakes.mcp_session import SCHEMA, FakeMcpSessions
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "scenarios" / "eval-slow-build"
@@ -84,7 +84,7 @@ def test_replay_binds_ids_to_the_replayed_answers_and_queries_the_oracle() -> No
 
 
 def test_an_unrecorded_request_fails_the_twin_loudly() -> None:
-    from fakes.replay import ReplayMiss
+    from wslmcp.fakes.replay import ReplayMiss
 
     trace = B().user("q").obs("list_children", {"snapshot_id": "x", "resource_id": "y"}, listing(S1)).trace
     with pytest.raises(ReplayMiss, match="mcp_session"):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.procfs import FakeProcSource, redact_cmdlines
 from wslmcp.boundaries.procfs import LocalProcSource, ProcSample
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.procfs import FakeProcSource, redact_cmdlines
 from wslmcp.replay.recording import record_observe as record
 from wslmcp.scenario.checks import run_checks
 from wslmcp.scenario.loader import Scenario, sample_digest

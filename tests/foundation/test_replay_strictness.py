@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.procfs import FakeProcSource
-from fakes.replay import ReplayMiss
-from fakes.wsl_exe import FakeWslExe
 from wslmcp.boundaries.wsl_exe import WslCall
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.procfs import FakeProcSource
+from wslmcp.fakes.replay import ReplayMiss
+from wslmcp.fakes.wsl_exe import FakeWslExe
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.manifest import SCHEMA
 

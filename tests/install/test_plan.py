@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from fakes.config_files import MemoryConfigFiles
-from fakes.mcp_launcher import FakeMcpLauncher
-from fakes.windows_home import StatedWindowsHome
 from wslmcp.boundaries.mcp_launcher import ServerAnswer
 from wslmcp.clients import BACKUP_SUFFIX, CLIENTS
+from wslmcp.fakes.config_files import MemoryConfigFiles
+from wslmcp.fakes.mcp_launcher import FakeMcpLauncher
+from wslmcp.fakes.windows_home import StatedWindowsHome
 from wslmcp.install.entries import Installed, Unreachable, is_ours, launch
 from wslmcp.install.plan import Home, Request
 from wslmcp.install.service import run

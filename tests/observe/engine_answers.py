@@ -1,5 +1,5 @@
 """Engine API answers in the shapes dockerd 20.10 (cgroup v1) and 29 (cgroup v2) send, for the
-recorded twin (``fakes.docker_api``) to serve in tests and hand-written scenarios."""
+recorded twin (``wslmcp.fakes.docker_api``) to serve in tests and hand-written scenarios."""
 
 from __future__ import annotations
 

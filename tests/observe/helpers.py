@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from fakes.clock import FakeClock
 from tests.observe.scenario_factory import Kernel, Proc, sample_files
 from wslmcp.boundaries.host_facts import HostProbe
 from wslmcp.boundaries.procfs import ProcSample, ProcUnavailable
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.service import ObserveService
 from wslmcp.observe.store import SnapshotStore

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fakes.clock import FakeClock
-from fakes.windows_processes import FakeWindowsProcesses
 from tests.observe.helpers import ScriptedReader
 from tests.observe.windows_scenarios import table, windows_processes
 from wslmcp.boundaries.windows_processes import WindowsTable
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.windows_processes import FakeWindowsProcesses
 from wslmcp.observe.catalog import build_catalog
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.host import HostRaw, host_side

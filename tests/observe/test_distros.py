@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from fakes.clock import FakeClock
 from tests.observe.standin import make_standin
 from wslmcp import wiring
 from wslmcp.boundaries.bundle import Boundaries, Host
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.assembly import build
 from wslmcp.observe.options import Options
 

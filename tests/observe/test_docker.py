@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.docker_api import DEFAULT_ENDPOINT, EngineRecording, FakeDockerApi
 from tests.observe.engine_answers import cid, item, listing, stats, stats_item, top, top_item
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.docker_api import DEFAULT_ENDPOINT, EngineRecording, FakeDockerApi
 from wslmcp.observe.docker import DockerSample, cores, cpu_point, docker_rows, memory_bytes, parse_top, sample
 
 S = 1_000_000_000

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from fakes.clock import FakeClock
 from tests.observe.helpers import ScriptedReader
 from tests.observe.scenario_factory import Kernel, Proc
 from wslmcp.boundaries.replay_miss import NotRecorded
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.collector import Collector, CollectorConfig
 from wslmcp.observe.errors import UnknownMetric
 from wslmcp.observe.handlers import answer

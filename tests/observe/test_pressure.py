@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from fakes.clock import FakeClock
-from fakes.pdh import FakePdhCounters, sample_to_json
 from tests.standins.pdh_dll import PdhDllStandin, Samples
 from wslmcp.boundaries.pdh import (
     ALL_SETS,
@@ -28,6 +26,8 @@ from wslmcp.boundaries.pdh import (
 )
 from wslmcp.boundaries.pdh_ctypes import PdhQuery
 from wslmcp.boundaries.procfs import ProcSample
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.pdh import FakePdhCounters, sample_to_json
 from wslmcp.observe.accounting import RawSample, drive_warning, parse_sample, process_rows
 from wslmcp.observe.pressure import (
     PRESSURE_METRICS,
@@ -240,9 +240,9 @@ def test_the_summary_warns_when_busy_processes_work_on_a_windows_drive() -> None
 async def test_a_collection_on_windows_reports_both_sides(tmp_path: Path) -> None:
     """The collector with the process-table and PDH twins: the WSL VM's working set from its host
     row beside the Linux used and cached view, the commit from PDH."""
-    from fakes.windows_processes import FakeWindowsProcesses
     from tests.observe.helpers import ScriptedReader
     from tests.observe.windows_scenarios import table, windows_processes
+    from wslmcp.fakes.windows_processes import FakeWindowsProcesses
     from wslmcp.observe.collector import Collector, CollectorConfig
     from wslmcp.observe.sources import HostSources
 

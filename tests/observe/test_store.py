@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.clock import FakeClock
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.catalog import Catalog
 from wslmcp.observe.errors import SnapshotError, SnapshotUnavailable
 from wslmcp.observe.store import Snapshot, SnapshotStore

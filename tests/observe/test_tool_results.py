@@ -10,9 +10,9 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from fakes.clock import FakeClock
 from tests.in_process import observe_server as build_server
 from tests.observe.helpers import ScriptedReader, make_service
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.observe.errors import CollectionFailed
 from wslmcp.observe.model import CpuScope, EnvObservation, Identity, Observation, Observed, Summary
 from wslmcp.observe.service import ObserveService

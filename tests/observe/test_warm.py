@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from fakes.docker_api import DEFAULT_ENDPOINT, EngineRecording, FakeDockerApi
 from tests.observe.engine_answers import item, listing, stats, stats_item, top, top_item
 from wslmcp.boundaries.clock import SystemClock
+from wslmcp.fakes.docker_api import DEFAULT_ENDPOINT, EngineRecording, FakeDockerApi
 from wslmcp.observe.warm import EngineWarmer
 
 S = 1_000_000_000
@@ -50,8 +50,8 @@ async def test_a_touched_warmer_keeps_a_fresh_round_and_goes_quiet_when_idle() -
 async def test_wslc_rounds_are_kept_warm_too(tmp_path: Path) -> None:
     import json
 
-    from fakes.wslc import FakeWslc
     from tests.observe.test_wslc import LISTED, STATS, scenario
+    from wslmcp.fakes.wslc import FakeWslc
 
     wslc = FakeWslc(scenario(tmp_path, json.dumps(LISTED).encode(), json.dumps(STATS).encode()))
     warmer = EngineWarmer(SystemClock(), None, deadline_s=2.0, idle_after_s=0.2, period_s=0.05, wslc=wslc)

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from fakes.wslc import FakeWslc
 from wslmcp.boundaries.wslc import LIST_ARGS, STATS_ARGS
 from wslmcp.boundaries.wslc_cli import WslcCli
+from wslmcp.fakes.wslc import FakeWslc
 from wslmcp.observe.model import Identity
 from wslmcp.observe.wslc import WslcSample, sample, wslc_rows
 from wslmcp.scenario.loader import Scenario

@@ -2,7 +2,7 @@
 
 They stand for Windows 11 + WSL2 hosts this Linux CI cannot record: the server runs on Windows
 (its primary distro read through wsl.exe), with the process tables and PDH counter samples the
-psutil and pdh.dll adapters produce (``fakes.windows_processes`` / ``fakes.pdh`` formats), the
+psutil and pdh.dll adapters produce (``wslmcp.fakes.windows_processes`` / ``wslmcp.fakes.pdh`` formats), the
 Engine's JSON answers (cgroup v2 shapes of Docker Desktop's engine, which runs in the
 ``docker-desktop`` distro on the WSL kernel) and wslc.exe's JSON on stdout. Every number follows
 from the per-second rates below, so the expected answers can be checked by hand.

@@ -43,7 +43,7 @@ FORBIDDEN = {
     "wslmcp.boundaries.mcp_http",
     "wslmcp.boundaries.windows_home",
     "wslmcp.wiring",
-    "fakes",
+    "wslmcp.fakes",
 }
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from fakes.distro_homes import StatedDistroHomes
-from fakes.windows_home import StatedWindowsHome
 from tests.servers import STDIO_SERVER
 from wslmcp import wiring
+from wslmcp.fakes.distro_homes import StatedDistroHomes
+from wslmcp.fakes.windows_home import StatedWindowsHome
 from wslmcp.profile.assembly import build, other_homes
 from wslmcp.profile.cli import execute, parse_options
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from fakes.mcp_launcher import FakeMcpLauncher
-from fakes.replay import ReplayMiss
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
+from wslmcp.fakes.mcp_launcher import FakeMcpLauncher
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.profile import querying
 from wslmcp.profile.model import ConfiguredServer, QueryResult
 from wslmcp.profile.querying import PoolStats, apply_tool_filters, plan, query_all, stderr_progress

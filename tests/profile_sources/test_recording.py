@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, RecordingMcpLauncher, load_answers
 from wslmcp.boundaries.mcp_launcher import ServerAnswer, ServerSpec
+from wslmcp.fakes.mcp_launcher import SCHEMA, FakeMcpLauncher, RecordingMcpLauncher, load_answers
 
 
 def test_recording_round_trips_and_rewrites_the_machine_path(tmp_path: Path) -> None:

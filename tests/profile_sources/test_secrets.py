@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.mcp_launcher import RecordingMcpLauncher
 from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
+from wslmcp.fakes.mcp_launcher import RecordingMcpLauncher
 from wslmcp.profile.querying import query_all
 
 from .conftest import PYTHON, SERVER, Layout

@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fakes.clock import FakeClock
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.local_files import LocalFiles, OsLocalFiles
 from wslmcp.boundaries.process import Exchange, Stdin
 from wslmcp.boundaries.shell_transport import Confinement, LocalTransport, ScriptCall, ShellTransport
 from wslmcp.catalogue import Reply
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.shell.config import load_config
 from wslmcp.shell.guard import Guard
 from wslmcp.shell.log import Log

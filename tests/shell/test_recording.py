@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from tests.shell.conftest import survivors
 from tests.shell.standin import make_wsl_standin
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.process import Exchange
 from wslmcp.boundaries.shell_transport import ScriptCall, WslExeTransport, wsl_exec_args
 from wslmcp.boundaries.wsl_exe import WslCall, WslExe, WslExeCli
+from wslmcp.fakes.wsl_exe import FakeWslExe, RecordingWslExe
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.shell.runner import Runner
@@ -114,7 +114,7 @@ async def test_a_recording_replays_byte_identical(tmp_path: Path, monkeypatch: p
 
 
 async def test_a_replay_of_different_stdin_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fakes.replay import ReplayMiss
+    from wslmcp.fakes.replay import ReplayMiss
 
     standin = make_wsl_standin(tmp_path / "standin", {"Ubuntu": "Running"})
     for key, value in standin.env().items():

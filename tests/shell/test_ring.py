@@ -93,7 +93,7 @@ def test_the_exit_marker_is_taken_out_however_the_output_is_cut(
 
 
 async def test_progress_is_sent_at_most_once_per_second_of_the_injected_clock() -> None:
-    from fakes.clock import FakeClock
+    from wslmcp.fakes.clock import FakeClock
     from wslmcp.shell.progress import Throttle, latest_line
 
     clock = FakeClock()

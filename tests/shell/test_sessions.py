@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fakes.clock import FakeClock
 from tests.shell.conftest import build
+from wslmcp.fakes.clock import FakeClock
 from wslmcp.shell.sessions import SessionError, SessionStore
 
 

@@ -1,4 +1,4 @@
-"""A Docker Engine stand-in on a unix socket, serving recorded answers (``fakes.docker_api`` records).
+"""A Docker Engine stand-in on a unix socket, serving recorded answers (``wslmcp.fakes.docker_api`` records).
 
 It behaves on the wire like dockerd where the adapter's contract depends on it: ``/_ping`` with
 ``Api-Version``; ``/vX.Y`` prefixes checked against the served range (400 "client version … is too
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from fakes.docker_api import EngineRecording
+from wslmcp.fakes.docker_api import EngineRecording
 
 CHUNKED_ABOVE = 2048
 CHUNK = 777  # odd, so chunk boundaries fall inside JSON tokens

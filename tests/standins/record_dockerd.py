@@ -13,10 +13,10 @@ import os
 import sys
 from pathlib import Path
 
-from fakes.docker_api import RecordingDockerApi
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.docker_api import DockerEndpoint
 from wslmcp.boundaries.docker_engine import EngineApi
+from wslmcp.fakes.docker_api import RecordingDockerApi
 from wslmcp.scenario.recorder import ScenarioWriter
 
 TOP_ARGS = "-eo pid,ppid,rss,time,comm,args"

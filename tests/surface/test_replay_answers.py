@@ -12,10 +12,10 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from fakes.replay import ReplayMiss
 from tests.faults.rig import SCENARIO
 from tests.stdio_client import Server
 from wslmcp.catalogue import Ask, Progress, Reply
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.observe.tools import SERVER as OBSERVE
 from wslmcp.serving import build_server
 from wslmcp.shell.tools import SERVER as SHELL

@@ -12,7 +12,7 @@ Contract
                      ``OSError`` when it cannot; a short write is retried for the remainder, which
                      is only reachable on a full disk.
 
-The real adapter is ``AppendOnlyFile``; the twin is ``fakes.audit_log.MemoryAuditLog``.
+The real adapter is ``AppendOnlyFile``; the twin is ``wslmcp.fakes.audit_log.MemoryAuditLog``.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ a regular file first, so a FIFO cannot block and ``/dev/zero`` cannot grow memor
 
 Nothing here parses: the profiler decides what the bytes mean (JSON, TOML, JSONL), so garbage is
 its to tolerate. Real adapter: ``LocalClientFiles`` (the real filesystem). Fake: a scenario's
-fixture home (``fakes.client_files``), whose modification times come from the manifest because git
+fixture home (``wslmcp.fakes.client_files``), whose modification times come from the manifest because git
 does not keep them.
 """
 

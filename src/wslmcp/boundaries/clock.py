@@ -8,7 +8,7 @@ Contract
 ``sleep(s)``     waits at least ``s`` seconds of this clock's time (``s <= 0`` yields once).
 
 Nothing in the domain calls ``time`` or ``asyncio.sleep`` directly: it takes a Clock from wiring, so
-the fake clock (``fakes.clock.FakeClock``) makes intervals and retention instant and deterministic.
+the fake clock (``wslmcp.fakes.clock.FakeClock``) makes intervals and retention instant and deterministic.
 
 ``AdvancingClock.advance(s)``  a clock that can also be moved on by ``s >= 0`` seconds at once (a
                  negative ``s`` raises ``ValueError``). Only the replay layer holds one: it replays a

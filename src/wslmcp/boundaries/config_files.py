@@ -19,7 +19,7 @@ All paths are absolute, as this system writes them.
                                  symbolic link stays a link: the file it names is replaced. No temp
                                  file is left behind on an error or an interrupt.
 
-Real adapter: ``LocalConfigFiles`` (this filesystem). Twin: ``fakes.config_files.MemoryConfigFiles``,
+Real adapter: ``LocalConfigFiles`` (this filesystem). Twin: ``wslmcp.fakes.config_files.MemoryConfigFiles``,
 files and directories in memory (optionally seeded from a directory), with the same checks.
 """
 

@@ -10,7 +10,7 @@ Contract
     never starts a stopped distro.
 
 Real adapter: ``WslDistroHomes`` over the ``WslExe`` boundary (``procfs_wsl.WslDistroLister`` for
-the listing). Twin: ``fakes.distro_homes.StatedDistroHomes``, the homes a scenario states
+the listing). Twin: ``wslmcp.fakes.distro_homes.StatedDistroHomes``, the homes a scenario states
 (``profile.distro_homes``).
 """
 

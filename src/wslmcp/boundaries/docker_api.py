@@ -29,7 +29,7 @@ Errors (all ``DockerError``, an ``OSError``)
     ``DockerBadAnswer``   the bytes are not HTTP, or a JSON body does not decode.
 
 Real adapter: ``wslmcp.boundaries.docker_engine.EngineApi`` (stdlib asyncio streams; see
-docs/observe.md "Docker transport"). Twin: ``fakes.docker_api.FakeDockerApi`` (the Engine's recorded
+docs/observe.md "Docker transport"). Twin: ``wslmcp.fakes.docker_api.FakeDockerApi`` (the Engine's recorded
 answers keyed by path and query, in recorded order). On Linux CI the real adapter runs against an
 Engine stand-in serving the same recorded answers on a unix socket, and against a real dockerd
 when one can start.

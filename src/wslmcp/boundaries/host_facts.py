@@ -7,7 +7,7 @@ Contract
                       host, memory in bytes. It never raises for a missing fact; it leaves it ``None``.
 
 On Windows the facts come from PDH and psutil (observe's Windows side). A scenario can state the
-facts its host had (``observe.host``); ``fakes.host_facts.StatedHost`` serves them.
+facts its host had (``observe.host``); ``wslmcp.fakes.host_facts.StatedHost`` serves them.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ Contract
 Real adapter: ``OsLocalFiles(state_dir)``; the ledger is one JSON-lines file per running server in
 ``state_dir``, held under an exclusive lock (``fcntl.flock``, ``msvcrt.locking`` on Windows) for the
 server's life, so a ledger that can be locked belongs to a server that has gone. Twin:
-``fakes.local_files.FakeLocalFiles`` (a scenario's local files, strict; writes kept in memory).
+``wslmcp.fakes.local_files.FakeLocalFiles`` (a scenario's local files, strict; writes kept in memory).
 """
 
 from __future__ import annotations

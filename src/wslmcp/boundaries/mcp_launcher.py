@@ -18,7 +18,7 @@ stdio; the server leads a process group that ``process_group`` kills) and
 ``wslmcp.boundaries.mcp_http.HttpMcpLauncher`` for a ``url`` (http.client, the deadline bounding
 every socket wait; no credentials but the spec's headers, and neither headers nor the URL in any
 error text); both judged by the pure ``mcp_exchange``. ``query`` blocks its caller (the querying
-pool runs one per thread). Fake: ``fakes.mcp_launcher.FakeMcpLauncher``, recorded
+pool runs one per thread). Fake: ``wslmcp.fakes.mcp_launcher.FakeMcpLauncher``, recorded
 initialize/tools/list answers keyed by server name; ``RecordingMcpLauncher`` records them.
 
 Error texts follow mcp-top 0.5.0: ``timeout after {t:g} seconds``, ``server closed stdout before

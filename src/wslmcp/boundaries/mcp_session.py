@@ -21,8 +21,8 @@ Encodings: arguments and answers are JSON values; texts are str.
 Real adapters: ``StdioMcpSessions`` (the SDK client over stdio to a ``python -m wslmcp`` child) and
 ``ForkedMcpSessions`` (the same children forked, imports done, by ``boundaries.forkserver``).
 ``close()`` releases what ``open`` keeps between sessions (the fork server).
-Fake: ``fakes.mcp_session.FakeMcpSessions`` (recorded answers; unrecorded requests raise
-``ReplayMiss``); ``fakes.mcp_session.RecordingMcpSessions`` records them.
+Fake: ``wslmcp.fakes.mcp_session.FakeMcpSessions`` (recorded answers; unrecorded requests raise
+``ReplayMiss``); ``wslmcp.fakes.mcp_session.RecordingMcpSessions`` records them.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ Errors
     cannot be opened or collected). A missing counter set is not an error.
 
 Real adapter: ``wslmcp.boundaries.pdh_ctypes.PdhQuery`` (ctypes on pdh.dll; pywin32's win32pdh has no
-raw-array call). Twin: ``fakes.pdh.FakePdhCounters`` (samples from a scenario's timeline).
+raw-array call). Twin: ``wslmcp.fakes.pdh.FakePdhCounters`` (samples from a scenario's timeline).
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ assert b"'" not in (_PERL_READER + _BASH_READER).encode()  # each is one single-
 
 #: SHA-256 of the earlier versions of ``SAMPLE_SCRIPT`` (before it read the pressure files, ``io``
 #: and ``cwd``). A recorded exchange holds the digest of the script it answered; the twin
-#: (``fakes.wsl_exe``) answers today's script with an exchange recorded for one of these, whose
+#: (``wslmcp.fakes.wsl_exe``) answers today's script with an exchange recorded for one of these, whose
 #: frames simply hold fewer files (the figures they would give are null, with a warning).
 EARLIER_SAMPLE_SCRIPTS = frozenset({"e8a9b708b2e04df1e9ef822627fd2200b136ead0f7729b46b4975825cead0f69"})
 SAMPLE_SCRIPT_SHA256 = hashlib.sha256(SAMPLE_SCRIPT).hexdigest()

@@ -1,7 +1,7 @@
 """What a recorded twin raises for a request its scenario does not hold, and how a replaying server
 answers it.
 
-``NotRecorded`` is the base of ``fakes.replay.ReplayMiss``; the servers catch it (they never import
+``NotRecorded`` is the base of ``wslmcp.fakes.replay.ReplayMiss``; the servers catch it (they never import
 the twins). Under ``--replay`` a call that needs an unrecorded exchange is answered with a JSON-RPC
 error whose message is ``replay miss: `` + the miss's text (boundary, request, what the scenario
 offers), so a client can tell "the scenario lacks this" from a tool's own error.

@@ -7,7 +7,7 @@ Contract
                         process that carries it, so two runs must never share one.
 
 ``RandomTokens`` draws them from ``secrets``. A replayed scenario needs the tokens it was recorded
-with (they are part of the recorded wsl.exe argument vectors): ``fakes.tokens.CountingTokens``.
+with (they are part of the recorded wsl.exe argument vectors): ``wslmcp.fakes.tokens.CountingTokens``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Contract
 Real adapter: ``InteropWindowsHome`` runs ``cmd.exe /d /c echo %USERPROFILE%`` through WSL interop
 (its output decoded as UTF-8 with replacement, one line, ``\\r`` dropped), then ``wslpath -u`` on
 that Windows path, each bounded by ``timeout_s``, through ``process.run_process``. Twin:
-``fakes.windows_home.StatedWindowsHome``, the home a scenario states (``profile.windows_home``).
+``wslmcp.fakes.windows_home.StatedWindowsHome``, the home a scenario states (``profile.windows_home``).
 """
 
 from __future__ import annotations

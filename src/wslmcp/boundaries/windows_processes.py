@@ -16,7 +16,7 @@ Errors
     ``WindowsUnavailable`` when the table cannot be made (no logical CPU count).
 
 Real adapter: ``windows_psutil.PsutilWindowsProcesses`` (psutil; also runs on Linux, where the table is this
-machine's processes, for the contract's shape). Twin: ``fakes.windows_processes`` (tables per
+machine's processes, for the contract's shape). Twin: ``wslmcp.fakes.windows_processes`` (tables per
 sample from a scenario's timeline).
 """
 

@@ -18,7 +18,7 @@ Errors
     ``FileNotFoundError`` when wsl.exe is not on PATH.
 
 Fakes replay recorded exchanges keyed by the exact args and a digest of stdin
-(``fakes.wsl_exe.FakeWslExe``). On Linux CI the real adapter runs against a ``wsl.exe`` stand-in
+(``wslmcp.fakes.wsl_exe.FakeWslExe``). On Linux CI the real adapter runs against a ``wsl.exe`` stand-in
 script placed on PATH.
 """
 

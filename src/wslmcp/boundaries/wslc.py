@@ -22,8 +22,8 @@ Errors
 
 Real adapter: ``wslc_cli.WslcCli`` (``wslc_cli.find_wslc``: PATH, ``%ProgramFiles%\\WSL\\wslc.exe``, then
 ``/mnt/c/Program Files/WSL/wslc.exe`` inside WSL), the wsl.exe transport on another executable.
-Twin: ``fakes.wslc.FakeWslc`` (recorded exchanges keyed by args, in ``exchanges.wslc``, written by
-``fakes.wslc.RecordingWslc``). On Linux CI the real adapter runs against a ``wslc.exe`` stand-in on PATH.
+Twin: ``wslmcp.fakes.wslc.FakeWslc`` (recorded exchanges keyed by args, in ``exchanges.wslc``, written by
+``wslmcp.fakes.wslc.RecordingWslc``). On Linux CI the real adapter runs against a ``wslc.exe`` stand-in on PATH.
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ Public entry points of the sources half
 Boundaries and recordings
 -------------------------
 Real launcher: ``wslmcp.boundaries.mcp_stdio.StdioMcpLauncher`` (wired as ``Boundaries.mcp_launcher``).
-Fake: ``fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
+Fake: ``wslmcp.fakes.mcp_launcher.FakeMcpLauncher.from_scenario(scenario)`` reads the answers file a
 scenario names as ``profile.mcp_answers`` (schema ``wslmcp-mcp-answers/1``). Record one with
-``fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``; a whole
+``wslmcp.fakes.mcp_launcher.RecordingMcpLauncher(real, path, rewrite={tmp_home: "/home/user"})``; a whole
 scenario with ``wslmcp scenario record --area profile --home DIR`` (``replay.recording``), the one
 way profile scenarios are recorded.
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from fakes.procfs import RecordingProcSource
 from wslmcp import wiring
 from wslmcp.boundaries.bundle import Host
 from wslmcp.boundaries.clock import Clock
 from wslmcp.boundaries.procfs import ProcSource
+from wslmcp.fakes.procfs import RecordingProcSource
 from wslmcp.replay.client import connect
 from wslmcp.scenario.recorder import RecordingRefused, ScenarioWriter
 from wslmcp.wiring.recording import recording_shell
@@ -274,10 +274,10 @@ def _profile_once(home: Path, project: Path, answers: Path, fixture_home: str) -
     noting every file it takes and recording the answers of the servers it queries."""
     import io
 
-    from fakes.client_files import RecordingClientFiles
-    from fakes.distro_homes import StatedDistroHomes
-    from fakes.mcp_launcher import RecordingMcpLauncher
-    from fakes.windows_home import StatedWindowsHome
+    from wslmcp.fakes.client_files import RecordingClientFiles
+    from wslmcp.fakes.distro_homes import StatedDistroHomes
+    from wslmcp.fakes.mcp_launcher import RecordingMcpLauncher
+    from wslmcp.fakes.windows_home import StatedWindowsHome
     from wslmcp.profile.assembly import build
     from wslmcp.profile.cli import execute, parse_options
     from wslmcp.profile.configs import discover

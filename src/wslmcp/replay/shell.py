@@ -27,7 +27,7 @@ from typing import Any
 
 from mcp.shared.exceptions import MCPError
 
-from fakes.replay import ReplayMiss
+from wslmcp.fakes.replay import ReplayMiss
 from wslmcp.replay.client import connect, crashes, root_cause
 from wslmcp.scenario.checks import CheckResult
 from wslmcp.scenario.loader import Scenario

@@ -174,7 +174,7 @@ def _check_profile(check: Fields, root: Path, section: object) -> None:
 
 
 def _check_local_files(check: Fields, root: Path, section: object) -> None:
-    """``local_files`` (``fakes.local_files``): a fixture directory and the absolute paths it stands for."""
+    """``local_files`` (``wslmcp.fakes.local_files``): a fixture directory and the absolute paths it stands for."""
     section = check.obj(section, "local_files")
     check.rel_file(root, section.get("dir"), "local_files.dir", directory=True)
     for key in ("path", "home", "cwd"):

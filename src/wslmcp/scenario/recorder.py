@@ -1,8 +1,8 @@
 """Recording: the scenario writer every recorder writes through (``ScenarioWriter``).
 
 Each boundary's recorder sits next to its replaying twin in ``fakes/`` (one place for the format,
-the matcher and the redaction): ``fakes.procfs.RecordingProcSource``,
-``fakes.wsl_exe.RecordingWslExe``, ``fakes.mcp_launcher.RecordingMcpLauncher``. The product
+the matcher and the redaction): ``wslmcp.fakes.procfs.RecordingProcSource``,
+``wslmcp.fakes.wsl_exe.RecordingWslExe``, ``wslmcp.fakes.mcp_launcher.RecordingMcpLauncher``. The product
 command that records each area is ``wslmcp scenario record --area ...``
 (``wslmcp.replay.recording``).
 
@@ -99,7 +99,7 @@ class ScenarioWriter:
 
     def add_procfs(self, sample: ProcSample, t_ms: int) -> None:
         """Write one sample taken at ``t_ms`` (as returned by ``now_ms`` when the read began), as
-        given (``fakes.procfs.RecordingProcSource`` redacts it first)."""
+        given (``wslmcp.fakes.procfs.RecordingProcSource`` redacts it first)."""
         timeline: list[dict[str, Any]] = self.manifest["timeline"]
         if timeline and t_ms <= timeline[-1]["t_ms"]:
             t_ms = timeline[-1]["t_ms"] + 1

@@ -2,7 +2,7 @@
 
 A scenario records each wsl.exe call with its exact arguments, a fixed script among them. When such
 a script changes in a way that cannot change what it prints, a recording of the earlier version
-still answers today's request: the twin (``fakes.wsl_exe``) reads each recorded script through
+still answers today's request: the twin (``wslmcp.fakes.wsl_exe``) reads each recorded script through
 ``EARLIER_SCRIPT_PARTS``, each earlier part replaced with today's, and ``EARLIER_SCRIPT_FORMS``,
 earlier forms (with the run token in them) rewritten as today's. Each today part is checked to be
 in today's script (``tests/shell/test_search.py``, ``tests/shell/test_endings.py``). (The wrappers

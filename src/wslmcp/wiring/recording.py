@@ -6,19 +6,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from fakes.clock import PacedClock
-from fakes.docker_api import RecordingDockerApi
-from fakes.pdh import RecordingPdhCounters
-from fakes.procfs import RecordingProcSource
-from fakes.tokens import CountingTokens
-from fakes.windows_processes import RecordingWindowsProcesses
-from fakes.wsl_exe import RecordingWslExe
-from fakes.wslc import RecordingWslc
 from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import AdvancingClock, Clock
 from wslmcp.boundaries.local_exchanges import LocalWslExe
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
 from wslmcp.boundaries.wslc_cli import WslcCli
+from wslmcp.fakes.clock import PacedClock
+from wslmcp.fakes.docker_api import RecordingDockerApi
+from wslmcp.fakes.pdh import RecordingPdhCounters
+from wslmcp.fakes.procfs import RecordingProcSource
+from wslmcp.fakes.tokens import CountingTokens
+from wslmcp.fakes.windows_processes import RecordingWindowsProcesses
+from wslmcp.fakes.wsl_exe import RecordingWslExe
+from wslmcp.fakes.wslc import RecordingWslc
 from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.wiring import Wired
 from wslmcp.wiring.real import real, real_host, wsl_exe_path
@@ -27,7 +27,7 @@ from wslmcp.wiring.replay import recorded_transports
 
 def paced_clock(start_wall: float) -> AdvancingClock:
     """The clock of a recording of live calls: virtual time from 0 at ``start_wall`` whose sleeps
-    also take real time (``fakes.clock.PacedClock``), as a replay of it will see time."""
+    also take real time (``wslmcp.fakes.clock.PacedClock``), as a replay of it will see time."""
     return PacedClock(0.0, start_wall)
 
 

@@ -11,27 +11,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from fakes.client_files import FakeClientFiles
-from fakes.clock import FakeClock
-from fakes.distro_homes import StatedDistroHomes
-from fakes.docker_api import FakeDockerApi
-from fakes.host_facts import StatedHost
-from fakes.local_files import FakeLocalFiles
-from fakes.mcp_launcher import FakeMcpLauncher
-from fakes.mcp_session import FakeMcpSessions
-from fakes.pdh import FakePdhCounters
-from fakes.procfs import FakeProcSource
-from fakes.tokens import CountingTokens
-from fakes.windows_home import StatedWindowsHome
-from fakes.windows_processes import FakeWindowsProcesses
-from fakes.wsl_exe import FakeWslExe
-from fakes.wslc import FakeWslc
 from wslmcp.boundaries.bundle import Boundaries, Host, TransportChooser
 from wslmcp.boundaries.clock import AdvancingClock
 from wslmcp.boundaries.local_exchanges import LocalThroughWslExe
 from wslmcp.boundaries.mcp_session import ForkedMcpSessions, McpSessions, ReplayTarget
 from wslmcp.boundaries.shell_transport import Confinement, ShellTransport, WslExeTransport
 from wslmcp.boundaries.wsl_exe import WslExe
+from wslmcp.fakes.client_files import FakeClientFiles
+from wslmcp.fakes.clock import FakeClock
+from wslmcp.fakes.distro_homes import StatedDistroHomes
+from wslmcp.fakes.docker_api import FakeDockerApi
+from wslmcp.fakes.host_facts import StatedHost
+from wslmcp.fakes.local_files import FakeLocalFiles
+from wslmcp.fakes.mcp_launcher import FakeMcpLauncher
+from wslmcp.fakes.mcp_session import FakeMcpSessions
+from wslmcp.fakes.pdh import FakePdhCounters
+from wslmcp.fakes.procfs import FakeProcSource
+from wslmcp.fakes.tokens import CountingTokens
+from wslmcp.fakes.windows_home import StatedWindowsHome
+from wslmcp.fakes.windows_processes import FakeWindowsProcesses
+from wslmcp.fakes.wsl_exe import FakeWslExe
+from wslmcp.fakes.wslc import FakeWslc
 from wslmcp.scenario.loader import Scenario
 from wslmcp.scenario.sections import read_section, session_calls, shell_env, shell_transport
 from wslmcp.wiring import Wired
