@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from tests.servers import SDK_SERVER, STDIO_SERVER
 from wslmcp.boundaries.mcp_launcher import ServerSpec
 from wslmcp.boundaries.mcp_stdio import StdioMcpLauncher
 
+ROOT = Path(__file__).resolve().parents[2]
 SDK_ROOTS = ("mcp", "mcp_types", "pydantic", "anyio", "httpx", "httpx2")
 #: Not the SDK, but most of a fresh run's import time if loaded (~30 ms): the launcher blocks a
 #: pool thread per query instead, as mcp-top does.
@@ -73,12 +76,29 @@ def _fresh_run(home: Path, *args: str) -> tuple[dict[str, object], list[str]]:
         "print(json.dumps(unused), file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
+    # -S: no site hooks (an editable install's import finder loads pathlib and urllib.parse at every
+    # start), so what is loaded is what the run imports; the source and the installed packages on
+    # the path instead
+    path = os.pathsep.join([str(ROOT / "src"), sysconfig.get_paths()["purelib"]])
     done = subprocess.run(
-        [sys.executable, "-c", code, "profile", "--home", str(home), "--project", str(home), "--json", *args],
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            code,
+            "profile",
+            "--home",
+            str(home),
+            "--project",
+            str(home),
+            "--json",
+            *args,
+        ],
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
+        env={**os.environ, "PYTHONPATH": path},
     )
     *_, loaded, unused = done.stderr.strip().splitlines()
     assert json.loads(unused) == []  # wiring builds those on demand; the rest import where used
