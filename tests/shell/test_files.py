@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 import re
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,8 +18,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import examples
 from tests.shell.conftest import WrappedLocal, build, stdin_bytes, survivors
+from wslmcp.boundaries.distro_files import DistroFileError, HereFiles
 from wslmcp.boundaries.local_files import OsLocalFiles, OsSource
 from wslmcp.boundaries.process import Stdin
+from wslmcp.boundaries.shell_transport import LocalTransport
 from wslmcp.shell import results
 from wslmcp.shell.edits import Edit
 
@@ -121,6 +126,51 @@ async def test_fifos_are_not_read(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
     reply = await b.service.read_file(str(tmp_path / "pipe"))
     assert reply.is_error and "not a regular file" in reply.text
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in-process", "script"])
+async def test_a_fifo_is_not_appended_to_and_nothing_waits_on_it(tmp_path: Path, in_process: bool) -> None:
+    # Appending reads the old content first: on a FIFO that read waits for a writer. In process it
+    # waited in a thread no deadline can stop, which held the FIFO open after the reply said the call
+    # failed, and replaced it with the content as soon as a writer came (the call had "failed").
+    b = build({"WSL_EXEC_TIMEOUT_MS": "600"}, transport=LocalTransport(in_process_files=in_process))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reply = await b.service.write_file(str(fifo), "appended\n", append=True)
+    assert reply.is_error and "not a regular file" in reply.text
+    with pytest.raises(OSError) as no_reader:  # ENXIO: no process holds the FIFO open to read it
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert no_reader.value.errno == errno.ENXIO
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and _leftovers(tmp_path) == []
+
+
+def test_in_process_reads_never_wait_on_a_fifo(tmp_path: Path) -> None:
+    # The probe said "regular file", then a FIFO took its place (a command running beside the call):
+    # the in-process read must fail at once, not wait in a thread for a writer that never comes.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    here = HereFiles()
+    reads = {
+        "head": lambda: here.head(str(fifo), 10),
+        "lines": lambda: here.lines(str(fifo), 1, None, 10),
+        "append": lambda: here.write(str(fifo), str(tmp_path / ".t"), b"x", append=True),
+    }
+    for name, read in reads.items():
+        failed: list[BaseException] = []
+        thread = threading.Thread(target=lambda r=read, f=failed: f.extend(_raised(r)), daemon=True)
+        thread.start()
+        thread.join(60)  # a hang guard: a read that waits never ends
+        assert not thread.is_alive(), f"{name} waits on the FIFO"
+        assert [type(e) for e in failed] == [DistroFileError], name
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def _raised(work: Callable[[], object]) -> list[BaseException]:
+    try:
+        work()
+    except BaseException as exc:  # what it raised is what the test compares
+        return [exc]
+    return []
 
 
 async def test_read_limits_and_proc_files(tmp_path: Path) -> None:

@@ -40,12 +40,13 @@ Errors
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 PIECE = 1 << 20
 WHOLE = 8 << 20  # a file up to this size is read at once for a ranged read
@@ -130,14 +131,14 @@ class HereFiles:
 
     def head(self, path: str, count: int) -> bytes:
         try:
-            with open(path, "rb", buffering=0) as f:
+            with _reading(path) as f:
                 return _read_up_to(f, count)
         except OSError as exc:
             raise DistroFileError(f"head: cannot open '{path}' for reading: {exc.strerror}") from None
 
     def lines(self, path: str, start: int, count: int | None, limit: int) -> tuple[int, bytes]:
         try:
-            with open(path, "rb", buffering=0) as f:
+            with _reading(path) as f:
                 size = os.fstat(f.fileno()).st_size
                 if size <= WHOLE:  # one read, then found from either end
                     data = _read_up_to(f, size + 1)
@@ -168,7 +169,7 @@ class HereFiles:
             with os.fdopen(fd, "wb") as out:
                 if append and exists:
                     try:
-                        with open(target, "rb") as old:
+                        with _reading(target) as old:
                             while piece := old.read(PIECE):
                                 out.write(piece)
                     except OSError as exc:
@@ -224,6 +225,16 @@ def _prefixes(path: str) -> Iterator[str]:
     parts = path.strip("/").split("/")
     for i in range(len(parts)):
         yield "/" + "/".join(parts[: i + 1])
+
+
+def _reading(path: str) -> BinaryIO:
+    """``path`` opened to read, when it is a regular file: the open does not wait (a FIFO swapped in
+    after the probe would hold this thread, which no deadline stops, until a writer came)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "Not a regular file", path)
+    return os.fdopen(fd, "rb", buffering=0)
 
 
 def _read_up_to(f: object, count: int) -> bytes:
@@ -360,7 +371,7 @@ def _take_mode_and_owner(target: str, temp: str, *, chmod: bool, always_chown: b
 
 def _digest_of(path: str) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with _reading(path) as f:
         while piece := f.read(PIECE):
             digest.update(piece)
     return digest.hexdigest()

@@ -580,6 +580,8 @@ class FileTools:
     async def write(self, path: str, content: bytes, *, append: bool) -> tuple[Target, int]:
         target = await self.resolve(path, "write", f"{'append to' if append else 'write'} {path}")
         self._writable(target, path)
+        if append and target.kind == "o":  # appending reads it first: a FIFO would wait for a writer
+            raise ToolFailure(f"{path} is not a regular file (device, FIFO or socket); it is not appended to")
         self.forget(target.resolved)
         direct = self._direct_at(target.resolved)
         if direct is not None:
