@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -599,3 +600,57 @@ def test_explain_lists_what_is_put_back(dev: World) -> None:
     shown = json.loads(done.stdout)
     assert shown["mode"] == "auto" and "~/.bashrc" in shown["put_back_after_each_command"]
     assert "core.hookspath" in shown["git_settings_undone"] and shown["after_command_check"] is True
+
+
+@contextlib.contextmanager
+def _state_dir_aside(uid: int) -> Iterator[Path]:
+    """The check's state directory of ``uid`` as on a machine where no command ran yet (absent), put
+    back afterwards (the test holds the machine alone: no launcher of its user runs meanwhile)."""
+    state = Path(f"/tmp/wslmcp-sandbox-{uid}")
+    aside = Path(f"/tmp/wslmcp-sandbox-{uid}.aside-{os.getpid()}")
+    if state.exists():
+        state.rename(aside)
+    try:
+        yield state
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+        if aside.exists():
+            aside.rename(state)
+
+
+@pytest.mark.machine
+def test_the_checks_state_is_out_of_reach_when_a_root_holds_tmp(tester_world: World) -> None:
+    """The launcher reads the check's states (in /tmp, outside the sandbox) as bash: with /tmp in a
+    writable root, a state a command planted there would run outside the sandbox at the next call.
+    The directory is hidden from the command, also on the first call, before it exists."""
+    w = tester_world
+    confined = confinement(w, WSL_ALLOWED_PATHS=f"/tmp,{w.home}")
+    pwned = w.outside / "pwned"
+    with _state_dir_aside(pwd.getpwnam("tester").pw_uid) as state:
+        plant = f"mkdir -p {state} && echo 'touch {pwned}' > {state}/0123abcd.state"
+        as_tester(w, plant, None)  # reachable without the sandbox: the next confined call runs it
+        as_tester(w, "true", confined)
+        assert pwned.exists()
+        pwned.unlink()
+        shutil.rmtree(state)
+        out = as_tester(w, plant, confined)
+        as_tester(w, "true", confined)
+        assert not pwned.exists(), out
+
+
+@pytest.mark.machine
+def test_a_state_directory_another_user_made_is_never_read(tester_world: World) -> None:
+    """/tmp is everyone's: another user (root here) may make the state directory's name first and
+    put a state there; the launcher reads states only from a directory its own user made."""
+    w = tester_world
+    confined = confinement(w)
+    pwned = w.outside / "pwned"
+    with _state_dir_aside(pwd.getpwnam("tester").pw_uid) as state:
+        state.mkdir(mode=0o755)
+        (state / "0123abcd.state").write_text(f"touch {pwned}\n")
+        (state / "0123abcd.state").chmod(0o644)
+        out = as_tester(w, "true", confined)
+        assert not pwned.exists(), out
+        subprocess.run(["chown", "-R", "tester:", str(state)], check=True)  # the user's own: read
+        as_tester(w, "true", confined)
+        assert pwned.exists()

@@ -269,7 +269,9 @@ mounts() {  # what runs later, hidden paths, and bubblewrap's arguments (a)
   for g in "${HA[@]}"; do for p in $g; do hide "$p"; done; done
   for g in "${RO[@]}"; do for p in $g; do [ -d "$p" ] && res "$p" && root_of "$r" && add 4 "$r"; done; done
   for p in "${VIS[@]}"; do p=${p/#\~/$H}; [ -d "$p" ] && res "$p" && ! root_of "$r" && add 4 "$r"; done
-  [ -d "$D" ] && res "$D" && root_of "$r" && add 5 "$r"  # the check's state, when a root holds /tmp
+  # the check's state, when a root holds /tmp: hidden, made first if need be (later launchers read
+  # its states as bash, outside the sandbox: nothing of the command's may be there)
+  res "$D" && root_of "$r" && { state_dir; [ -e "$D" ] && res "$D" && add 5 "$r"; }
   cd -- "$here" 2>/dev/null || cd /
   a=(--unshare-user --cap-drop ALL --unshare-ipc --unshare-uts --die-with-parent --new-session
      --ro-bind / / --dev /dev --dev-bind-try /dev/dxg /dev/dxg --tmpfs /tmp)
@@ -357,6 +359,7 @@ snapshot() {  # WF = what each watched entry holds now; WR (LR for link targets)
   local f i
   scan follow; WF=("${S[@]}") WR=("${S[@]}") LR=()
   for i in "${!LT[@]}"; do LR[$i]=${LT[$i]}; done
+  ours || return 0  # (states are read as bash: only from the directory this user made)
   f=("$D"/*.state); ((${#f[@]})) || return 0
   declare -A IN=() IL=(); inherit "${f[@]}"
   for i in "${!WP[@]}"; do [ -n "${IN[${WP[$i]}]+1}" ] && WR[$i]=${IN[${WP[$i]}]}; done
@@ -515,7 +518,8 @@ UNDO='while (($#)); do
     *) shift ;;
   esac
 done'
-state_dir() { { [ -d "$D" ] || mkdir -m 700 -- "$D"; } 2>/dev/null && [ -O "$D" ] && [ ! -L "$D" ]; }
+ours() { [ -d "$D" ] && [ -O "$D" ] && [ ! -L "$D" ]; }  # the state directory is this user's own
+state_dir() { { [ -d "$D" ] || mkdir -m 700 -- "$D"; } 2>/dev/null && ours; }
 started() {  # T = when process $1 started; fails when it is gone (or a zombie)
   local l; { read -r l < "/proc/$1/stat"; } 2>/dev/null || return 1
   l=${l##*) }; [[ $l != [ZX]* ]] || return 1
@@ -549,7 +553,7 @@ watcher() {  # after bubblewrap: the check, reported on stderr (tagged) or in th
 _MODES = r"""# -- the modes ---------------------------------------------------------------------------------------
 recover() {  # the check of the runs named in $1 (*: every run whose watcher is gone), now; $2 each line's head
   local tok sf every= live owner x
-  [ -d "$D" ] && [ -O "$D" ] || return 0
+  ours || return 0
   [ "$1" = '*' ] && { every=1; set -- "$(for x in "$D"/*.state; do x=${x##*/}; echo "${x%.state}"; done)" "$2"; }
   for tok in $1; do
     [[ $tok == +([0-9a-f]) ]] || continue
