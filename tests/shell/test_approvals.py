@@ -274,6 +274,18 @@ async def test_a_file_tool_write_is_asked_too(home: Home, mode: str) -> None:
     )
 
 
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=NO_SANDBOX or "")
+async def test_a_write_the_sandbox_cannot_make_is_not_put_to_a_person(home: Home, outside: Path) -> None:
+    """Outside the writable roots a write cannot happen in the sandbox, whoever says yes: asking
+    would only have the person say yes again and again to a refusal that stays."""
+    target = outside / "made"
+    person = Person([("accept", {"always": True})] * 4)
+    async with serving(home, "legacy", person, WSL_SANDBOX="on") as client:
+        wrote = await client.call_tool("wsl_write_file", {"path": str(target), "content": "x"})
+    assert wrote.is_error and "Rule: sandbox" in _text(wrote), _text(wrote)
+    assert person.asked == [] and not target.exists()
+
+
 @pytest.mark.parametrize("mode", ERAS)
 async def test_deletion_across_the_home_is_a_question(home: Home, mode: str) -> None:
     for project in ("proj", "other"):

@@ -15,10 +15,11 @@ Access = Literal["read", "write"]
 NOTHING_RUN = "nothing was run"
 """How every refusal's reason ends."""
 
-NEVER_ASKED = ("catastrophe.", "deny_pattern", "operator_path", "parse.", "path.", "cwd.")
+NEVER_ASKED = ("catastrophe.", "deny_pattern", "operator_path", "parse.", "path.", "cwd.", "sandbox")
 """Refusals no person is asked to overrule (rule ids, or their prefixes): the catastrophes, the
-operator's deny patterns, hidden paths (credentials, MCP client configuration), and requests the
-guard cannot read. Every other refusal is a question when a person can be asked (docs/guard.md)."""
+operator's deny patterns, hidden paths (credentials, MCP client configuration), requests the
+guard cannot read, and a file-tool write the sandbox cannot make (outside its writable roots: a yes
+would change nothing). Every other refusal is a question when a person can be asked (docs/guard.md)."""
 
 
 def askable(rule: str | None) -> bool:
