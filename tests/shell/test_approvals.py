@@ -275,6 +275,29 @@ async def test_a_file_tool_write_is_asked_too(home: Home, mode: str) -> None:
 
 
 @pytest.mark.skipif(NO_SANDBOX is not None, reason=NO_SANDBOX or "")
+@pytest.mark.parametrize("tool", ["wsl_write_file", "wsl_edit_file"])
+async def test_in_the_sandbox_an_approved_file_tool_change_to_what_runs_later_is_kept(
+    home: Home, tool: str
+) -> None:
+    """As for a command: what a person approved a file tool to write where it runs later stays (the
+    file tools' scripts run in the sandbox too, whose after-command check would put it back)."""
+    hook = home.path / "proj" / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n")
+    wanted = "#!/bin/sh\nmake lint\n"
+    arguments: dict[str, Any] = (
+        {"path": str(hook), "content": wanted}
+        if tool == "wsl_write_file"
+        else {"path": str(hook), "edits": [{"oldText": "#!/bin/sh\n", "newText": wanted}]}
+    )
+    person = Person([("accept", None)])
+    async with serving(home, "legacy", person, WSL_SANDBOX="on") as client:
+        wrote = await client.call_tool(tool, arguments)
+    assert not wrote.is_error and "[sandbox] undone" not in _text(wrote), _text(wrote)
+    assert len(person.asked) == 1 and hook.read_text() == wanted
+
+
+@pytest.mark.skipif(NO_SANDBOX is not None, reason=NO_SANDBOX or "")
 async def test_a_write_the_sandbox_cannot_make_is_not_put_to_a_person(home: Home, outside: Path) -> None:
     """Outside the writable roots a write cannot happen in the sandbox, whoever says yes: asking
     would only have the person say yes again and again to a refusal that stays."""

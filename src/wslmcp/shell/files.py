@@ -296,8 +296,10 @@ class FileTools:
         chunk_bytes: int = CHUNK_BYTES,
         known_bytes: int = 0,
         where: str = "",
+        keeps: Callable[[], bool] = lambda: False,
     ) -> None:
         self.runner = runner
+        self.keeps = keeps  # a person approved, for the call in progress, a change to what runs later
         self.guard = guard
         self.local = local
         self.timeout_s = timeout_s
@@ -367,6 +369,7 @@ class FileTools:
                 max_output=max_output,
                 stdout_sink=stdout_sink,
                 login=False,
+                confine="kept" if self.keeps() else "own",  # (kept: the sandbox leaves it in place)
             )
         )
         if run.exchange.timed_out:

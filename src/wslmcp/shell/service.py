@@ -195,6 +195,7 @@ class ShellService:
                 timeout_s=config.exec_timeout_ms / 1000,
                 known_bytes=config.max_read_bytes,
                 where=where,
+                keeps=self.approvals.keeps,
                 **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}),
             )
             self.processes = ProcessTable(
