@@ -324,6 +324,24 @@ async def test_deletion_across_the_home_is_a_question(home: Home, mode: str) -> 
     assert "Refused by mass_delete" in person.asked[0].message
 
 
+async def test_always_never_covers_deletion_across_the_home(home: Home) -> None:
+    """A yes to one mass deletion is not a yes to the next: ``always`` for it would let a later
+    ``find ~ -name '*.py' -delete`` (every source file of the home, past the guard, the only protection in
+    the writable roots) run unasked. It is not offered, and each such command is asked."""
+    for project in ("proj", "other"):
+        (home.path / project).mkdir(exist_ok=True)
+        (home.path / project / "m.pyc").write_text("bytecode")
+        (home.path / project / "main.py").write_text("code")
+    person = Person([("accept", {"always": True}), ("decline", None)])
+    async with serving(home, "legacy", person) as client:
+        first = await _exec(client, "find ~ -name '*.pyc' -delete")
+        assert not first.is_error, _text(first)
+        second = await _exec(client, "find ~ -name '*.py' -delete")
+    assert (home.path / "other" / "main.py").exists() and home.bashrc() == BASHRC
+    assert second.is_error and len(person.asked) == 2, _text(second)
+    assert "always" not in person.asked[0].requested_schema.get("properties", {})
+
+
 # ---------------------------------------------------------------- unsandboxed: true
 
 

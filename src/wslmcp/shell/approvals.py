@@ -36,6 +36,10 @@ from wslmcp.shell.log import Log
 
 PERSISTENCE = "persistence"
 """The rule of a change to what runs later; approved, the sandbox keeps it (``Confine`` "kept")."""
+MASS_DELETE = "mass_delete"
+"""The rule of a deletion across a home or a writable root: asked each time, never remembered (a yes
+to one filter is no yes to the next: ``*.pyc`` today, ``*.py`` later; nothing inside the writable
+roots stops it but the guard, and it cannot be undone)."""
 UNSANDBOXED = "unsandboxed"
 """The rule of a request to run one command outside the sandbox: always asked, never remembered."""
 MAX_QUESTIONS = 3
@@ -56,10 +60,10 @@ Key = tuple[str, str, str]  # (rule, program, the offending part)
 
 
 def _rememberable(refusal: Decision, sandboxed: bool) -> bool:
-    """Whether ``always`` may cover ``refusal`` for the session: never a run outside the sandbox, and
-    under the sandbox never a change to what runs later (kept only for a command the person saw:
-    the sandbox's after-command check puts back such a change made by any other command)."""
-    return refusal.rule != UNSANDBOXED and not (sandboxed and refusal.rule == PERSISTENCE)
+    """Whether ``always`` may cover ``refusal`` for the session: never a run outside the sandbox or a
+    mass deletion, and under the sandbox never a change to what runs later (kept only for a command
+    the person saw: the sandbox's after-command check puts back such a change made by any other)."""
+    return refusal.rule not in (UNSANDBOXED, MASS_DELETE) and not (sandboxed and refusal.rule == PERSISTENCE)
 
 
 def setting_for(rule: str | None) -> str | None:
