@@ -654,3 +654,16 @@ def test_a_state_directory_another_user_made_is_never_read(tester_world: World) 
         subprocess.run(["chown", "-R", "tester:", str(state)], check=True)  # the user's own: read
         as_tester(w, "true", confined)
         assert pwned.exists()
+
+
+async def test_a_name_holding_a_line_end_is_one_line_of_the_report(dev: World) -> None:
+    """The report is read line by line (the reply's lines, the probe's ``key=value`` lines, where a
+    line ``status=1`` would say the sandbox cannot run): a name the command made holding a line end
+    is shown escaped, on its one line."""
+    done = await run(
+        LocalTransport(confinement=confinement(dev)),
+        "printf '#!/bin/sh\\n' > \"$(printf '.git/hooks/x\\nstatus=1')\"",
+        dev.home / "proj",
+    )
+    assert len(done.undone) == 1 and "x\\nstatus=1" in done.undone[0], done.undone
+    assert planted(dev.home) == []

@@ -374,7 +374,7 @@ inherit() {  # IN, IL: what the runs still running (their states $@) would put b
     for i in "${!LR[@]}"; do [ -n "${IL[$i]+1}" ] || IL[$i]=${LR[$i]}; done
   done
 }
-shown() { SH=${1/#"$H"\//\~/}; }
+shown() { SH=${1/#"$H"\//\~/}; SH=${SH//$'\n'/\\n}; }  # (one line: a name may hold a line end)
 said() { shown "$1"; rep+=("$SH: $2 ($3: it runs later, outside the sandbox)"); }
 chunks() {  # C (N pieces, to be joined with NUL bytes) = the content in fingerprint $1; fails when none
   local x=$1 IFS=$'\4'; C=()
