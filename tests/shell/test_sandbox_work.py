@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.rig import Server, shell_command, shell_env
+from tests.shell.conftest import build as build_service
 from tests.shell.sandbox_world import (
     REASON,
     World,
@@ -666,4 +667,19 @@ async def test_a_name_holding_a_line_end_is_one_line_of_the_report(dev: World) -
         dev.home / "proj",
     )
     assert len(done.undone) == 1 and "x\\nstatus=1" in done.undone[0], done.undone
+    assert planted(dev.home) == []
+
+
+async def test_the_report_reaches_the_reply_however_little_output_it_shows(dev: World) -> None:
+    """The report is written last on stderr, whose sink keeps the stream's end: however few characters
+    a reply shows (WSL_MAX_OUTPUT), it keeps room for the whole report, so the reply says what was
+    undone and shows none of the report's marks."""
+    plant = (
+        "python3 -c \"import os\nfor f in ('.bashrc', '.profile', '.bash_login', '.zshrc'): "
+        "open(os.path.expanduser('~/' + f), 'a').write('echo pwned')\""
+    )
+    env = {"WSL_MAX_OUTPUT": "40", "WSL_CWD": str(dev.home / "proj")}
+    built = build_service(env, transport=LocalTransport(confinement=confinement(dev)))
+    reply = await built.service.exec(plant)
+    assert reply.text.count("[sandbox] undone: ~/") == 4 and "\0" not in reply.text, reply.text
     assert planted(dev.home) == []

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that continue a character
 HEAD_SHARE = 4  # a quarter of what a reply shows is the head, the rest the tail (where a log ends)
 BYTES_PER_CHAR = 4  # the most a character takes in UTF-8: what is kept of a stream, per character shown
+END_ROOM = 64 * 1024
+"""The fewest bytes kept at a stream's end, however few characters a reply shows: room for what a
+wrapper writes last and takes out (the exit marker, the sandbox's after-command report)."""
 
 
 def _counts(data: bytes) -> tuple[int, int]:
@@ -39,7 +42,7 @@ class Kept:
     def for_chars(cls, max_chars: int) -> Kept:
         """What a reply of ``max_chars`` characters per stream can show, at any character width."""
         head = max_chars // HEAD_SHARE
-        return cls(head * BYTES_PER_CHAR, (max_chars - head) * BYTES_PER_CHAR)
+        return cls(head * BYTES_PER_CHAR, max((max_chars - head) * BYTES_PER_CHAR, END_ROOM))
 
     def __call__(self, data: bytes) -> None:
         chars, lines = _counts(data)
