@@ -228,6 +228,7 @@ def test_the_cases_reach_what_they_are_about(tmp_path: Path) -> None:
 def test_under_the_sandbox_a_read_answers_as_unconfined_and_a_hidden_path_stays_hidden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ranged: bool
 ) -> None:
+    from tests.shell.sandbox_world import machine
     from tests.shell.test_sandbox_dynamic import REASON, _make_world, confinement
 
     if REASON is not None:
@@ -237,24 +238,25 @@ def test_under_the_sandbox_a_read_answers_as_unconfined_and_a_hidden_path_stays_
     outside = Path(tempfile.mkdtemp(prefix="wslmcp-parity-", dir="/var/tmp"))
     monkeypatch.setenv("HOME", str(home))
     try:
-        world = _make_world(home, outside)
-        (home / "proj" / "link.c").symlink_to(home / "proj" / "src" / "main.c")
-        env = world.env(WSL_ALLOWED_PATHS=f"{home},{outside}")
-        plain = build(env, transport=LocalTransport())
-        confined = build(env, transport=LocalTransport(confinement=confinement(world, **env)))
-        kw: dict[str, Any] = {"offset": -1} if ranged else {}
+        with machine(alone=False):  # (stand-ins other tests make where launchers look: not meanwhile)
+            world = _make_world(home, outside)
+            (home / "proj" / "link.c").symlink_to(home / "proj" / "src" / "main.c")
+            env = world.env(WSL_ALLOWED_PATHS=f"{home},{outside}")
+            plain = build(env, transport=LocalTransport())
+            confined = build(env, transport=LocalTransport(confinement=confinement(world, **env)))
+            kw: dict[str, Any] = {"offset": -1} if ranged else {}
 
-        async def both(path: Path) -> tuple[Any, Any]:
-            return await plain.service.read_file(str(path), **kw), await confined.service.read_file(
-                str(path), **kw
-            )
+            async def both(path: Path) -> tuple[Any, Any]:
+                return await plain.service.read_file(str(path), **kw), await confined.service.read_file(
+                    str(path), **kw
+                )
 
-        for path in (home / "proj" / "src" / "main.c", home / "proj" / "link.c", home / "nope.c"):
-            a, b = asyncio.run(both(path))
-            assert a == b, path
-        vault = outside / "vault" / "key"
-        a, b = asyncio.run(both(vault))
-        assert world.secret in a.text  # reachable without the sandbox (WSL_HIDE_PATHS is the sandbox's)
-        assert b.is_error and world.secret not in b.text + str(b.structured)
+            for path in (home / "proj" / "src" / "main.c", home / "proj" / "link.c", home / "nope.c"):
+                a, b = asyncio.run(both(path))
+                assert a == b, path
+            vault = outside / "vault" / "key"
+            a, b = asyncio.run(both(vault))
+            assert world.secret in a.text  # reachable without the sandbox (WSL_HIDE_PATHS is the sandbox's)
+            assert b.is_error and world.secret not in b.text + str(b.structured)
     finally:
         shutil.rmtree(outside, ignore_errors=True)
