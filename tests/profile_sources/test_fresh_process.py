@@ -76,9 +76,9 @@ def _fresh_run(home: Path, *args: str) -> tuple[dict[str, object], list[str]]:
         "print(json.dumps(unused), file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
-    # -S: no site hooks (an editable install's import finder loads pathlib and urllib.parse at every
-    # start), so what is loaded is what the run imports; the source and the installed packages on
-    # the path instead
+    # -S: no site hooks (a .pth file may import modules at every start: setuptools' editable finder
+    # loads pathlib and urllib.parse), so what is loaded is what the run imports; the source and the
+    # installed packages on the path instead
     path = os.pathsep.join([str(ROOT / "src"), sysconfig.get_paths()["purelib"]])
     done = subprocess.run(
         [
