@@ -11,13 +11,12 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.shell.sandbox_world import machine
+from tests.shell.sandbox_world import _unusable, machine
 from wslmcp.boundaries.shell_transport import Confinement, LocalTransport, ScriptCall, ShellTransport
 from wslmcp.clients import BACKUP_SUFFIX, home_places
 from wslmcp.shell.config import load_config
@@ -32,18 +31,6 @@ ONCE_READABLE = (
     ".codeium/windsurf/mcp_config.json",
     ".config/gh/hosts.yml",
 )
-
-
-def _unusable() -> str | None:
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bubblewrap is not installed (.ci/run installs it)"
-    tried = subprocess.run(
-        [bwrap, "--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "true"],
-        capture_output=True,
-        text=True,
-    )
-    return None if tried.returncode == 0 else f"user namespaces cannot be used here: {tried.stderr.strip()}"
 
 
 def _files(side: str) -> list[str]:

@@ -15,6 +15,27 @@ from __future__ import annotations
 import functools
 import re
 
+# ripgrep's exclusions of today's search walk: the client table's places (``wslmcp.clients``)
+_RG_WALK_EXCLUSIONS = (
+    "'--iglob' '!**/{.git,.hg,.svn,.aws,.azure,.claude,.claude.json,.claude.json.backup,.clau"
+    "de.json.wslmcp-backup,.codeium/windsurf/mcp_config.json,.codeium/windsurf/mcp_config.jso"
+    "n.wslmcp-backup,.codex,.codex/config.toml,.codex/config.toml.wslmcp-backup,.config/claud"
+    "e,.config/code - insiders/user/mcp.json,.config/code - insiders/user/mcp.json.wslmcp-bac"
+    "kup,.config/code/user/mcp.json,.config/code/user/mcp.json.wslmcp-backup,.config/cursor/u"
+    "ser/globalstorage,.config/gcloud,.config/gh,.config/windsurf/user/globalstorage,.cursor/"
+    "mcp.json,.cursor/mcp.json.wslmcp-backup,.docker/config.json,.gemini/.env,.gemini/google_"
+    "accounts.json,.gemini/mcp-oauth-tokens.json,.gemini/oauth_creds.json,.gemini/settings.js"
+    "on,.gemini/settings.json.wslmcp-backup,.git-credentials,.gnupg,.kube,.mcp.json,.mcp.json"
+    ".wslmcp-backup,.netrc,.npmrc,.pypirc,.ssh,.vscode-server-insiders/data/user/mcp.json,.vs"
+    "code-server-insiders/data/user/mcp.json.wslmcp-backup,.vscode-server/data/user/mcp.json,"
+    ".vscode-server/data/user/mcp.json.wslmcp-backup,.vscode/mcp.json,.vscode/mcp.json.wslmcp"
+    "-backup,appdata/roaming/claude,appdata/roaming/code - insiders/user/mcp.json,appdata/roa"
+    "ming/code - insiders/user/mcp.json.wslmcp-backup,appdata/roaming/code/user/mcp.json,appd"
+    "ata/roaming/code/user/mcp.json.wslmcp-backup,appdata/roaming/cursor/user/globalstorage,a"
+    "ppdata/roaming/gcloud,appdata/roaming/github cli,appdata/roaming/windsurf/user/globalsto"
+    "rage}'"
+)
+
 #: (earlier text, today's text) pairs, each specific enough to occur in one fixed script only.
 EARLIER_SCRIPT_PARTS: tuple[tuple[str, str], ...] = (
     # wsl_search: ripgrep no longer sorts (``--sort path`` walks on one thread; the parser sorts) ...
@@ -34,23 +55,7 @@ EARLIER_SCRIPT_PARTS: tuple[tuple[str, str], ...] = (
         "'--iglob' '!**/.ssh' '--iglob' '!**/.vscode/mcp.json' '--iglob' "
         "'!**/appdata/roaming/claude' '--iglob' '!**/appdata/roaming/gcloud' '--iglob' "
         "'!**/appdata/roaming/github cli' '--iglob' '!**/claude_desktop_config.json'",
-        "'--iglob' '!**/{.git,.hg,.svn,.aws,.azure,.claude,.claude.json,.claude.json.backup,.clau"
-        "de.json.wslmcp-backup,.codeium/windsurf/mcp_config.json,.codeium/windsurf/mcp_config.jso"
-        "n.wslmcp-backup,.codex,.codex/config.toml,.codex/config.toml.wslmcp-backup,.config/claud"
-        "e,.config/code - insiders/user/mcp.json,.config/code - insiders/user/mcp.json.wslmcp-bac"
-        "kup,.config/code/user/mcp.json,.config/code/user/mcp.json.wslmcp-backup,.config/cursor/u"
-        "ser/globalstorage,.config/gcloud,.config/gh,.config/windsurf/user/globalstorage,.cursor/"
-        "mcp.json,.cursor/mcp.json.wslmcp-backup,.docker/config.json,.gemini/.env,.gemini/google_"
-        "accounts.json,.gemini/mcp-oauth-tokens.json,.gemini/oauth_creds.json,.gemini/settings.js"
-        "on,.gemini/settings.json.wslmcp-backup,.git-credentials,.gnupg,.kube,.mcp.json,.mcp.json"
-        ".wslmcp-backup,.netrc,.npmrc,.pypirc,.ssh,.vscode-server-insiders/data/user/mcp.json,.vs"
-        "code-server-insiders/data/user/mcp.json.wslmcp-backup,.vscode-server/data/user/mcp.json,"
-        ".vscode-server/data/user/mcp.json.wslmcp-backup,.vscode/mcp.json,.vscode/mcp.json.wslmcp"
-        "-backup,appdata/roaming/claude,appdata/roaming/code - insiders/user/mcp.json,appdata/roa"
-        "ming/code - insiders/user/mcp.json.wslmcp-backup,appdata/roaming/code/user/mcp.json,appd"
-        "ata/roaming/code/user/mcp.json.wslmcp-backup,appdata/roaming/cursor/user/globalstorage,a"
-        "ppdata/roaming/gcloud,appdata/roaming/github cli,appdata/roaming/windsurf/user/globalsto"
-        "rage}'",
+        _RG_WALK_EXCLUSIONS,
     ),
     # ... that skips every place of the client table (``wslmcp.clients``) ...
     (
@@ -58,23 +63,7 @@ EARLIER_SCRIPT_PARTS: tuple[tuple[str, str], ...] = (
         ".config/gcloud,.config/gh,.cursor/mcp.json,.docker/config.json,.gemini/settings.json,"
         ".git-credentials,.gnupg,.kube,.mcp.json,.netrc,.npmrc,.pypirc,.ssh,.vscode/mcp.json,"
         "appdata/roaming/claude,appdata/roaming/gcloud,appdata/roaming/github cli,claude_desktop_config.json}'",
-        "'--iglob' '!**/{.git,.hg,.svn,.aws,.azure,.claude,.claude.json,.claude.json.backup,.clau"
-        "de.json.wslmcp-backup,.codeium/windsurf/mcp_config.json,.codeium/windsurf/mcp_config.jso"
-        "n.wslmcp-backup,.codex,.codex/config.toml,.codex/config.toml.wslmcp-backup,.config/claud"
-        "e,.config/code - insiders/user/mcp.json,.config/code - insiders/user/mcp.json.wslmcp-bac"
-        "kup,.config/code/user/mcp.json,.config/code/user/mcp.json.wslmcp-backup,.config/cursor/u"
-        "ser/globalstorage,.config/gcloud,.config/gh,.config/windsurf/user/globalstorage,.cursor/"
-        "mcp.json,.cursor/mcp.json.wslmcp-backup,.docker/config.json,.gemini/.env,.gemini/google_"
-        "accounts.json,.gemini/mcp-oauth-tokens.json,.gemini/oauth_creds.json,.gemini/settings.js"
-        "on,.gemini/settings.json.wslmcp-backup,.git-credentials,.gnupg,.kube,.mcp.json,.mcp.json"
-        ".wslmcp-backup,.netrc,.npmrc,.pypirc,.ssh,.vscode-server-insiders/data/user/mcp.json,.vs"
-        "code-server-insiders/data/user/mcp.json.wslmcp-backup,.vscode-server/data/user/mcp.json,"
-        ".vscode-server/data/user/mcp.json.wslmcp-backup,.vscode/mcp.json,.vscode/mcp.json.wslmcp"
-        "-backup,appdata/roaming/claude,appdata/roaming/code - insiders/user/mcp.json,appdata/roa"
-        "ming/code - insiders/user/mcp.json.wslmcp-backup,appdata/roaming/code/user/mcp.json,appd"
-        "ata/roaming/code/user/mcp.json.wslmcp-backup,appdata/roaming/cursor/user/globalstorage,a"
-        "ppdata/roaming/gcloud,appdata/roaming/github cli,appdata/roaming/windsurf/user/globalsto"
-        "rage}'",
+        _RG_WALK_EXCLUSIONS,
     ),
     # ... and prunes the same places from grep's walk ...
     (
