@@ -3,7 +3,9 @@ boundary double wrapping it), a real Guard, a FakeClock for session ages, logs c
 
 from __future__ import annotations
 
+import atexit
 import io
+import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -22,8 +24,10 @@ from wslmcp.shell.replies import render
 from wslmcp.shell.runner import Runner
 from wslmcp.shell.service import ShellService
 
-# the temp-file ledgers of the services the tests build (one directory for the test run)
+# the temp-file ledgers of the services the tests build (one directory for the test run, removed at
+# its end)
 STATE_DIR = tempfile.mkdtemp(prefix="wslmcp-test-state-")
+atexit.register(shutil.rmtree, STATE_DIR, ignore_errors=True)
 
 
 class Rendered:
