@@ -25,7 +25,7 @@ def test_on_linux_there_is_no_pdh_or_windows_table_and_docker_follows_docker_hos
     assert b.pdh is None and b.windows_processes is None
     assert b.docker_api is not None
     assert b.docker_api.endpoint == DockerEndpoint(f"unix://{tmp_path}/d.sock", "DOCKER_HOST")
-    assert isinstance(b.wslc, WslcCli)
+    assert isinstance(wiring.real_wslc({"PATH": str(tmp_path)}), WslcCli)  # what b.wslc builds at first use
 
 
 async def test_a_docker_host_we_cannot_speak_answers_with_the_reason() -> None:

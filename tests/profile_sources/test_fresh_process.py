@@ -35,6 +35,7 @@ UNUSED = (
     "wslmcp.boundaries.mcp_session",
     "wslmcp.boundaries.audit_log",
     "wslmcp.boundaries.docker_api",
+    "wslmcp.boundaries.wslc_cli",
     "wslmcp.profile.snapshot",
     "wslmcp.profile.diff",
     "wslmcp.profile.report_human",

@@ -20,10 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from wslmcp.boundaries.bundle import Boundaries, Host
-from wslmcp.wiring.real import cache_dir, environment, real, real_host, state_dir
+from wslmcp.wiring.real import cache_dir, environment, real, real_host, real_wslc, state_dir
 
 __all__ = [
-    "Boundaries", "Host", "Wired", "cache_dir", "environment", "real", "real_host", "state_dir", "wire",
+    "Boundaries", "Host", "Wired", "cache_dir", "environment", "real", "real_host", "real_wslc", "state_dir",
+    "wire",
 ]  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from wslmcp.boundaries.mcp_session import McpSession, McpSessions, SessionSpec
     from wslmcp.boundaries.process import Exchange
     from wslmcp.boundaries.procfs import ProcSample, ProcSource
+    from wslmcp.boundaries.windows_home import WindowsHome
     from wslmcp.boundaries.wsl_exe import WslCall, WslExe
+    from wslmcp.boundaries.wslc import Wslc, WslcOutput
 
 T = TypeVar("T")
 
@@ -111,6 +113,22 @@ class OnDemandDistroHomes:
         self._adapter = Once(build)
 
     def find(self) -> list[str]:
+        return self._adapter.get().find()
+
+
+class OnDemandWslc:
+    def __init__(self, build: Callable[[], Wslc]) -> None:
+        self._adapter = Once(build)
+
+    async def run(self, args: Sequence[str], *, timeout_s: float | None = None) -> WslcOutput:
+        return await self._adapter.get().run(args, timeout_s=timeout_s)
+
+
+class OnDemandWindowsHome:
+    def __init__(self, build: Callable[[], WindowsHome]) -> None:
+        self._adapter = Once(build)
+
+    def find(self) -> str | None:
         return self._adapter.get().find()
 
 

@@ -18,8 +18,6 @@ from wslmcp.boundaries.client_files import LocalClientFiles
 from wslmcp.boundaries.clock import SystemClock
 from wslmcp.boundaries.config_files import LocalConfigFiles
 from wslmcp.boundaries.tokens import RandomTokens
-from wslmcp.boundaries.windows_home import InteropWindowsHome
-from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
 from wslmcp.wiring.on_demand import (
     Once,
     OnDemandDistroHomes,
@@ -27,6 +25,8 @@ from wslmcp.wiring.on_demand import (
     OnDemandLocalFiles,
     OnDemandMcpSessions,
     OnDemandProcSource,
+    OnDemandWindowsHome,
+    OnDemandWslc,
     OnDemandWslExe,
 )
 
@@ -40,8 +40,10 @@ if TYPE_CHECKING:
     from wslmcp.boundaries.pdh import PdhCounters
     from wslmcp.boundaries.procfs import ProcSource
     from wslmcp.boundaries.shell_transport import Confinement, ShellTransport
+    from wslmcp.boundaries.windows_home import WindowsHome
     from wslmcp.boundaries.windows_processes import WindowsProcesses
     from wslmcp.boundaries.wsl_exe import WslExe
+    from wslmcp.boundaries.wslc_cli import WslcCli
 
 WSL_EXE_VARIABLE = "WSLMCP_WSL_EXE"
 
@@ -137,6 +139,19 @@ def _distro_homes(wsl_exe: WslExe) -> DistroHomes:
     return WslDistroHomes(wsl_exe)
 
 
+def real_wslc(environ: Mapping[str, str] | None = None) -> WslcCli:
+    """wslc.exe as found on this host (built at first use by ``real``; a recording wraps it)."""
+    from wslmcp.boundaries.wslc_cli import WslcCli, find_wslc
+
+    return WslcCli(find_wslc(_environ(environ), windows=sys.platform == "win32"))
+
+
+def _windows_home(environ: Mapping[str, str]) -> WindowsHome:
+    from wslmcp.boundaries.windows_home import InteropWindowsHome
+
+    return InteropWindowsHome(environ)
+
+
 def _mcp_sessions() -> McpSessions:
     from wslmcp.boundaries.mcp_session import ForkedMcpSessions
 
@@ -223,8 +238,8 @@ def real(environ: Mapping[str, str] | None = None, proc_root: str = "/proc") -> 
         pdh=pdh,
         windows_processes=windows_processes,
         docker_api=OnDemandDockerApi(lambda: _docker_api(env, windows)),
-        wslc=WslcCli(find_wslc(env, windows=windows)),
-        windows_home=InteropWindowsHome(env),
+        wslc=OnDemandWslc(lambda: real_wslc(env)),
+        windows_home=OnDemandWindowsHome(lambda: _windows_home(env)),
         distro_homes=OnDemandDistroHomes(lambda: _distro_homes(wsl_exe)),
         mcp_sessions=OnDemandMcpSessions(_mcp_sessions),
         config_files=LocalConfigFiles(),

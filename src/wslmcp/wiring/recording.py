@@ -10,7 +10,6 @@ from wslmcp.boundaries.bundle import Boundaries
 from wslmcp.boundaries.clock import AdvancingClock, Clock
 from wslmcp.boundaries.local_exchanges import LocalWslExe
 from wslmcp.boundaries.wsl_exe import WslExe, WslExeCli
-from wslmcp.boundaries.wslc_cli import WslcCli
 from wslmcp.fakes.clock import PacedClock
 from wslmcp.fakes.docker_api import RecordingDockerApi
 from wslmcp.fakes.pdh import RecordingPdhCounters
@@ -21,7 +20,7 @@ from wslmcp.fakes.wsl_exe import RecordingWslExe
 from wslmcp.fakes.wslc import RecordingWslc
 from wslmcp.scenario.recorder import ScenarioWriter
 from wslmcp.wiring import Wired
-from wslmcp.wiring.real import real, real_host, wsl_exe_path
+from wslmcp.wiring.real import real, real_host, real_wslc, wsl_exe_path
 from wslmcp.wiring.replay import recorded_transports
 
 
@@ -42,7 +41,6 @@ def recording(
     recorder, so what passes lands in ``writer``'s scenario in the format the twins replay; on
     ``clock`` when given (a recording of live calls: ``paced_clock``)."""
     b = real(environ)
-    assert isinstance(b.wslc, WslcCli)
     return replace(
         b,
         clock=clock or b.clock,
@@ -53,7 +51,7 @@ def recording(
         if b.windows_processes is None
         else RecordingWindowsProcesses(b.windows_processes, writer, keep_cmdlines=keep_cmdlines),
         docker_api=None if b.docker_api is None else RecordingDockerApi(b.docker_api, writer),
-        wslc=RecordingWslc(b.wslc, writer),
+        wslc=RecordingWslc(real_wslc(environ), writer),
     )
 
 
