@@ -50,7 +50,7 @@ from pydantic import ValidationError
 from wslmcp import __version__, protocol
 from wslmcp.catalogue import Answer as Said
 from wslmcp.catalogue import AnswerLater, Ask, Dispatch, Progress, Question, Reply, ServerSpec
-from wslmcp.front_door import OPENING_ID, Fault, answer_call, argument_error
+from wslmcp.front_door import OPENING_ID, Fault, answer_call
 from wslmcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, error_line, quote
 
 _MODERN_KEY = types.PROTOCOL_VERSION_META_KEY
@@ -62,15 +62,6 @@ def to_result(answer: Reply) -> types.CallToolResult:
         structured_content=dict(answer.structured),
         is_error=answer.is_error,
     )
-
-
-def invalid_arguments(spec: ServerSpec, tool: str, detail: str, version: str) -> types.CallToolResult:
-    """Arguments that fail validation, in the form ``version`` gives them (raises before 2025-11-25);
-    as a result, its text is in the server's form (``ServerSpec.json_text``)."""
-    answer = argument_error(spec, tool, detail, version)
-    if isinstance(answer, Fault):
-        raise MCPError(answer.code, answer.message)
-    return to_result(answer)
 
 
 def _progress(ctx: ServerRequestContext[Any]) -> Progress | None:

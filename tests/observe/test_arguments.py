@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.in_process import observe_server as build_server
 from tests.observe.helpers import ScriptedReader, make_service
-from wslmcp import serving
+from wslmcp.front_door import Fault, argument_error
 from wslmcp.observe.tools import SERVER as OBSERVE
 from wslmcp.observe.tools import parse_call
 
@@ -111,9 +111,10 @@ async def test_invalid_arguments_are_refused_before_collection_in_both_protocol_
     assert result.structured_content == {"error": {"code": "invalid_arguments", "message": message}}
     assert json.loads(result.content[0].text) == result.structured_content  # observe's one text form
     assert reader.reads == 0
-    with pytest.raises(MCPError) as err:
-        serving.invalid_arguments(OBSERVE, tool, message, "2025-06-18")
-    assert err.value.code == -32602
+    before = argument_error(
+        OBSERVE, tool, message.removeprefix(f"invalid arguments for {tool}: "), "2025-06-18"
+    )
+    assert isinstance(before, Fault) and before.code == -32602
 
 
 @pytest.mark.parametrize(("tool", "args"), [(t, a) for _, t, a in VALID], ids=[n for n, _, _ in VALID])

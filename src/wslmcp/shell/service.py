@@ -591,7 +591,10 @@ class ShellService:
         async with self._using(sess):
             run_cwd = requested or (sess.cwd if sess else None) or self.config.cwd
             self._check_command(command, run_cwd, unsandboxed=unsandboxed)
-            p = table.start(command, run_cwd, confine=self._confine(self._leaves(unsandboxed)))
+            confine = self._confine(self._leaves(unsandboxed))
+            p = table.start(command, run_cwd, confine=confine)
+        if confine != "own":  # outside the sandbox, or kept as a person approved: nothing to check
+            self._settled.add(p.token)
         self.log.info("process started", process=p.id)
         self.log.debug("started command", process=p.id, command=command, cwd=run_cwd)
         wait_s = (DEFAULT_START_WAIT_MS if wait_ms is None else wait_ms) / 1000
