@@ -6,8 +6,9 @@ servers' domains a few hundred milliseconds more; a client pays that at every se
 session opens with: ``initialize``, ``ping`` and, once initialized, ``tools/list`` in the
 revisions whose tool fields we fill (2025-06-18 on). Once the server is built, it also reads a
 ``tools/call`` it can answer exactly as the SDK would (``call``: a handshake-era request whose
-params it reads whole; not while the client can be asked questions by a server that may ask), and
-``answer_call`` answers it, the one way both paths answer a call (``wslmcp.serving`` uses it too).
+params it reads whole), and ``answer_call`` answers it, the one way both paths answer a call
+(``wslmcp.serving`` uses it too); a call that comes to ask the person behind the client is handed
+to the SDK (``HandOver``), whose session asks.
 Anything else, or anything it is not sure it reads exactly as the SDK would, it parks: the SDK
 answers it once loaded, after being handed the opening ``initialize`` so that its session is in the
 same state (``opening_for_sdk``). ``tests/surface/test_front_door.py`` holds every answer here
